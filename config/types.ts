@@ -1,0 +1,87 @@
+/** The validated, interpolated gateway configuration (see config/schema.ts and README "Config reference"). */
+export type VersionNumber = "2.1.1" | "2.2.1" | "2.3.0";
+export const SUPPORTED_VERSIONS: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
+
+export type Role = "CPO" | "EMSP" | "HUB" | "NAP" | "NSP" | "OTHER" | "SCSP" | "PTP";
+export type InterfaceRole = "SENDER" | "RECEIVER";
+export type TokenEncoding = "base64" | "raw" | "auto";
+export type HeaderPrefix = "OCPI" | "ROAMING";
+export type Strictness = "reject" | "log";
+
+export interface ImageConfig {
+  url: string;
+  thumbnail?: string;
+  category: string;
+  type: string;
+  width?: number;
+  height?: number;
+}
+
+export interface BusinessDetailsConfig {
+  name: string;
+  website?: string;
+  logo?: ImageConfig;
+}
+
+export interface PartyConfig {
+  country_code: string;
+  party_id: string;
+  role: Role;
+  business_details: BusinessDetailsConfig;
+}
+
+export interface ServerConfig {
+  port: number;
+  /** interface to bind; defaults to 127.0.0.1 */
+  host: string;
+  /** base of every URL we advertise, e.g. https://ocpi.example.com/gw (no trailing slash) */
+  public_url: string;
+  /** server-side cap on `limit` for every paginated list */
+  max_page_limit: number;
+  /** seconds a rotated-out token keeps working after a credentials PUT (0 = spec-strict) */
+  token_grace_seconds: number;
+  /** timeout for calls to partners, ms */
+  request_timeout_ms: number;
+  log_level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** 2.3.0 hub party of this platform (CC + party id), when we act as a hub */
+  hub_party_id?: string;
+}
+
+export type StoreConfig = { type: "sqlite"; path: string } | { type: "redis"; url: string; key_prefix: string };
+
+export interface ModuleRouteConfig {
+  /** name of the adapter (key of `adapters`, or a built-in like `local`) that serves this module */
+  adapter: string;
+  /** interface roles we serve; default: every role the plugin offers and the adapter implements */
+  roles?: InterfaceRole[];
+  /** parties (CC+party id, e.g. "NLGWY") this module serves; default: all of `parties` */
+  parties?: string[];
+}
+
+export interface PartnerConfig {
+  id: string;
+  /** bootstrap token of this partnership (the token A we handed over, or the one the partner gave us) */
+  token_a?: string;
+  /** the partner's versions endpoint (needed when we initiate the registration) */
+  versions_url?: string;
+  /** versions we accept with this partner; default all supported */
+  versions: VersionNumber[];
+  token_encoding: TokenEncoding;
+  header_prefix: HeaderPrefix;
+  /** modules this partner may use; default all served modules */
+  modules?: string[];
+  strictness: Strictness;
+  /** extra hosts allowed in response_url / credentials url, beyond the host of versions_url */
+  callback_hosts: string[];
+  /** cron schedules per module for sync pulls (issue #5) */
+  sync?: Record<string, string>;
+}
+
+export interface GatewayConfig {
+  server: ServerConfig;
+  parties: PartyConfig[];
+  store: StoreConfig;
+  modules: Record<string, ModuleRouteConfig>;
+  adapters: Record<string, Record<string, unknown>>;
+  partners: PartnerConfig[];
+}

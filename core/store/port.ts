@@ -1,0 +1,52 @@
+/**
+ * The gateway's state store. Everything the gateway must remember across
+ * restarts (partner registrations, token hashes, adapter data of the `local`
+ * adapter, pending commands, outbox, sync watermarks) goes through this port,
+ * so SQLite (embedded default) and Redis (shared by several instances) are
+ * interchangeable. Both implementations pass test/core/store.contract.test.ts.
+ *
+ * Values are JSON-serialisable. A collection is an ordered index of keys by a
+ * numeric sort key (for OCPI data: last_updated in epoch ms); ties are ordered
+ * by key, so pages are stable.
+ */
+export interface RangeQuery {
+  /** inclusive lower bound on the sort key */
+  from?: number;
+  /** exclusive upper bound on the sort key */
+  to?: number;
+  offset: number;
+  limit: number;
+}
+
+export interface StoredPage<T> {
+  items: T[];
+  /** number of entries within [from, to), ignoring offset and limit */
+  total: number;
+}
+
+/** What an update function decides: write `value` (re-indexed at `sortKey`), or leave the entry as it is. */
+export type UpdateDecision<T> = { value: T; sortKey?: number } | undefined;
+
+export interface Store {
+  readonly kind: "sqlite" | "redis";
+  get<T>(collection: string, key: string): Promise<T | undefined>;
+  put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void>;
+  /** Writes only when the key is absent; true when it wrote. */
+  putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean>;
+  /**
+   * Atomic read-modify-write of one entry. `change` may throw: then nothing is
+   * written and the error propagates. It may be called more than once when a
+   * concurrent writer wins (Redis optimistic locking), so it must be pure.
+   * Resolves to the value stored afterwards.
+   */
+  update<T>(collection: string, key: string, change: (current: T | undefined) => UpdateDecision<T>): Promise<T | undefined>;
+  delete(collection: string, key: string): Promise<boolean>;
+  /** Entries ordered by sort key then key, within the query's bounds. */
+  range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;
+  /** A lock with expiry: true when `owner` now holds it (acquired or already held). */
+  acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Extends a lock `owner` holds; false when it is no longer held by `owner`. */
+  renewLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLock(name: string, owner: string): Promise<void>;
+  close(): Promise<void>;
+}
