@@ -1,0 +1,128 @@
+import "reflect-metadata";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from "tsyringe";
+import type Koa from "koa";
+import type { Logger } from "pino";
+import type { GatewayConfig } from "../config/types";
+import type { Adapter, AdapterDeps, AdapterFactory, ModulePlugin } from "../core/plugin";
+import type { Store } from "../core/store/port";
+import { TOKENS } from "../core/tokens";
+import { openStore } from "../core/store/open-store";
+import { createLogger } from "../core/logging";
+import { PartnerRegistry } from "../core/partners/partner-registry";
+import { OcpiClient } from "../core/client/ocpi-client";
+import { ModuleCatalog } from "../core/host/module-catalog";
+import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core/host/served-modules";
+import { buildHttpApp } from "../core/host/http-app";
+import { LossyTranslationLog } from "../core/model/lossy";
+import { CredentialsPlugin } from "../plugins/credentials/module";
+import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
+
+export interface GatewayOptions {
+  logger?: Logger;
+  plugins?: InjectionToken<ModulePlugin>[];
+  adapters?: AdapterFactory[];
+}
+
+/** Thrown when the config routes modules to adapters that cannot serve them: the gateway refuses to start. */
+export class StartupError extends Error {
+  constructor(readonly errors: string[]) {
+    super(`Cannot start:\n${errors.map((e) => `  - ${e}`).join("\n")}`);
+    this.name = "StartupError";
+  }
+}
+
+/**
+ * The composition root: one gateway instance with its own DI container, so
+ * several can live in one process (tests run two side by side).
+ */
+export class Gateway {
+  private server?: http.Server;
+
+  private constructor(
+    readonly config: GatewayConfig,
+    readonly app: Koa,
+    readonly store: Store,
+    readonly registry: PartnerRegistry,
+    readonly container: DependencyContainer,
+    readonly log: Logger,
+    private readonly adapters: Map<string, Adapter>,
+  ) {}
+
+  static async create(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+    const log = options.logger ?? createLogger(config.server.log_level);
+    const factories = options.adapters ?? BUILT_IN_ADAPTERS;
+    const container = rootContainer.createChildContainer();
+    container.registerInstance(TOKENS.Config, config);
+    container.registerInstance(TOKENS.Logger, log);
+    for (const plugin of options.plugins ?? BUILT_IN_PLUGINS) container.register(TOKENS.ModulePlugin, { useClass: plugin as never });
+    const catalog = new ModuleCatalog(config);
+    container.registerInstance(ModuleCatalog, catalog);
+    container.registerInstance(OcpiClient, new OcpiClient(config.server.request_timeout_ms));
+
+    const store = await openStore(config.store);
+    try {
+      container.registerInstance(TOKENS.Store, store);
+      const registry = new PartnerRegistry(config, store);
+      container.registerInstance(PartnerRegistry, registry);
+      const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
+      const errors = checkModuleRouting(config, plugins, factories);
+      if (errors.length) throw new StartupError(errors);
+      const adapters = await createAdapters(config, factories, { store, config, log });
+      const served = resolveServedModules(config, plugins, adapters);
+      catalog.set(served);
+      await registry.init();
+      const app = buildHttpApp(served, { config, registry, lossy: new LossyTranslationLog(log), log });
+      return new Gateway(config, app, store, registry, container, log, adapters);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  get credentials() {
+    return this.container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin).find((p): p is CredentialsPlugin => p instanceof CredentialsPlugin)!
+      .handshake;
+  }
+
+  /** Starts listening; resolves with the bound port (server.port 0 picks a free one). */
+  async listen(): Promise<number> {
+    const server = http.createServer(this.app.callback());
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.config.server.port, this.config.server.host, () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** Stops accepting, lets in-flight requests finish, then closes adapters and the store. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    }
+    for (const adapter of this.adapters.values()) await adapter.stop?.();
+    await this.store.close();
+  }
+}
+
+const createAdapters = async (
+  config: GatewayConfig,
+  factories: readonly AdapterFactory[],
+  deps: AdapterDeps,
+): Promise<Map<string, Adapter>> => {
+  const names = new Set(Object.values(config.modules).map((m) => m.adapter));
+  const adapters = new Map<string, Adapter>();
+  for (const name of names) {
+    const factory = factories.find((f) => f.type === adapterTypeOf(config, name))!;
+    const adapter = await factory.create(config.adapters[name] ?? {}, deps);
+    await adapter.start?.();
+    adapters.set(name, adapter);
+  }
+  return adapters;
+};

@@ -1,0 +1,25 @@
+import type { Context } from "koa";
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { PartnerIdentity } from "../context";
+import type { VersionNumber } from "../protocol/types";
+import { unauthorized } from "../http/errors";
+
+/**
+ * Authentication for one request: a known token, token A only where the
+ * route allows bootstrap (versions, credentials), and a version the
+ * partner's config accepts.
+ */
+export const authenticate = async (
+  ctx: Context,
+  registry: PartnerRegistry,
+  access: "registered" | "bootstrap",
+  version?: VersionNumber,
+): Promise<PartnerIdentity> => {
+  const identity = await registry.authenticate(ctx.get("Authorization") || undefined);
+  if (!identity) throw unauthorized();
+  if (identity.via === "bootstrap" && access !== "bootstrap")
+    throw unauthorized("Token A is only valid on the versions and credentials endpoints");
+  if (version && !identity.config.versions.includes(version))
+    throw unauthorized(`Version ${version} is not enabled for this partner`);
+  return identity;
+};

@@ -1,0 +1,49 @@
+import Koa from "koa";
+import Router from "@koa/router";
+import type { Logger } from "pino";
+import type { ServedModule } from "./served-modules";
+import { requestIds } from "../http/request-ids";
+import { errorEnvelope } from "../http/error-envelope";
+import { jsonBody } from "../http/json-body";
+import { versionRoutes } from "../versions/version-routes";
+import { mountRoute, type KernelServices } from "./mount-route";
+import { modulePath } from "./urls";
+
+const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** The gateway's HTTP surface; the order of `use` is the life of a request. */
+export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices): Koa => {
+  const app = new Koa();
+  app.use(accessLog(k.log));
+  app.use(requestIds);
+  app.use(errorEnvelope(k.log));
+  app.use(jsonBody(BODY_LIMIT_BYTES));
+
+  const router = new Router();
+  versionRoutes(router, served, k.config, k.registry);
+  for (const module of served) {
+    const routes = module.plugin.routes(module.role, module.port);
+    for (const version of module.versions) {
+      const base = modulePath(version, module.plugin.module, module.role, module.plugin.configurationModule);
+      for (const route of routes) {
+        router.register(base + route.path, [route.method], mountRoute(module, version, route, k));
+      }
+    }
+  }
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+};
+
+/** One line per request, without headers or bodies (they carry tokens and personal data). */
+const accessLog =
+  (log: Logger): Koa.Middleware =>
+  async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, requestId: ctx.state.requestId }, "request");
+    }
+  };

@@ -1,0 +1,117 @@
+import type { Context, Middleware } from "koa";
+import type { Logger } from "pino";
+import type { GatewayConfig, PartyConfig } from "../../config/types";
+import type { RequestContext } from "../context";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
+import type { PartyRef, VersionNumber } from "../protocol/types";
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { LossyTranslationLog } from "../model/lossy";
+import type { ServedModule } from "./served-modules";
+import { sameParty } from "../protocol/types";
+import { envelope } from "../http/envelope";
+import { invalid, invalidFields, notFound } from "../http/errors";
+import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
+import { parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
+import { requestBody } from "../http/json-body";
+import { issuesOf } from "../model/object-type";
+import { authenticate } from "./authenticate";
+
+export interface KernelServices {
+  config: GatewayConfig;
+  registry: PartnerRegistry;
+  lossy: LossyTranslationLog;
+  log: Logger;
+}
+
+const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
+
+/**
+ * Turns a plugin's RouteSpec into a Koa handler. This is the life of a
+ * request after the global middleware: authenticate, read routing headers,
+ * parse list parameters, validate and translate the body up to the
+ * canonical model, call the plugin, translate the answer down, envelope it.
+ */
+export const mountRoute = (served: ServedModule, version: VersionNumber, route: RouteSpec, k: KernelServices): Middleware =>
+  async (ctx: Context) => {
+    const { plugin } = served;
+    const partner = await authenticate(ctx, k.registry, route.access ?? "registered", version);
+    if (partner.config.modules && !plugin.configurationModule && !partner.config.modules.includes(plugin.module))
+      throw notFound(`Module ${plugin.module}`);
+
+    const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(ctx.headers);
+    if (routing.from && partner.via === "registered") checkSender(routing.from, partner.record.roles, partner.record.hubPartyId);
+    const party = resolveParty(served.parties, k.config.parties, routing.to);
+
+    const rc: RequestContext = {
+      requestId: ctx.state.requestId,
+      correlationId: ctx.state.correlationId,
+      version,
+      module: plugin.module,
+      role: served.role,
+      partner,
+      from: routing.from,
+      to: routing.to,
+      party,
+      log: k.log.child({ requestId: ctx.state.requestId, partner: partner.id, module: plugin.module }),
+    };
+    const params = { ...(ctx.params as Record<string, string>) };
+    const page = route.paginated ? parsePageRequest(ctx.query, k.config.server.max_page_limit) : EMPTY_PAGE;
+    const body = route.body ? readBody(ctx, route, rc, params, k) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
+
+    const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page };
+    const reply: OcpiReply = await route.handle(request);
+
+    if (!plugin.configurationModule && version !== "2.1.1") {
+      const to = routing.from ?? (partner.record.roles.length === 1 ? partner.record.roles[0] : undefined);
+      for (const [name, value] of Object.entries(routingHeaders(partner.config.header_prefix, party, to))) ctx.set(name, value);
+    }
+    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+
+    const down = (item: unknown) =>
+      route.response && item !== null && item !== undefined
+        ? route.response.down(item, version, k.lossy.context(partner.id, route.response.name, version, params))
+        : item;
+    let data: unknown;
+    if (reply.page) {
+      writePageHeaders(ctx, reply.page, page, k.config.server.max_page_limit, k.config.server.public_url);
+      data = reply.page.items.map(down);
+    } else {
+      data = Array.isArray(reply.data) ? reply.data.map(down) : down(reply.data);
+    }
+    ctx.status = reply.httpStatus ?? 200;
+    ctx.body = envelope(data, reply.statusCode);
+  };
+
+const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, params: Record<string, string>, k: KernelServices): unknown => {
+  const spec = route.body!;
+  const raw = requestBody(ctx.request as { rawBody?: string; body?: unknown });
+  if (raw === undefined) {
+    if (spec.optional) return undefined;
+    throw invalid(`Request body with a ${spec.type.name} is required`);
+  }
+  const result = spec.type.schema(rc.version, spec.mode).safeParse(raw);
+  if (!result.success) {
+    const issues = issuesOf(result.error);
+    if (rc.partner.config.strictness === "reject") throw invalidFields(issues);
+    rc.log.warn({ issues }, `accepted an invalid ${spec.type.name} (strictness: log)`);
+  }
+  const wire = result.success ? result.data : raw;
+  return spec.type.up(wire, rc.version, k.lossy.context(rc.partner.id, spec.type.name, rc.version, params));
+};
+
+/** A registered partner may only speak for its own roles, unless it is a hub relaying for others. */
+const checkSender = (from: PartyRef, roles: PartyRef[], hubPartyId?: string): void => {
+  const isHub = hubPartyId !== undefined || roles.some((r) => (r as { role?: string }).role === "HUB");
+  if (!isHub && roles.length > 0 && !roles.some((r) => sameParty(r, from)))
+    throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's roles`);
+};
+
+const resolveParty = (serving: PartyConfig[], all: PartyConfig[], to?: PartyRef): PartyConfig => {
+  if (!to) return serving[0] ?? all[0];
+  const party = serving.find((p) => sameParty(p, to));
+  if (!party) throw invalid(`to-country-code/to-party-id ${to.country_code}/${to.party_id} is not a party served here`);
+  return party;
+};
+
+const flatQuery = (query: Context["query"]): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));

@@ -1,0 +1,40 @@
+import { Status } from "../protocol/status";
+
+/**
+ * A failure that reached the protocol layer. Thrown anywhere below a route
+ * and turned into an envelope by the error middleware, so plugins never
+ * build error responses themselves. Messages must never contain secrets.
+ */
+export class OcpiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly httpStatus = 200,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "OcpiError";
+  }
+}
+
+export interface FieldIssue {
+  /** JSON pointer into the request body, e.g. /evses/0/status */
+  pointer: string;
+  message: string;
+}
+
+export const invalid = (message: string): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, message);
+
+export const invalidFields = (issues: FieldIssue[]): OcpiError =>
+  invalid(issues.map((i) => `${i.pointer || "/"}: ${i.message}`).join("; "));
+
+/** Unknown object on GET (and PATCH of an unknown object): HTTP 404 with an envelope. */
+export const notFound = (what: string, statusCode: number = Status.INVALID_PARAMETERS): OcpiError =>
+  new OcpiError(statusCode, `${what} not found`, 404);
+
+export const unauthorized = (message = "Unknown or missing credentials token"): OcpiError =>
+  new OcpiError(Status.CLIENT_ERROR, message, 401);
+
+export const methodNotAllowed = (message: string): OcpiError => new OcpiError(Status.CLIENT_ERROR, message, 405);
+
+export const serverError = (statusCode: number, message: string): OcpiError => new OcpiError(statusCode, message);

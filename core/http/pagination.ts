@@ -1,0 +1,60 @@
+import type { Context } from "koa";
+import { invalid } from "./errors";
+import { parseDateTime } from "../model/datetime";
+import type { Page } from "../plugin";
+
+/** A page request as adapters receive it: never the whole collection. */
+export interface PageRequest {
+  offset: number;
+  /** already capped at the server maximum */
+  limit: number;
+  /** inclusive, epoch ms */
+  dateFrom?: number;
+  /** exclusive, epoch ms */
+  dateTo?: number;
+}
+
+const nonNegativeInt = (name: string, raw: string | undefined, min: number): number | undefined => {
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw invalid(`query parameter ${name} must be an integer >= ${min}`);
+  return Number(raw);
+};
+
+const dateParam = (name: string, raw: string | undefined): number | undefined => {
+  if (raw === undefined || raw === "") return undefined;
+  const ms = parseDateTime(raw);
+  if (ms === undefined) throw invalid(`query parameter ${name} must be an OCPI DateTime, e.g. 2024-01-31T12:00:00Z`);
+  return ms;
+};
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+export const parsePageRequest = (query: Context["query"], maxLimit: number): PageRequest => {
+  const requested = nonNegativeInt("limit", single(query.limit), 1);
+  return {
+    offset: nonNegativeInt("offset", single(query.offset), 0) ?? 0,
+    limit: Math.min(requested ?? maxLimit, maxLimit),
+    dateFrom: dateParam("date_from", single(query.date_from)),
+    dateTo: dateParam("date_to", single(query.date_to)),
+  };
+};
+
+/**
+ * Sets X-Total-Count, X-Limit (the server's cap, 2.2+ semantics) and a Link
+ * to the next page that keeps the original filters, built on the public URL
+ * so it is right behind a reverse proxy. No Link on the last page.
+ */
+export const writePageHeaders = (ctx: Context, page: Page, request: PageRequest, maxLimit: number, publicUrl: string): void => {
+  ctx.set("X-Total-Count", String(page.total));
+  ctx.set("X-Limit", String(maxLimit));
+  const nextOffset = request.offset + page.items.length;
+  if (page.items.length === 0 || nextOffset >= page.total) return;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(ctx.query)) {
+    if (key === "offset" || key === "limit" || value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) params.append(key, v);
+  }
+  params.set("offset", String(nextOffset));
+  params.set("limit", String(request.limit));
+  ctx.set("Link", `<${publicUrl}${ctx.path}?${params.toString()}>; rel="next"`);
+};

@@ -1,0 +1,25 @@
+import type { Logger } from "pino";
+import type { TranslationContext } from "./object-type";
+
+/**
+ * Logs each field a version translation had to drop once per partner, object
+ * and field: operators learn what a partner cannot receive without their
+ * logs filling up with the same line for every object.
+ */
+export class LossyTranslationLog {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly log: Logger) {}
+
+  context(partnerId: string, objectName: string, version: string, params: Record<string, string>): TranslationContext {
+    return {
+      params,
+      dropped: (field, why) => {
+        const key = `${partnerId}\u0000${objectName}\u0000${field}\u0000${version}`;
+        if (this.seen.has(key)) return;
+        this.seen.add(key);
+        this.log.warn({ partner: partnerId, object: objectName, field, version, why }, "field dropped by version translation");
+      },
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import type { BodyMode, ObjectType } from "./model/object-type";
+import type { RequestContext } from "./context";
+import type { InterfaceRole, ModuleId, Role, VersionNumber } from "./protocol/types";
+import type { PageRequest } from "./http/pagination";
+import type { Logger } from "pino";
+import type { Store } from "./store/port";
+import type { GatewayConfig } from "../config/types";
+
+export type HttpMethod = "GET" | "PUT" | "PATCH" | "POST" | "DELETE";
+
+export interface Page<T = unknown> {
+  items: T[];
+  /** all objects matching the filters, ignoring offset and limit */
+  total: number;
+}
+
+export interface OcpiRequest<B = any> {
+  ctx: RequestContext;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  /** the body, validated and translated to the canonical (2.3.0) model when the route declares it */
+  body: B;
+  /** parsed list parameters, for paginated routes */
+  page: PageRequest;
+}
+
+export interface OcpiReply {
+  /** canonical data; translated down to the request's version by the kernel when the route declares `response` */
+  data?: unknown;
+  /** paginated routes answer a page instead of data */
+  page?: Page;
+  httpStatus?: number;
+  headers?: Record<string, string>;
+  /** override of status_code for a successful reply, rarely needed */
+  statusCode?: number;
+}
+
+export interface RouteSpec {
+  method: HttpMethod;
+  /** path relative to the module URL, in @koa/router syntax, e.g. "/:country_code/:party_id/:location_id" */
+  path: string;
+  /** `bootstrap`: token A is accepted too (versions and credentials only) */
+  access?: "registered" | "bootstrap";
+  body?: { type: ObjectType<any>; mode: BodyMode; optional?: boolean };
+  response?: ObjectType<any>;
+  paginated?: boolean;
+  handle(req: OcpiRequest): Promise<OcpiReply>;
+}
+
+/**
+ * A module plugin: one per OCPI module, with the same anatomy in each folder
+ * under plugins/. The host mounts its routes per interface role and version,
+ * derives the version-details endpoints from what is mounted, and refuses to
+ * start when the config routes a module to an adapter lacking the port.
+ */
+export interface ModulePlugin {
+  readonly module: ModuleId;
+  readonly versions: readonly VersionNumber[];
+  readonly roles: readonly InterfaceRole[];
+  /** the party role that owns this module's data; 2.1.1 lists one URL per module, chosen by it */
+  readonly dataOwner?: Role;
+  /** configuration modules (credentials, hubclientinfo) carry no routing headers */
+  readonly configurationModule?: boolean;
+  /** name of the adapter port serving `role`, e.g. "locations.SENDER"; undefined when no adapter is involved */
+  portName(role: InterfaceRole): string | undefined;
+  routes(role: InterfaceRole, port: unknown): RouteSpec[];
+}
+
+/** An adapter instance: a named set of port implementations over one backend. */
+export interface Adapter {
+  readonly ports: Readonly<Record<string, unknown>>;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+export interface AdapterFactory {
+  /** the `type` of `adapters.<name>` in the config (defaults to the name itself) */
+  readonly type: string;
+  /** port names an instance can implement, known before it is created so the config can be checked */
+  readonly portNames: readonly string[];
+  create(settings: Record<string, unknown>, deps: AdapterDeps): Promise<Adapter>;
+}
+
+/** What an adapter may use of the gateway: its store (the `local` adapter keeps its data there), config and logger. */
+export interface AdapterDeps {
+  store: Store;
+  config: GatewayConfig;
+  log: Logger;
+}
+
+export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

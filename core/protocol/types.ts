@@ -1,0 +1,61 @@
+import type { InterfaceRole, Role, VersionNumber } from "../../config/types";
+
+export type { InterfaceRole, Role, VersionNumber };
+export { SUPPORTED_VERSIONS } from "../../config/types";
+
+/** Module identifiers of Part A; open in 2.3.0, so custom strings are allowed too. */
+export type ModuleId =
+  | "credentials"
+  | "locations"
+  | "sessions"
+  | "cdrs"
+  | "tariffs"
+  | "tokens"
+  | "commands"
+  | "chargingprofiles"
+  | "hubclientinfo"
+  | "payments"
+  | "bookings"
+  | (string & {});
+
+/** A party as addressed by routing headers and owner path segments. */
+export interface PartyRef {
+  country_code: string;
+  party_id: string;
+}
+
+export const partyKey = (p: PartyRef): string => `${p.country_code.toUpperCase()}${p.party_id.toUpperCase()}`;
+
+export const sameParty = (a: PartyRef, b: PartyRef): boolean => partyKey(a) === partyKey(b);
+
+export interface Endpoint {
+  identifier: ModuleId;
+  role: InterfaceRole;
+  url: string;
+}
+
+export interface BusinessDetails {
+  name: string;
+  website?: string;
+  logo?: Record<string, unknown>;
+}
+
+export interface CredentialsRole extends PartyRef {
+  role: Role;
+  business_details: BusinessDetails;
+}
+
+/** Canonical (2.3.0) credentials object. */
+export interface Credentials {
+  token: string;
+  url: string;
+  roles: CredentialsRole[];
+  hub_party_id?: string;
+}
+
+export const compareVersions = (a: VersionNumber, b: VersionNumber): number => {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  return 0;
+};

@@ -1,0 +1,59 @@
+import type { GatewayConfig, PartnerConfig } from "../../config/types";
+import type { Endpoint, InterfaceRole, VersionNumber } from "../protocol/types";
+import type { ServedModule } from "../host/served-modules";
+import { absolute, modulePath } from "../host/urls";
+
+/**
+ * The version-details endpoints, derived from what is actually mounted:
+ * a module is listed only when a plugin serves it for this version.
+ */
+export const endpointsFor = (
+  served: readonly ServedModule[],
+  version: VersionNumber,
+  config: GatewayConfig,
+  partner?: PartnerConfig,
+): Endpoint[] => {
+  const visible = served.filter(
+    (s) =>
+      s.versions.includes(version) &&
+      (s.plugin.configurationModule || !partner?.modules || partner.modules.includes(s.plugin.module)),
+  );
+  const endpoints = visible.map((s) => ({
+    identifier: s.plugin.module,
+    role: s.plugin.configurationModule ? ("SENDER" as const) : s.role,
+    url: absolute(config.server.public_url, modulePath(version, s.plugin.module, s.role, s.plugin.configurationModule)),
+  }));
+  return version === "2.1.1" ? oneEndpointPerModule(endpoints, served, config) : dedupe(endpoints);
+};
+
+/** Our interface role for a module in 2.1.1, which lists one URL per module: the data owner serves the sender side. */
+export const ownRoleOf211 = (served: readonly ServedModule[], config: GatewayConfig, module: string): InterfaceRole => {
+  const plugin = served.find((s) => s.plugin.module === module)?.plugin;
+  const ourRoles = config.parties.map((p) => p.role);
+  if (!plugin?.dataOwner) return "SENDER";
+  return ourRoles.includes(plugin.dataOwner) ? "SENDER" : "RECEIVER";
+};
+
+const oneEndpointPerModule = (endpoints: Endpoint[], served: readonly ServedModule[], config: GatewayConfig): Endpoint[] => {
+  const byModule = new Map<string, Endpoint>();
+  for (const e of endpoints) {
+    const preferred = ownRoleOf211(served, config, e.identifier);
+    const current = byModule.get(e.identifier);
+    if (!current || (current.role !== preferred && e.role === preferred)) byModule.set(e.identifier, e);
+  }
+  return [...byModule.values()];
+};
+
+const dedupe = (endpoints: Endpoint[]): Endpoint[] => {
+  const seen = new Set<string>();
+  return endpoints.filter((e) => {
+    const key = `${e.identifier}/${e.role}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+};
+
+/** 2.1.1 endpoints carry no role. */
+export const wireEndpoints = (endpoints: Endpoint[], version: VersionNumber): unknown[] =>
+  version === "2.1.1" ? endpoints.map(({ identifier, url }) => ({ identifier, url })) : endpoints;

@@ -1,0 +1,140 @@
+import type { GatewayConfig } from "../../config/types";
+import type { Credentials, VersionNumber } from "../../core/protocol/types";
+import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { PartnerRecord } from "../../core/partners/partner-record";
+import type { ModuleCatalog } from "../../core/host/module-catalog";
+import type { Discovered } from "../../core/client/discovery";
+import type { ObjectType } from "../../core/model/object-type";
+import { discover } from "../../core/client/discovery";
+import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
+import { OcpiError, methodNotAllowed } from "../../core/http/errors";
+import { Status } from "../../core/protocol/status";
+import { checkCallbackUrl } from "../../core/partners/callback-policy";
+import { issuesOf, silentTranslation } from "../../core/model/object-type";
+import { ourCredentials } from "./our-credentials";
+
+/**
+ * The credentials exchange, both as the server a partner registers with and
+ * as the initiator (`ocpi-gateway partners register|update|unregister`).
+ */
+export class CredentialsHandshake {
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly registry: PartnerRegistry,
+    private readonly client: OcpiClient,
+    private readonly catalog: ModuleCatalog,
+    private readonly type: ObjectType<Credentials>,
+  ) {}
+
+  /** Server side of POST (register) and PUT (update) on our credentials endpoint of `version`. */
+  async accept(partnerId: string, version: VersionNumber, theirs: Credentials, update: boolean): Promise<Credentials> {
+    const record = await this.registry.require(partnerId);
+    if (update && record.status !== "registered") throw methodNotAllowed("Not registered: use POST to register");
+    if (!update && record.status === "registered") throw methodNotAllowed("Already registered: use PUT to update or DELETE to unregister");
+    const config = this.registry.configOf(partnerId);
+    checkCallbackUrl("url", theirs.url, config, record);
+    const found = await discover(this.client, {
+      versionsUrl: theirs.url,
+      target: { token: theirs.token, encoding: config.token_encoding, headerPrefix: config.header_prefix },
+      allowed: config.versions,
+      required: version,
+      roleOf211: (m) => this.catalog.partnerRoleOf211(m),
+    });
+    requireCredentialsEndpoint(found);
+    const token = await this.registry.issueToken(partnerId);
+    await this.registry.recordRegistration(partnerId, {
+      version,
+      versionsUrl: theirs.url,
+      endpoints: found.endpoints,
+      roles: theirs.roles,
+      hubPartyId: theirs.hub_party_id,
+      tokenToPartner: theirs.token,
+    });
+    return ourCredentials(this.config, token);
+  }
+
+  async remove(partnerId: string): Promise<void> {
+    const record = await this.registry.require(partnerId);
+    if (record.status !== "registered") throw methodNotAllowed("Not registered");
+    await this.registry.unregister(partnerId);
+  }
+
+  /** Initiator: registers with a partner using the token A it gave us. */
+  async register(partnerId: string): Promise<PartnerRecord> {
+    const config = this.registry.configOf(partnerId);
+    const record = await this.registry.require(partnerId);
+    if (record.status === "registered") throw new Error(`Partner ${partnerId} is already registered; use update`);
+    if (!config.versions_url || !config.token_a)
+      throw new Error(`Partner ${partnerId} needs versions_url and token_a in the config to be registered from this side`);
+    return this.exchange(partnerId, "POST", config.versions_url, config.token_a);
+  }
+
+  /** Initiator: PUT to the partner's credentials, re-negotiating the version and rotating both tokens. */
+  async update(partnerId: string): Promise<PartnerRecord> {
+    const record = await this.registry.require(partnerId);
+    if (record.status !== "registered" || !record.tokenToPartner || !record.versionsUrl)
+      throw new Error(`Partner ${partnerId} is not registered`);
+    return this.exchange(partnerId, "PUT", record.versionsUrl, record.tokenToPartner);
+  }
+
+  /** Initiator: DELETE on the partner's credentials, then forget every token of the partnership. */
+  async unregister(partnerId: string): Promise<void> {
+    const record = await this.registry.require(partnerId);
+    if (record.status !== "registered" || !record.tokenToPartner) throw new Error(`Partner ${partnerId} is not registered`);
+    const endpoint = record.endpoints.find((e) => e.identifier === "credentials");
+    const config = this.registry.configOf(partnerId);
+    if (endpoint) {
+      await this.client.call("DELETE", {
+        url: endpoint.url,
+        token: record.tokenToPartner,
+        encoding: config.token_encoding,
+        version: record.version,
+        headerPrefix: config.header_prefix,
+      });
+    }
+    await this.registry.unregister(partnerId);
+  }
+
+  private async exchange(partnerId: string, method: "POST" | "PUT", versionsUrl: string, token: string): Promise<PartnerRecord> {
+    const config = this.registry.configOf(partnerId);
+    const target = { token, encoding: config.token_encoding, headerPrefix: config.header_prefix };
+    const found = await discover(this.client, {
+      versionsUrl,
+      target,
+      allowed: config.versions,
+      roleOf211: (m) => this.catalog.partnerRoleOf211(m),
+    });
+    const endpoint = requireCredentialsEndpoint(found);
+    const ourToken = await this.registry.issueToken(partnerId, { holdPrevious: method === "PUT" });
+    const body = this.type.down(ourCredentials(this.config, ourToken), found.version, silentTranslation());
+    let answer: unknown;
+    try {
+      answer = (await this.client.call(method, { ...target, url: endpoint.url, version: found.version }, body)).envelope.data;
+    } catch (error) {
+      if (error instanceof PartnerCallError) throw new Error(`Credentials ${method} failed: ${error.message}`);
+      throw error;
+    }
+    const parsed = this.type.schema(found.version, "full").safeParse(answer);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; ");
+      throw new Error(`Partner answered invalid credentials: ${issues}`);
+    }
+    const theirs = this.type.up(parsed.data, found.version, silentTranslation());
+    const record = await this.registry.recordRegistration(partnerId, {
+      version: found.version,
+      versionsUrl: theirs.url,
+      endpoints: found.endpoints,
+      roles: theirs.roles,
+      hubPartyId: theirs.hub_party_id,
+      tokenToPartner: theirs.token,
+    });
+    await this.registry.settleRotation(partnerId);
+    return record;
+  }
+}
+
+const requireCredentialsEndpoint = (found: Discovered) => {
+  const endpoint = found.endpoints.find((e) => e.identifier === "credentials");
+  if (!endpoint) throw new OcpiError(Status.NO_MATCHING_ENDPOINTS, `Partner's ${found.version} version details list no credentials endpoint`);
+  return endpoint;
+};

@@ -1,0 +1,382 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import type { Store } from "../../core/store/port";
+import { RedisStore } from "../../core/store/redis-store";
+import { SqliteStore } from "../../core/store/sqlite-store";
+
+interface Doc {
+  id: string;
+  n: number;
+}
+
+interface StoreFactory {
+  /** opens a store; every call reaches the same data when `persistent` */
+  open(): Promise<Store>;
+  persistent: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function describeStoreContract(name: string, factory: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    let seq = 0;
+    // A fresh collection per test, so tests never see each other's entries.
+    const fresh = (label: string) => `${label}-${++seq}`;
+
+    beforeAll(async () => {
+      store = await factory.open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    const keysOf = async (collection: string, query: { from?: number; to?: number } = {}) =>
+      (await store.range<Doc>(collection, { ...query, offset: 0, limit: 1000 })).items.map((d) => d.id);
+
+    describe("get / put / delete", () => {
+      it("round-trips JSON values exactly", async () => {
+        const c = fresh("roundtrip");
+        const value = { s: "héllo ⚡", n: 1.5, b: false, nil: null, list: [1, "two", { three: 3 }], nested: { deep: { x: [] } } };
+        await store.put(c, "k", value, 5);
+        expect(await store.get(c, "k")).toStrictEqual(value);
+        await store.put(c, "str", "plain");
+        expect(await store.get(c, "str")).toBe("plain");
+        await store.put(c, "zero", 0);
+        expect(await store.get(c, "zero")).toBe(0);
+      });
+
+      it("returns undefined for a missing key", async () => {
+        expect(await store.get(fresh("missing"), "nope")).toBeUndefined();
+      });
+
+      it("overwrites the value and re-indexes at the new sort key", async () => {
+        const c = fresh("overwrite");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 10);
+        await store.put<Doc>(c, "b", { id: "b", n: 1 }, 20);
+        expect(await keysOf(c)).toEqual(["a", "b"]);
+        await store.put<Doc>(c, "a", { id: "a", n: 2 }, 30);
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 2 });
+        expect(await keysOf(c)).toEqual(["b", "a"]);
+        expect(await keysOf(c, { from: 25 })).toEqual(["a"]);
+        expect(await keysOf(c, { to: 25 })).toEqual(["b"]);
+      });
+
+      it("keeps the current sort key when put has none (0 for a new entry)", async () => {
+        const c = fresh("keep-sort");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 30);
+        await store.put<Doc>(c, "b", { id: "b", n: 1 }, 20);
+        await store.put<Doc>(c, "a", { id: "a", n: 2 });
+        expect(await keysOf(c)).toEqual(["b", "a"]);
+        await store.put<Doc>(c, "z", { id: "z", n: 1 });
+        expect(await keysOf(c, { to: 1 })).toEqual(["z"]);
+      });
+
+      it("deletes, reporting whether the key existed", async () => {
+        const c = fresh("delete");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 1);
+        await store.put<Doc>(c, "b", { id: "b", n: 1 }, 2);
+        expect(await store.delete(c, "a")).toBe(true);
+        expect(await store.delete(c, "a")).toBe(false);
+        expect(await store.get(c, "a")).toBeUndefined();
+        const page = await store.range<Doc>(c, { offset: 0, limit: 10 });
+        expect(page).toEqual({ items: [{ id: "b", n: 1 }], total: 1 });
+      });
+    });
+
+    describe("putIfAbsent", () => {
+      it("writes only when the key is absent", async () => {
+        const c = fresh("pia");
+        expect(await store.putIfAbsent<Doc>(c, "a", { id: "a", n: 1 }, 7)).toBe(true);
+        expect(await store.putIfAbsent<Doc>(c, "a", { id: "a", n: 2 }, 99)).toBe(false);
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 1 });
+        expect(await keysOf(c, { from: 7, to: 8 })).toEqual(["a"]);
+        expect(await keysOf(c, { from: 99 })).toEqual([]);
+      });
+
+      it("lets exactly one of many concurrent callers win", async () => {
+        const c = fresh("pia-race");
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.putIfAbsent<Doc>(c, "k", { id: "k", n: i })),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.get<Doc>(c, "k")).toEqual({ id: "k", n: results.indexOf(true) });
+      });
+    });
+
+    describe("update", () => {
+      it("inserts when absent", async () => {
+        const c = fresh("upd-insert");
+        const seen: unknown[] = [];
+        const result = await store.update<Doc>(c, "a", (current) => {
+          seen.push(current);
+          return { value: { id: "a", n: 1 }, sortKey: 5 };
+        });
+        expect(seen).toEqual([undefined]);
+        expect(result).toEqual({ id: "a", n: 1 });
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 1 });
+        expect(await keysOf(c, { from: 5, to: 6 })).toEqual(["a"]);
+      });
+
+      it("modifies the current value and re-indexes when given a sort key", async () => {
+        const c = fresh("upd-modify");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 10);
+        await store.put<Doc>(c, "b", { id: "b", n: 1 }, 20);
+        const result = await store.update<Doc>(c, "a", (cur) => ({ value: { id: "a", n: cur!.n + 1 }, sortKey: 30 }));
+        expect(result).toEqual({ id: "a", n: 2 });
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 2 });
+        expect(await keysOf(c)).toEqual(["b", "a"]);
+      });
+
+      it("keeps the sort key when the decision has none", async () => {
+        const c = fresh("upd-keep-sort");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 30);
+        await store.put<Doc>(c, "b", { id: "b", n: 1 }, 20);
+        await store.update<Doc>(c, "a", (cur) => ({ value: { id: "a", n: cur!.n + 1 } }));
+        expect(await keysOf(c)).toEqual(["b", "a"]);
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 2 });
+      });
+
+      it("leaves the entry unchanged when change returns undefined", async () => {
+        const c = fresh("upd-noop");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 10);
+        expect(await store.update<Doc>(c, "a", () => undefined)).toEqual({ id: "a", n: 1 });
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 1 });
+        expect(await keysOf(c, { from: 10, to: 11 })).toEqual(["a"]);
+        expect(await store.update<Doc>(c, "absent", () => undefined)).toBeUndefined();
+        expect(await store.get(c, "absent")).toBeUndefined();
+        expect((await store.range(c, { offset: 0, limit: 10 })).total).toBe(1);
+      });
+
+      it("writes nothing when change throws, and propagates the error", async () => {
+        const c = fresh("upd-throw");
+        await store.put<Doc>(c, "a", { id: "a", n: 1 }, 10);
+        const boom = (): never => {
+          throw new Error("boom");
+        };
+        await expect(store.update<Doc>(c, "a", boom)).rejects.toThrow("boom");
+        await expect(store.update<Doc>(c, "b", boom)).rejects.toThrow("boom");
+        expect(await store.get(c, "a")).toEqual({ id: "a", n: 1 });
+        expect(await store.get(c, "b")).toBeUndefined();
+        expect(await store.range(c, { offset: 0, limit: 10 })).toEqual({ items: [{ id: "a", n: 1 }], total: 1 });
+      });
+
+      it("applies all of 20 concurrent updates of one key", async () => {
+        const c = fresh("upd-race");
+        const bump = (cur: Doc | undefined) => ({ value: { id: "counter", n: (cur?.n ?? 0) + 1 } });
+        await Promise.all(Array.from({ length: 20 }, () => store.update<Doc>(c, "counter", bump)));
+        expect(await store.get(c, "counter")).toEqual({ id: "counter", n: 20 });
+      });
+
+      if (factory.persistent) {
+        it("applies concurrent updates from two store instances on the same data", async () => {
+          const c = fresh("upd-race-2");
+          const other = await factory.open();
+          try {
+            const bump = (cur: Doc | undefined) => ({ value: { id: "counter", n: (cur?.n ?? 0) + 1 } });
+            await Promise.all(
+              Array.from({ length: 20 }, (_, i) => (i % 2 ? store : other).update<Doc>(c, "counter", bump)),
+            );
+            expect(await store.get(c, "counter")).toEqual({ id: "counter", n: 20 });
+          } finally {
+            await other.close();
+          }
+        });
+      }
+    });
+
+    describe("range", () => {
+      it("orders by sort key, then key", async () => {
+        const c = fresh("order");
+        await store.put<Doc>(c, "m", { id: "m", n: 0 }, 20);
+        await store.put<Doc>(c, "b", { id: "b", n: 0 }, 20);
+        await store.put<Doc>(c, "z", { id: "z", n: 0 }, 10);
+        await store.put<Doc>(c, "a", { id: "a", n: 0 }, 30);
+        await store.put<Doc>(c, "B", { id: "B", n: 0 }, 20);
+        expect(await keysOf(c)).toEqual(["z", "B", "b", "m", "a"]);
+      });
+
+      it("keeps epoch-millisecond sort keys exact", async () => {
+        const c = fresh("epoch");
+        const t = Date.parse("2025-06-01T12:00:00.000Z");
+        await store.put<Doc>(c, "later", { id: "later", n: 0 }, t + 1);
+        await store.put<Doc>(c, "now", { id: "now", n: 0 }, t);
+        await store.put<Doc>(c, "earlier", { id: "earlier", n: 0 }, t - 1);
+        expect(await keysOf(c, { from: t, to: t + 1 })).toEqual(["now"]);
+        expect(await keysOf(c, { from: t })).toEqual(["now", "later"]);
+        expect(await keysOf(c, { to: t })).toEqual(["earlier"]);
+      });
+
+      it("treats from as inclusive and to as exclusive", async () => {
+        const c = fresh("bounds");
+        for (const [key, sortKey] of [["a", 10], ["b", 20], ["c", 20], ["d", 30], ["e", 40]] as const) {
+          await store.put<Doc>(c, key, { id: key, n: sortKey }, sortKey);
+        }
+        expect(await store.range<Doc>(c, { from: 20, to: 40, offset: 0, limit: 10 })).toEqual({
+          items: [{ id: "b", n: 20 }, { id: "c", n: 20 }, { id: "d", n: 30 }],
+          total: 3,
+        });
+        expect(await keysOf(c, { from: 20 })).toEqual(["b", "c", "d", "e"]);
+        expect(await keysOf(c, { to: 20 })).toEqual(["a"]);
+        expect(await keysOf(c, { from: 20, to: 20 })).toEqual([]);
+        expect(await keysOf(c, { from: 41 })).toEqual([]);
+      });
+
+      it("applies offset and limit, while total ignores them", async () => {
+        const c = fresh("paging");
+        for (let i = 0; i < 10; i++) await store.put<Doc>(c, `k${i}`, { id: `k${i}`, n: i }, i);
+        const page = await store.range<Doc>(c, { offset: 3, limit: 4 });
+        expect(page.items.map((d) => d.id)).toEqual(["k3", "k4", "k5", "k6"]);
+        expect(page.total).toBe(10);
+        const bounded = await store.range<Doc>(c, { from: 2, to: 8, offset: 4, limit: 5 });
+        expect(bounded).toEqual({ items: [{ id: "k6", n: 6 }, { id: "k7", n: 7 }], total: 6 });
+        expect(await store.range(c, { offset: 10, limit: 5 })).toEqual({ items: [], total: 10 });
+        expect(await store.range(c, { offset: 0, limit: 0 })).toEqual({ items: [], total: 10 });
+      });
+
+      it("returns an empty page for an empty or unknown collection", async () => {
+        expect(await store.range(fresh("empty"), { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+        expect(await store.range(fresh("empty"), { from: 1, to: 2, offset: 5, limit: 10 })).toEqual({ items: [], total: 0 });
+      });
+
+      it("keeps collections isolated", async () => {
+        const one = fresh("iso");
+        const two = `${one}-x`;
+        await store.put<Doc>(one, "shared", { id: "one", n: 1 }, 1);
+        await store.put<Doc>(two, "shared", { id: "two", n: 2 }, 1);
+        await store.put<Doc>(two, "only-two", { id: "only-two", n: 2 }, 2);
+        expect(await store.get(one, "shared")).toEqual({ id: "one", n: 1 });
+        expect(await store.range(one, { offset: 0, limit: 10 })).toEqual({ items: [{ id: "one", n: 1 }], total: 1 });
+        expect(await store.delete(one, "shared")).toBe(true);
+        expect(await store.get(two, "shared")).toEqual({ id: "two", n: 2 });
+        expect((await store.range(two, { offset: 0, limit: 10 })).total).toBe(2);
+        expect(await store.delete(one, "only-two")).toBe(false);
+      });
+
+      it("pages 1,000 entries with limit 7, returning each exactly once in order", async () => {
+        const c = fresh("thousand");
+        const ids = Array.from({ length: 1000 }, (_, i) => `id-${(i * 7919) % 1000}`);
+        // Few distinct sort keys, so most page boundaries fall inside a run of ties.
+        const sortKeyOf = (id: string) => Number(id.slice(3)) % 13;
+        await Promise.all(ids.map((id) => store.put<Doc>(c, id, { id, n: sortKeyOf(id) }, sortKeyOf(id))));
+        const expected = [...ids].sort((a, b) => sortKeyOf(a) - sortKeyOf(b) || (a < b ? -1 : a > b ? 1 : 0));
+
+        const seen: string[] = [];
+        for (let offset = 0; ; offset += 7) {
+          const page = await store.range<Doc>(c, { offset, limit: 7 });
+          expect(page.total).toBe(1000);
+          if (page.items.length === 0) break;
+          expect(page.items.length).toBe(Math.min(7, 1000 - offset));
+          seen.push(...page.items.map((d) => d.id));
+        }
+        expect(seen).toHaveLength(1000);
+        expect(new Set(seen).size).toBe(1000);
+        expect(seen).toEqual(expected);
+      });
+    });
+
+    describe("locks", () => {
+      it("is held by one owner at a time; re-acquiring by the holder succeeds", async () => {
+        const lock = fresh("lock");
+        expect(await store.acquireLock(lock, "A", 10_000)).toBe(true);
+        expect(await store.acquireLock(lock, "B", 10_000)).toBe(false);
+        expect(await store.acquireLock(lock, "A", 10_000)).toBe(true);
+        expect(await store.acquireLock(fresh("other-lock"), "B", 10_000)).toBe(true);
+      });
+
+      it("lets another owner in after expiry", async () => {
+        const lock = fresh("lock-expiry");
+        expect(await store.acquireLock(lock, "A", 50)).toBe(true);
+        expect(await store.acquireLock(lock, "B", 50)).toBe(false);
+        await sleep(120);
+        expect(await store.acquireLock(lock, "B", 10_000)).toBe(true);
+        expect(await store.renewLock(lock, "A", 10_000)).toBe(false);
+        expect(await store.acquireLock(lock, "A", 10_000)).toBe(false);
+      });
+
+      it("renews only for the holder, extending the expiry", async () => {
+        const lock = fresh("lock-renew");
+        expect(await store.acquireLock(lock, "A", 100)).toBe(true);
+        expect(await store.renewLock(lock, "B", 10_000)).toBe(false);
+        expect(await store.renewLock(lock, "A", 10_000)).toBe(true);
+        await sleep(200);
+        expect(await store.acquireLock(lock, "B", 10_000)).toBe(false);
+        expect(await store.renewLock(fresh("never-taken"), "A", 10_000)).toBe(false);
+      });
+
+      it("is released only by its owner", async () => {
+        const lock = fresh("lock-release");
+        expect(await store.acquireLock(lock, "A", 10_000)).toBe(true);
+        await store.releaseLock(lock, "B");
+        expect(await store.acquireLock(lock, "B", 10_000)).toBe(false);
+        await store.releaseLock(lock, "A");
+        expect(await store.renewLock(lock, "A", 10_000)).toBe(false);
+        expect(await store.acquireLock(lock, "B", 10_000)).toBe(true);
+        await store.releaseLock(fresh("never-taken"), "A");
+      });
+    });
+
+    if (factory.persistent) {
+      it("keeps entries and locks across close and reopen", async () => {
+        const c = fresh("persist");
+        const lock = fresh("persist-lock");
+        const first = await factory.open();
+        await first.put<Doc>(c, "a", { id: "a", n: 1 }, 2);
+        await first.put<Doc>(c, "b", { id: "b", n: 2 }, 1);
+        expect(await first.acquireLock(lock, "A", 60_000)).toBe(true);
+        await first.close();
+
+        const second = await factory.open();
+        try {
+          expect(await second.get(c, "a")).toEqual({ id: "a", n: 1 });
+          expect(await second.range<Doc>(c, { offset: 0, limit: 10 })).toEqual({
+            items: [{ id: "b", n: 2 }, { id: "a", n: 1 }],
+            total: 2,
+          });
+          expect(await second.acquireLock(lock, "B", 60_000)).toBe(false);
+        } finally {
+          await second.close();
+        }
+      });
+    }
+  });
+}
+
+const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "store-contract-"));
+afterAll(() => fs.rmSync(tmpDir, { recursive: true, force: true }));
+
+describeStoreContract("SqliteStore (file)", {
+  // A not-yet-existing subdirectory also checks that open() creates it.
+  open: async () => SqliteStore.open(path.join(tmpDir, "nested", "dir", "state.db")),
+  persistent: true,
+});
+
+describeStoreContract("SqliteStore (:memory:)", {
+  open: async () => SqliteStore.open(":memory:"),
+  persistent: false,
+});
+
+const redisUrl = process.env.REDIS_URL;
+if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
+const redisPrefix = `test:store-contract:${randomUUID()}:`;
+
+describeStoreContract("RedisStore", {
+  open: () => RedisStore.connect(redisUrl, redisPrefix),
+  persistent: true,
+});
+
+// When REDIS_URL points at a shared server, leave nothing of ours behind.
+afterAll(async () => {
+  const redis = new Redis(redisUrl);
+  try {
+    const keys: string[] = [];
+    const stream = redis.scanStream({ match: `${redisPrefix}*`, count: 500 });
+    for await (const batch of stream) keys.push(...(batch as string[]));
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  } finally {
+    await redis.quit();
+  }
+});
