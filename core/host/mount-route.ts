@@ -13,7 +13,7 @@ import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
 import { parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
 import { requestBody } from "../http/json-body";
-import { issuesOf } from "../model/object-type";
+import { issuesOf, type TranslationContext } from "../model/object-type";
 import { authenticate } from "./authenticate";
 
 export interface KernelServices {
@@ -55,8 +55,14 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
       log: k.log.child({ requestId: ctx.state.requestId, partner: partner.id, module: plugin.module }),
     };
     const params = { ...(ctx.params as Record<string, string>) };
+    // 2.1.1 objects lack owner fields: the path's owner, or the partner's only party, fills them in.
+    const owner =
+      params.country_code && params.party_id
+        ? { country_code: params.country_code.toUpperCase(), party_id: params.party_id.toUpperCase() }
+        : partner.record.roles[0];
+    const tx = (name: string) => k.lossy.context(partner.id, name, version, params, owner);
     const page = route.paginated ? parsePageRequest(ctx.query, k.config.server.max_page_limit) : EMPTY_PAGE;
-    const body = route.body ? readBody(ctx, route, rc, params, k) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
+    const body = route.body ? readBody(ctx, route, rc, tx) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
     const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page };
     const reply: OcpiReply = await route.handle(request);
@@ -69,7 +75,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
 
     const down = (item: unknown) =>
       route.response && item !== null && item !== undefined
-        ? route.response.down(item, version, k.lossy.context(partner.id, route.response.name, version, params))
+        ? route.response.down(item, version, tx(route.response.name))
         : item;
     let data: unknown;
     if (reply.page) {
@@ -82,7 +88,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     ctx.body = envelope(data, reply.statusCode);
   };
 
-const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, params: Record<string, string>, k: KernelServices): unknown => {
+const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name: string) => TranslationContext): unknown => {
   const spec = route.body!;
   const raw = requestBody(ctx.request as { rawBody?: string; body?: unknown });
   if (raw === undefined) {
@@ -96,7 +102,7 @@ const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, params: Re
     rc.log.warn({ issues }, `accepted an invalid ${spec.type.name} (strictness: log)`);
   }
   const wire = result.success ? result.data : raw;
-  return spec.type.up(wire, rc.version, k.lossy.context(rc.partner.id, spec.type.name, rc.version, params));
+  return spec.type.up(wire, rc.version, tx(spec.type.name));
 };
 
 /** A registered partner may only speak for its own roles, unless it is a hub relaying for others. */

@@ -11,9 +11,16 @@ export class LossyTranslationLog {
 
   constructor(private readonly log: Logger) {}
 
-  context(partnerId: string, objectName: string, version: string, params: Record<string, string>): TranslationContext {
+  context(
+    partnerId: string,
+    objectName: string,
+    version: string,
+    params: Record<string, string>,
+    owner?: { country_code: string; party_id: string },
+  ): TranslationContext {
     return {
       params,
+      owner,
       dropped: (field, why) => {
         const key = `${partnerId}\u0000${objectName}\u0000${field}\u0000${version}`;
         if (this.seen.has(key)) return;

@@ -1,0 +1,144 @@
+import type { GatewayConfig } from "../../config/types";
+import type { InterfaceRole, ModuleId, PartyRef } from "../protocol/types";
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { LossyTranslationLog } from "../model/lossy";
+import type { ObjectType } from "../model/object-type";
+import { issuesOf } from "../model/object-type";
+import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
+
+export interface ModuleCall {
+  module: ModuleId;
+  /** the partner's interface role we call */
+  role: InterfaceRole;
+  method: "GET" | "PUT" | "PATCH" | "POST" | "DELETE";
+  /** appended to the endpoint URL, e.g. "/NL/ABC/LOC1" */
+  path?: string;
+  query?: Record<string, string | number | undefined>;
+  /** canonical body and its type, translated down to the partner's version */
+  body?: { type: ObjectType<any>; value: unknown };
+  /** our sending party; default: our first party */
+  from?: PartyRef;
+  /** the addressed party; default: the partner's first role */
+  to?: PartyRef;
+  correlationId?: string;
+}
+
+export interface ListFilters {
+  date_from?: string;
+  date_to?: string;
+  /** page size wanted; the partner's X-Limit caps it */
+  limit?: number;
+}
+
+/**
+ * Calls a registered partner's module endpoints in its negotiated version:
+ * endpoint lookup, token, header prefix, translation from and to the
+ * canonical model, and Link-following pagination. Module clients
+ * (plugins/<module>/client.ts) are thin typed layers over it.
+ */
+export class PartnerClient {
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly registry: PartnerRegistry,
+    private readonly http: OcpiClient,
+    private readonly lossy: LossyTranslationLog,
+  ) {}
+
+  async call<T = unknown>(partnerId: string, call: ModuleCall): Promise<CallResult<T>> {
+    const { record, config, url } = await this.endpoint(partnerId, call.module, call.role);
+    const version = record.version!;
+    const target = new URL(url + (call.path ?? ""));
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
+    const body = call.body
+      ? call.body.type.down(call.body.value, version, this.lossy.context(partnerId, call.body.type.name, version, {}))
+      : undefined;
+    const routed = version !== "2.1.1";
+    return this.http.call<T>(
+      call.method,
+      {
+        url: target.toString(),
+        token: record.tokenToPartner!,
+        encoding: config.token_encoding,
+        version,
+        headerPrefix: config.header_prefix,
+        from: routed ? (call.from ?? this.config.parties[0]) : undefined,
+        to: routed ? (call.to ?? record.roles[0]) : undefined,
+        correlationId: call.correlationId,
+      },
+      body,
+    );
+  }
+
+  /** GET one object and translate it up; undefined when the partner answers 404. */
+  async get<T>(partnerId: string, call: Omit<ModuleCall, "method" | "body">, type: ObjectType<T>): Promise<T | undefined> {
+    try {
+      const result = await this.call(partnerId, { ...call, method: "GET" });
+      const version = (await this.registry.get(partnerId))!.version!;
+      return type.up(result.envelope.data, version, this.lossy.context(partnerId, type.name, version, {}));
+    } catch (error) {
+      if (error instanceof PartnerCallError && error.httpStatus === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Pages through a partner's sender list, following Link headers. Honours
+   * X-Limit and stops on a Link that points back at the page just read, so a
+   * misbehaving partner cannot make it loop. Invalid objects are skipped and
+   * reported to `onInvalid` (the protocol's advice: process the valid ones).
+   */
+  async *list<T>(
+    partnerId: string,
+    module: ModuleId,
+    type: ObjectType<T>,
+    filters: ListFilters = {},
+    onInvalid: (object: unknown, problems: string) => void = () => undefined,
+  ): AsyncGenerator<T[]> {
+    const { record, config, url } = await this.endpoint(partnerId, module, "SENDER");
+    const first = new URL(url);
+    if (filters.date_from) first.searchParams.set("date_from", filters.date_from);
+    if (filters.date_to) first.searchParams.set("date_to", filters.date_to);
+    if (filters.limit) first.searchParams.set("limit", String(filters.limit));
+    let next: string | undefined = first.toString();
+    const seen = new Set<string>();
+    while (next && !seen.has(next)) {
+      seen.add(next);
+      const result = await this.http.call<unknown[]>("GET", {
+        url: next,
+        token: record.tokenToPartner!,
+        encoding: config.token_encoding,
+        version: record.version,
+        headerPrefix: config.header_prefix,
+        from: record.version !== "2.1.1" ? this.config.parties[0] : undefined,
+        to: record.version !== "2.1.1" ? record.roles[0] : undefined,
+      });
+      const items: T[] = [];
+      for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
+        const parsed = type.schema(record.version!, "full").safeParse(raw);
+        if (parsed.success) items.push(type.up(parsed.data, record.version!, this.lossy.context(partnerId, type.name, record.version!, {})));
+        else onInvalid(raw, issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; "));
+      }
+      yield items;
+      next = nextLink(result.headers.get("link"), result.headers.get("x-limit"), filters.limit);
+    }
+  }
+
+  async endpoint(partnerId: string, module: ModuleId, role: InterfaceRole) {
+    const record = await this.registry.get(partnerId);
+    if (!record || record.status !== "registered" || !record.tokenToPartner || !record.version)
+      throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
+    const endpoint = record.endpoints.find((e) => e.identifier === module && e.role === role);
+    if (!endpoint) throw new PartnerCallError("unreachable", `Partner ${partnerId} has no ${module} ${role} endpoint`);
+    return { record, config: this.registry.configOf(partnerId), url: endpoint.url.replace(/\/$/, "") };
+  }
+}
+
+/** The next page's URL, with `limit` lowered to the partner's X-Limit when we asked for more. */
+const nextLink = (link: string | null, xLimit: string | null, wanted?: number): string | undefined => {
+  const match = link ? /<([^>]+)>\s*;\s*rel="?next"?/i.exec(link) : null;
+  if (!match) return undefined;
+  const url = new URL(match[1]);
+  const cap = xLimit ? Number(xLimit) : NaN;
+  if (wanted && Number.isFinite(cap) && cap > 0) url.searchParams.set("limit", String(Math.min(wanted, cap)));
+  return url.toString();
+};
