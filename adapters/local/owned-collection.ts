@@ -1,0 +1,65 @@
+import type { Store } from "../../core/store/port";
+import type { PageRequest } from "../../core/http/pagination";
+import type { Page } from "../../core/plugin";
+import type { PutOutcome } from "../../core/ports";
+import { partyKey, type PartyRef } from "../../core/protocol/types";
+import { parseDateTime } from "../../core/model/datetime";
+
+/**
+ * Objects of one module, kept per owning party in the gateway's store and
+ * indexed by `last_updated`, so a date-filtered page costs O(page) and not
+ * O(collection). Used by every module of the `local` adapter.
+ */
+export class OwnedCollection<T extends { last_updated: string }> {
+  constructor(
+    private readonly store: Store,
+    private readonly module: string,
+  ) {}
+
+  private collection(owner: PartyRef): string {
+    return `local:${this.module}:${partyKey(owner)}`;
+  }
+
+  list(owner: PartyRef, page: PageRequest): Promise<Page<T>> {
+    return this.store.range<T>(this.collection(owner), { from: page.dateFrom, to: page.dateTo, offset: page.offset, limit: page.limit });
+  }
+
+  get(owner: PartyRef, key: string): Promise<T | undefined> {
+    return this.store.get<T>(this.collection(owner), key);
+  }
+
+  async put(owner: PartyRef, key: string, value: T): Promise<PutOutcome> {
+    let outcome: PutOutcome = "created";
+    await this.store.update<T>(this.collection(owner), key, (current) => {
+      outcome = current ? "updated" : "created";
+      return { value, sortKey: sortKeyOf(value) };
+    });
+    return outcome;
+  }
+
+  /** Writes only when absent (CDRs are immutable); true when it wrote. */
+  insert(owner: PartyRef, key: string, value: T): Promise<boolean> {
+    return this.store.putIfAbsent(this.collection(owner), key, value, sortKeyOf(value));
+  }
+
+  /**
+   * Atomic change of an existing object; undefined when there is none. The
+   * change may throw (nothing is written) and must be pure (it can be retried).
+   */
+  async modify(owner: PartyRef, key: string, change: (current: T) => T): Promise<T | undefined> {
+    let found = false;
+    const result = await this.store.update<T>(this.collection(owner), key, (current) => {
+      found = current !== undefined;
+      if (!current) return undefined;
+      const value = change(current);
+      return { value, sortKey: sortKeyOf(value) };
+    });
+    return found ? result : undefined;
+  }
+
+  delete(owner: PartyRef, key: string): Promise<boolean> {
+    return this.store.delete(this.collection(owner), key);
+  }
+}
+
+const sortKeyOf = (value: { last_updated: string }): number => parseDateTime(value.last_updated) ?? 0;
