@@ -44,6 +44,8 @@ export interface RouteSpec {
   body?: { type: ObjectType<any>; mode: BodyMode; optional?: boolean };
   response?: ObjectType<any>;
   paginated?: boolean;
+  /** versions this route exists in; default every version the plugin serves (e.g. tariff PATCH is 2.1.1 only) */
+  versions?: readonly VersionNumber[];
   handle(req: OcpiRequest): Promise<OcpiReply>;
 }
 

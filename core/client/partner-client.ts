@@ -4,6 +4,7 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { ObjectType } from "../model/object-type";
 import { issuesOf } from "../model/object-type";
+import { withoutNulls } from "../model/without-nulls";
 import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
 
 export interface ModuleCall {
@@ -114,7 +115,7 @@ export class PartnerClient {
       });
       const items: T[] = [];
       for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
-        const parsed = type.schema(record.version!, "full").safeParse(raw);
+        const parsed = type.schema(record.version!, "full").safeParse(withoutNulls(raw));
         if (parsed.success) items.push(type.up(parsed.data, record.version!, this.lossy.context(partnerId, type.name, record.version!, {})));
         else onInvalid(raw, issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; "));
       }

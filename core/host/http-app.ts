@@ -7,7 +7,8 @@ import { errorEnvelope } from "../http/error-envelope";
 import { jsonBody } from "../http/json-body";
 import { versionRoutes } from "../versions/version-routes";
 import { mountRoute, type KernelServices } from "./mount-route";
-import { modulePath } from "./urls";
+import { authenticate } from "./authenticate";
+import { ROUTE_ROOT, modulePath } from "./urls";
 
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
@@ -25,15 +26,28 @@ export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices)
     const routes = module.plugin.routes(module.role, module.port);
     for (const version of module.versions) {
       const base = modulePath(version, module.plugin.module, module.role, module.plugin.configurationModule);
-      for (const route of routes) {
+      for (const route of routes.filter((r) => !r.versions || r.versions.includes(version))) {
         router.register(base + route.path, [route.method], mountRoute(module, version, route, k));
       }
     }
   }
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(unknownOcpiPath(k));
   return app;
 };
+
+/**
+ * No route has this path. Inside the OCPI tree only a registered partner
+ * learns that (404): a missing or unknown token, or token A, which is valid
+ * on versions and credentials only, gets 401 as on any other module.
+ */
+const unknownOcpiPath =
+  (k: KernelServices): Koa.Middleware =>
+  async (ctx) => {
+    const matched = (ctx as { matched?: unknown[] }).matched ?? [];
+    if (matched.length === 0 && (ctx.path === ROUTE_ROOT || ctx.path.startsWith(`${ROUTE_ROOT}/`))) await authenticate(ctx, k.registry, "registered");
+  };
 
 /** One line per request, without headers or bodies (they carry tokens and personal data). */
 const accessLog =

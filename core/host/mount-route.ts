@@ -15,6 +15,7 @@ import { parsePageRequest, writePageHeaders, type PageRequest } from "../http/pa
 import { requestBody } from "../http/json-body";
 import { issuesOf, type TranslationContext } from "../model/object-type";
 import { authenticate } from "./authenticate";
+import { withoutNulls } from "../model/without-nulls";
 
 export interface KernelServices {
   config: GatewayConfig;
@@ -95,13 +96,14 @@ const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name:
     if (spec.optional) return undefined;
     throw invalid(`Request body with a ${spec.type.name} is required`);
   }
-  const result = spec.type.schema(rc.version, spec.mode).safeParse(raw);
+  const cleaned = withoutNulls(raw);
+  const result = spec.type.schema(rc.version, spec.mode).safeParse(cleaned);
   if (!result.success) {
     const issues = issuesOf(result.error);
     if (rc.partner.config.strictness === "reject") throw invalidFields(issues);
     rc.log.warn({ issues }, `accepted an invalid ${spec.type.name} (strictness: log)`);
   }
-  const wire = result.success ? result.data : raw;
+  const wire = result.success ? result.data : cleaned;
   return spec.type.up(wire, rc.version, tx(spec.type.name));
 };
 

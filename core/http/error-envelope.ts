@@ -19,6 +19,10 @@ export const errorEnvelope =
         ctx.body = envelope(undefined, Status.CLIENT_ERROR, `No endpoint at ${ctx.method} ${ctx.path}`);
       } else if (ctx.status === 405 && !isEnvelope(ctx.body)) {
         ctx.body = envelope(undefined, Status.CLIENT_ERROR, `Method ${ctx.method} not allowed on ${ctx.path}`);
+      } else if (ctx.status >= 400 && !isEnvelope(ctx.body)) {
+        // e.g. 501 from the router for a method it does not know: still an envelope, never a text body
+        const server = ctx.status >= 500;
+        ctx.body = envelope(undefined, server ? Status.SERVER_ERROR : Status.CLIENT_ERROR, `HTTP ${ctx.status} on ${ctx.method} ${ctx.path}`);
       }
     } catch (error) {
       if (error instanceof OcpiError) {

@@ -1,0 +1,40 @@
+import type { Store } from "../../core/store/port";
+import type { PartyRef } from "../../core/protocol/types";
+import type { LocalModule, LocalModulePorts } from "./local-module";
+import type { Cdr } from "../../plugins/cdrs/model";
+import type { CdrsReceiverPort, CdrsSenderPort } from "../../plugins/cdrs/ports";
+import { CDR_SCHEMAS } from "../../plugins/cdrs/schemas";
+import { issuesOf } from "../../core/model/object-type";
+import { OwnedCollection } from "./owned-collection";
+
+/**
+ * CDRs in the gateway's store. Sender and receiver share one collection per
+ * owning party: our own CDRs (sender side, owner = our party) and partners'
+ * pushed CDRs (receiver side, owner = their party) never share an owner.
+ * Writes are put-if-absent: a CDR is never replaced.
+ */
+export const localCdrs: LocalModule = {
+  seedKey: "cdrs",
+  portNames: ["cdrs.SENDER", "cdrs.RECEIVER"],
+  create(store: Store): LocalModulePorts {
+    const cdrs = new OwnedCollection<Cdr>(store, "cdrs");
+    const sender: CdrsSenderPort = {
+      list: (page, ctx) => cdrs.list(ctx.party, page),
+    };
+    const receiver: CdrsReceiverPort = {
+      get: (owner, id) => cdrs.get(owner, id),
+      insert: (owner, cdr) => cdrs.insert(owner, cdr.id, cdr),
+    };
+    return {
+      ports: { "cdrs.SENDER": sender, "cdrs.RECEIVER": receiver },
+      async seed(object) {
+        const parsed = CDR_SCHEMAS["2.3.0"].safeParse(object);
+        if (!parsed.success)
+          throw new Error(`invalid 2.3.0 CDR: ${issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; ")}`);
+        const cdr = parsed.data as Cdr;
+        const owner: PartyRef = { country_code: cdr.country_code.toUpperCase(), party_id: cdr.party_id.toUpperCase() };
+        if (!(await cdrs.insert(owner, cdr.id, cdr))) throw new Error(`CDR ${owner.country_code}/${owner.party_id}/${cdr.id} seeded twice`);
+      },
+    };
+  },
+};

@@ -1,0 +1,6 @@
+import { createLocalAdapterFactory } from "./factory";
+import { localTariffs } from "./tariffs";
+import { localTokens } from "./tokens";
+
+/** The `local` adapter with every module it implements. */
+export const localAdapterFactory = createLocalAdapterFactory([localTariffs, localTokens]);

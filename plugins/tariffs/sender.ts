@@ -1,0 +1,15 @@
+import type { RouteSpec } from "../../core/plugin";
+import { portContext } from "../../core/modules/receiver-rules";
+import type { TariffsSenderPort } from "./ports";
+import { tariffType } from "./translate";
+
+/** Sender interface: the paginated list of our party's tariffs (the only Sender call for tariffs). */
+export const senderRoutes = (port: TariffsSenderPort): RouteSpec[] => [
+  {
+    method: "GET",
+    path: "",
+    paginated: true,
+    response: tariffType,
+    handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+  },
+];

@@ -1,0 +1,58 @@
+import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import { httpStatusOf } from "../../core/ports";
+import { notFound } from "../../core/http/errors";
+import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
+import type { Token } from "./model";
+import type { TokensReceiverPort } from "./ports";
+import { tokenObjectType } from "./translate";
+import { canonicalTokenCheck, receiverTokenRefs } from "./token-paths";
+
+const PATH = "/:country_code/:party_id/:token_uid";
+
+/**
+ * Receiver interface (CPO side): tokens pushed by an eMSP, addressed by
+ * owner, uid and `?type=` (ocpi-notes §3.5). No POST or DELETE: an eMSP
+ * invalidates a token with `valid: false`.
+ */
+export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
+  {
+    method: "GET",
+    path: PATH,
+    response: tokenObjectType,
+    handle: async (req) => {
+      const owner = ownerFromPath(req);
+      for (const ref of receiverTokenRefs(req)) {
+        const token = await port.get(owner, ref, portContext(req));
+        if (token) return { data: token };
+      }
+      throw notFound("Token");
+    },
+  },
+  {
+    method: "PUT",
+    path: PATH,
+    body: { type: tokenObjectType, mode: "full" },
+    handle: async (req: OcpiRequest<Token>) => {
+      const owner = ownerFromPath(req);
+      const [ref] = receiverTokenRefs(req, req.body.type);
+      checkBodyIdentity(req.body, owner, { uid: ref.uid, type: ref.type });
+      const outcome = await port.put(owner, req.body, portContext(req));
+      return { data: null, httpStatus: httpStatusOf(outcome) };
+    },
+  },
+  {
+    method: "PATCH",
+    path: PATH,
+    body: { type: tokenObjectType, mode: "patch" },
+    handle: async (req: OcpiRequest<Partial<Token>>) => {
+      const owner = ownerFromPath(req);
+      const refs = receiverTokenRefs(req, req.body.type);
+      // The fragment may repeat the identity, but not change it.
+      checkBodyIdentity(req.body, owner, { uid: refs[0].uid, type: refs.length === 1 ? refs[0].type : undefined });
+      for (const ref of refs) {
+        if (await port.patch(owner, ref, req.body, canonicalTokenCheck(req), portContext(req))) return { data: null };
+      }
+      throw notFound("Token");
+    },
+  },
+];

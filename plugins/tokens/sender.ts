@@ -1,0 +1,42 @@
+import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import { notFound, OcpiError } from "../../core/http/errors";
+import { Status } from "../../core/protocol/status";
+import { portContext } from "../../core/modules/receiver-rules";
+import { DEFAULT_TOKEN_TYPE, type LocationReferences } from "./model";
+import type { TokensSenderPort } from "./ports";
+import { authorizationInfoObjectType, locationReferencesObjectType, tokenObjectType } from "./translate";
+import { queryTokenType } from "./token-paths";
+
+/**
+ * Sender interface (eMSP side): our party's tokens, paginated, and real-time
+ * authorization at `/{token_uid}/authorize?type=` (default RFID) with an
+ * optional LocationReferences body (ocpi-notes §3.5).
+ */
+export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
+  {
+    method: "GET",
+    path: "",
+    paginated: true,
+    response: tokenObjectType,
+    handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+  },
+  {
+    method: "POST",
+    path: "/:token_uid/authorize",
+    body: { type: locationReferencesObjectType, mode: "full", optional: true },
+    response: authorizationInfoObjectType,
+    handle: async (req: OcpiRequest<LocationReferences | undefined>) => {
+      const token = { uid: req.params.token_uid, type: queryTokenType(req) ?? DEFAULT_TOKEN_TYPE };
+      const outcome = await port.authorize(token, req.body, portContext(req));
+      switch (outcome.kind) {
+        case "answered":
+          return { data: outcome.info };
+        case "unknown_token":
+          // 2.1.1 has no 2004 and does not define this answer (ocpi-notes §6): 404 with the generic client error.
+          throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
+        case "location_required":
+          throw new OcpiError(Status.NOT_ENOUGH_INFORMATION, outcome.reason);
+      }
+    },
+  },
+];

@@ -1,0 +1,41 @@
+import type { OcpiRequest } from "../../core/plugin";
+import { invalid, invalidFields } from "../../core/http/errors";
+import { tokenType } from "../../core/model/charging";
+import { issuesOf } from "../../core/model/object-type";
+import { DEFAULT_TOKEN_TYPE, type Token, type TokenRef, type TokenType } from "./model";
+import { tokenSchema } from "./schemas";
+
+/**
+ * The `?type=` query parameter of token paths, validated against the
+ * request version's TokenType (closed in 2.2.1 and 2.1.1, open in 2.3.0);
+ * undefined when omitted.
+ */
+export const queryTokenType = (req: OcpiRequest): TokenType | undefined => {
+  const raw = req.query.type;
+  if (raw === undefined || raw === "") return undefined;
+  if (!tokenType(req.ctx.version).safeParse(raw).success) throw invalid(`query parameter type: ${raw} is not a TokenType of OCPI ${req.ctx.version}`);
+  return raw;
+};
+
+/**
+ * Which stored tokens a receiver path may mean. 2.2+: uid with `?type=`,
+ * RFID when omitted. 2.1.1 receiver URLs carry no type, so a PUT takes the
+ * body's type, and GET/PATCH look for RFID, then OTHER (the only 2.1.1 types).
+ */
+export const receiverTokenRefs = (req: OcpiRequest, bodyType?: TokenType): TokenRef[] => {
+  const uid = req.params.token_uid;
+  const type = queryTokenType(req);
+  if (type !== undefined) return [{ uid, type }];
+  if (req.ctx.version !== "2.1.1") return [{ uid, type: DEFAULT_TOKEN_TYPE }];
+  if (bodyType !== undefined) return [{ uid, type: bodyType }];
+  return [{ uid, type: "RFID" }, { uid, type: "OTHER" }];
+};
+
+/** The merged result of a PATCH must still be a valid canonical Token; 2001 naming the fields otherwise (per partner strictness). */
+export const canonicalTokenCheck = (req: OcpiRequest) => (merged: Token): void => {
+  const result = tokenSchema("2.3.0").safeParse(merged);
+  if (result.success) return;
+  const issues = issuesOf(result.error);
+  if (req.ctx.partner.config.strictness === "reject") throw invalidFields(issues);
+  req.ctx.log.warn({ issues }, "stored a PATCHed Token that is not valid (strictness: log)");
+};
