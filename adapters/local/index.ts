@@ -1,6 +1,7 @@
 import { createLocalAdapterFactory } from "./factory";
+import { localCdrs } from "./cdrs";
 import { localTariffs } from "./tariffs";
 import { localTokens } from "./tokens";
 
 /** The `local` adapter with every module it implements. */
-export const localAdapterFactory = createLocalAdapterFactory([localTariffs, localTokens]);
+export const localAdapterFactory = createLocalAdapterFactory([localCdrs, localTariffs, localTokens]);

@@ -1,0 +1,67 @@
+import { isDeepStrictEqual } from "node:util";
+import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { PartyRef } from "../../core/protocol/types";
+import { ownerFromPath, portContext } from "../../core/modules/receiver-rules";
+import { invalid, notFound } from "../../core/http/errors";
+import { absolute, modulePath } from "../../core/host/urls";
+import type { Cdr } from "./model";
+import type { CdrsReceiverPort } from "./ports";
+import { cdrType } from "./translate";
+
+/**
+ * Receiver interface (ocpi-notes §3.3): POST a full, final CDR to the module
+ * URL, answered with a Location header where it can be fetched; GET at that
+ * URL. CDRs are immutable: no PUT, PATCH or DELETE, and a second POST of an
+ * id with other content is refused (a correction is a credit CDR with an id
+ * of its own); the identical CDR again is a retry and succeeds, so senders
+ * can deliver at least once.
+ */
+export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): RouteSpec[] => [
+  {
+    method: "POST",
+    path: "",
+    body: { type: cdrType, mode: "full" },
+    handle: async (req: OcpiRequest<Cdr>) => {
+      const cdr = req.body;
+      const owner = ownerOfPosted(req);
+      const ctx = portContext(req);
+      if (cdr.credit === true && cdr.credit_reference_id !== undefined) {
+        // The original may legitimately be missing here (pushed while we were unreachable): accept, but say so.
+        const original = await port.get(owner, cdr.credit_reference_id, ctx);
+        if (!original) req.ctx.log.warn({ cdr: cdr.id, credit_reference_id: cdr.credit_reference_id }, "credit CDR references a CDR we do not hold");
+      }
+      const stored = { ...cdr, country_code: owner.country_code, party_id: owner.party_id };
+      const location = absolute(
+        publicUrl,
+        `${modulePath(req.ctx.version, "cdrs", "RECEIVER")}/${owner.country_code}/${owner.party_id}/${encodeURIComponent(cdr.id)}`,
+      );
+      if (await port.insert(owner, stored, ctx)) return { httpStatus: 201, headers: { Location: location } };
+      // A sender retrying a delivery it could not confirm sends the same CDR again: that is not a change.
+      const existing = await port.get(owner, cdr.id, ctx);
+      if (existing && isDeepStrictEqual(existing, stored)) return { httpStatus: 200, headers: { Location: location } };
+      throw invalid(`CDR ${cdr.id} of ${owner.country_code}/${owner.party_id} already exists; CDRs cannot be replaced (send a credit CDR)`);
+    },
+  },
+  {
+    method: "GET",
+    path: "/:country_code/:party_id/:cdr_id",
+    response: cdrType,
+    handle: async (req) => {
+      const owner = ownerFromPath(req);
+      const cdr = await port.get(owner, req.params.cdr_id, portContext(req));
+      if (!cdr) throw notFound(`CDR ${req.params.cdr_id}`);
+      return { data: cdr };
+    },
+  },
+];
+
+/**
+ * The owner of a posted CDR is its own country_code/party_id (2.1.1: filled
+ * in from the partner's role by the translation), which must be one of the
+ * posting partner's parties, checked by the same rule as a path owner.
+ */
+const ownerOfPosted = (req: OcpiRequest<Cdr>): PartyRef => {
+  const { country_code, party_id } = req.body;
+  if (typeof country_code !== "string" || typeof party_id !== "string") throw invalid("/country_code and /party_id are required");
+  return ownerFromPath({ ...req, params: { ...req.params, country_code, party_id } });
+};
