@@ -74,8 +74,10 @@ export class PartnerClient {
   async get<T>(partnerId: string, call: Omit<ModuleCall, "method" | "body">, type: ObjectType<T>): Promise<T | undefined> {
     try {
       const result = await this.call(partnerId, { ...call, method: "GET" });
-      const version = (await this.registry.get(partnerId))!.version!;
-      return type.up(result.envelope.data, version, this.lossy.context(partnerId, type.name, version, {}));
+      const record = (await this.registry.get(partnerId))!;
+      const version = record.version!;
+      // 2.1.1 objects name no owner: the partner's own party is.
+      return type.up(result.envelope.data, version, this.lossy.context(partnerId, type.name, version, {}, record.roles[0]));
     } catch (error) {
       if (error instanceof PartnerCallError && error.httpStatus === 404) return undefined;
       throw error;
@@ -116,7 +118,8 @@ export class PartnerClient {
       const items: T[] = [];
       for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
         const parsed = type.schema(record.version!, "full").safeParse(withoutNulls(raw));
-        if (parsed.success) items.push(type.up(parsed.data, record.version!, this.lossy.context(partnerId, type.name, record.version!, {})));
+        const tx = this.lossy.context(partnerId, type.name, record.version!, {}, record.roles[0]);
+        if (parsed.success) items.push(type.up(parsed.data, record.version!, tx));
         else onInvalid(raw, issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; "));
       }
       yield items;

@@ -1,0 +1,16 @@
+import type { Session, SessionPatch } from "./model";
+
+/**
+ * Applies a canonical PATCH fragment to a stored Session (ocpi-notes §3.2):
+ * fields present replace the stored ones, except `charging_periods`, which
+ * are APPENDED; an omitted or empty list changes nothing (replacing or
+ * removing periods takes a PUT). Pure, so an adapter can run it inside an
+ * atomic update and retry it.
+ */
+export const applySessionPatch = (current: Session, fragment: SessionPatch): Session => {
+  const { charging_periods: added, ...fields } = fragment;
+  const next: Session = { ...current };
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) next[key] = value;
+  if (added && added.length > 0) next.charging_periods = [...(current.charging_periods ?? []), ...added];
+  return next;
+};

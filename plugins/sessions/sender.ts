@@ -1,0 +1,35 @@
+import type { RouteSpec } from "../../core/plugin";
+import { invalid, notFound } from "../../core/http/errors";
+import { portContext } from "../../core/modules/receiver-rules";
+import type { ChargingPreferences } from "./model";
+import type { SessionsSenderPort } from "./ports";
+import { chargingPreferencesType, sessionType } from "./translate";
+
+/** Our CPO interface: the session list partners pull, and charging preferences they set (2.2+). */
+export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
+  {
+    method: "GET",
+    path: "",
+    paginated: true,
+    response: sessionType,
+    handle: async (req) => {
+      // Sessions is the one list where date_from is required (ocpi-notes §3.2); the kernel treats it as optional.
+      if (!req.query.date_from) throw invalid("query parameter date_from is required for the sessions list");
+      return { page: await port.list(req.page, portContext(req)) };
+    },
+  },
+  {
+    method: "PUT",
+    path: "/:session_id/charging_preferences",
+    body: { type: chargingPreferencesType, mode: "full" },
+    handle: async (req) => {
+      if (req.ctx.version === "2.1.1") throw notFound("charging_preferences (not part of OCPI 2.1.1)");
+      const sessionId = req.params.session_id;
+      if (sessionId.length > 36) throw invalid("path session_id must be at most 36 characters");
+      const result = await port.setChargingPreferences(sessionId, req.body as ChargingPreferences, portContext(req));
+      if (result === undefined) throw notFound(`Session ${sessionId}`);
+      // data is a bare ChargingPreferencesResponse string, the same in every version
+      return { data: result };
+    },
+  },
+];

@@ -1,0 +1,177 @@
+import { z } from "zod";
+import { defineObjectType, type TranslationContext, type VersionedTranslator } from "../../core/model/object-type";
+import { mapPriceFields, priceDown, priceFromNumber, priceToNumber, priceUp } from "../../core/model/price";
+import { TOKEN_TYPES_22 } from "../../core/model/charging";
+import { LOCATION_211, type ChargingPeriod, type ChargingPreferences, type Session } from "./model";
+import { chargingPreferencesSchema, sessionPatchSchema, sessionSchema } from "./schemas";
+
+/**
+ * Session across versions. Canonical = 2.3.0. Every translator maps only the
+ * keys present, so it works on PATCH fragments too.
+ */
+
+/** Each field a translation cannot carry over; the same names are passed to tx.dropped. */
+export const SESSIONS_TRANSLATION_LOSSES: readonly { object: string; field: string; versions: string[]; why: string }[] = [
+  { object: "Session", field: "total_cost.taxes", versions: ["2.2.1"], why: "2.2.1 Price has only incl_vat: tax names, rates and accounts are summed away" },
+  { object: "Session", field: "total_cost.taxes", versions: ["2.1.1"], why: "2.1.1 total_cost is a number excluding VAT: taxes are lost" },
+  { object: "Session", field: "cdr_token.type", versions: ["2.2.1"], why: "EMAID and custom 2.3.0 token types do not exist in 2.2.1: sent as OTHER" },
+  { object: "Session", field: "charging_periods.dimensions", versions: ["2.2.1"], why: "RESERVATION_EXPIRES/RESERVATION_OVERTIME do not exist in 2.2.1: those dimensions are left out" },
+  { object: "Session", field: "charging_periods.dimensions", versions: ["2.1.1"], why: "2.1.1 knows only ENERGY, MAX_CURRENT, MIN_CURRENT, PARKING_TIME, TIME (down: others left out) and FLAT (up: left out, gone since 2.2)" },
+  { object: "Session", field: "charging_periods", versions: ["2.2.1", "2.1.1"], why: "a period left without any dimension the version knows is removed (the previous period then seems to last longer)" },
+  { object: "Session", field: "charging_periods.tariff_id", versions: ["2.1.1"], why: "2.1.1 ChargingPeriod has no tariff_id" },
+  { object: "Session", field: "cdr_token", versions: ["2.1.1"], why: "2.1.1 has only auth_id. Down: auth_id = cdr_token.contract_id; uid, type and the token owner are lost. Up: uid = contract_id = auth_id, type OTHER, and country_code/party_id (the eMSP's in 2.2+) are unknown and filled with the session owner (the CPO of the path/partner) as a placeholder" },
+  { object: "Session", field: "authorization_reference", versions: ["2.1.1"], why: "not in 2.1.1" },
+  { object: "Session", field: "status", versions: ["2.1.1"], why: "RESERVATION does not exist in 2.1.1: sent as PENDING (charging has not started)" },
+  { object: "Session", field: "auth_method", versions: ["2.1.1"], why: "COMMAND does not exist in 2.1.1: sent as AUTH_REQUEST (the eMSP authorized the remote start)" },
+  { object: "Session", field: "location", versions: ["2.1.1"], why: "2.1.1 embeds a full Location. Up: only location.id, evses[0].uid and evses[0].connectors[0].id are taken, the original object is kept aside and returned to 2.1.1 GETs. Down without that original (session not received in 2.1.1): only a skeleton {id, evses:[{uid, connectors:[{id}]}]} can be sent, which is NOT a valid 2.1.1 Location" },
+  { object: "Session", field: "location.evses", versions: ["2.1.1"], why: "up: only the first EVSE and its first connector name the session's EVSE/connector; further ones are ignored" },
+];
+
+/** Optional fields whose `null` means "absent": dropped so the canonical object carries values only. */
+const OPTIONAL_FIELDS = [
+  "end_date_time", "end_datetime", "authorization_reference", "meter_id", "charging_periods", "total_cost",
+] as const;
+
+const clean = (wire: Record<string, unknown>): Record<string, unknown> => {
+  // the internal 2.1.1 location is never taken from a partner
+  const { [LOCATION_211]: _internal, ...out } = wire;
+  for (const field of OPTIONAL_FIELDS) if (out[field] === null) delete out[field];
+  return out;
+};
+
+const DIMENSIONS_22 = new Set([
+  "CURRENT", "ENERGY", "ENERGY_EXPORT", "ENERGY_IMPORT", "MAX_CURRENT", "MIN_CURRENT", "MAX_POWER", "MIN_POWER",
+  "PARKING_TIME", "POWER", "RESERVATION_TIME", "STATE_OF_CHARGE", "TIME",
+]);
+const DIMENSIONS_211 = new Set(["ENERGY", "FLAT", "MAX_CURRENT", "MIN_CURRENT", "PARKING_TIME", "TIME"]);
+/** FLAT exists only in 2.1.1 */
+const DIMENSIONS_211_TO_22 = new Set([...DIMENSIONS_211].filter((d) => d !== "FLAT"));
+
+/** Keeps the dimensions a version knows; periods left empty are removed. */
+const filterPeriods = (periods: ChargingPeriod[], known: Set<string>, version: string, tx: TranslationContext): ChargingPeriod[] => {
+  const out: ChargingPeriod[] = [];
+  for (const period of periods) {
+    const dimensions = period.dimensions.filter((d) => known.has(d.type));
+    if (dimensions.length < period.dimensions.length)
+      tx.dropped("charging_periods.dimensions", `dimension types unknown in ${version} left out`);
+    if (dimensions.length === 0) tx.dropped("charging_periods", `a period with no dimension known in ${version} was removed`);
+    else out.push(dimensions.length === period.dimensions.length ? period : { ...period, dimensions });
+  }
+  return out;
+};
+
+const v230: VersionedTranslator<Session> = {
+  up: (wire) => clean(wire) as Session,
+  down: ({ [LOCATION_211]: _internal, ...session }) => session,
+};
+
+const v221: VersionedTranslator<Session> = {
+  up: (wire) => mapPriceFields(clean(wire), ["total_cost"], priceUp) as Session,
+  down: ({ [LOCATION_211]: _internal, ...session }, tx) => {
+    const out: Record<string, unknown> = mapPriceFields(session, ["total_cost"], (p, f) => priceDown(p, tx, f));
+    const token = session.cdr_token;
+    if (token && !(TOKEN_TYPES_22 as readonly string[]).includes(token.type)) {
+      tx.dropped("cdr_token.type", `token type ${token.type} does not exist in 2.2.1: sent as OTHER`);
+      out.cdr_token = { ...token, type: "OTHER" };
+    }
+    if (session.charging_periods) out.charging_periods = filterPeriods(session.charging_periods, DIMENSIONS_22, "2.2.1", tx);
+    return out;
+  },
+};
+
+interface Location211 {
+  id?: string;
+  evses?: { uid?: string; connectors?: { id?: string }[] }[];
+  [extra: string]: unknown;
+}
+
+const v211: VersionedTranslator<Session> = {
+  up: (wire, tx) => {
+    const { start_datetime, end_datetime, auth_id, location, total_cost, charging_periods, ...rest } = clean(wire);
+    const out: Record<string, unknown> = { ...rest };
+    // 2.1.1 objects carry no owner: the kernel derives it from the path (receiver) or the partner's role.
+    if (tx.owner) Object.assign(out, { country_code: tx.owner.country_code, party_id: tx.owner.party_id });
+    if (start_datetime !== undefined) out.start_date_time = start_datetime;
+    if (end_datetime !== undefined) out.end_date_time = end_datetime;
+    if (auth_id !== undefined) {
+      tx.dropped("cdr_token", "2.1.1 auth_id only: cdr_token rebuilt with uid = contract_id = auth_id, type OTHER, owner = session owner");
+      out.cdr_token = { ...(tx.owner ?? {}), uid: auth_id, type: "OTHER", contract_id: auth_id };
+    }
+    if (location !== undefined) {
+      const loc = location as Location211;
+      const evse = loc.evses?.[0];
+      if ((loc.evses?.length ?? 0) > 1 || (evse?.connectors?.length ?? 0) > 1)
+        tx.dropped("location.evses", "only the first EVSE/connector names the session's EVSE/connector");
+      Object.assign(out, { location_id: loc.id, evse_uid: evse?.uid, connector_id: evse?.connectors?.[0]?.id, [LOCATION_211]: loc });
+    }
+    if (total_cost !== undefined) out.total_cost = priceFromNumber(total_cost as number);
+    if (charging_periods !== undefined) out.charging_periods = filterPeriods(charging_periods as ChargingPeriod[], DIMENSIONS_211_TO_22, "2.2+", tx);
+    return out as Session;
+  },
+  down: (session, tx) => {
+    const {
+      country_code: _cc, party_id: _pid, start_date_time, end_date_time, cdr_token, authorization_reference,
+      location_id, evse_uid, connector_id, [LOCATION_211]: original, total_cost, status, auth_method, charging_periods, ...rest
+    } = session;
+    const out: Record<string, unknown> = { ...rest };
+    if (start_date_time !== undefined) out.start_datetime = start_date_time;
+    if (end_date_time !== undefined) out.end_datetime = end_date_time;
+    if (cdr_token !== undefined) {
+      if (cdr_token.uid !== cdr_token.contract_id || cdr_token.type !== "OTHER")
+        tx.dropped("cdr_token", "2.1.1 has only auth_id (= contract_id): uid, type and token owner are lost");
+      out.auth_id = cdr_token.contract_id;
+    }
+    if (authorization_reference !== undefined) tx.dropped("authorization_reference", "not in 2.1.1");
+    if (location_id !== undefined || evse_uid !== undefined || connector_id !== undefined)
+      out.location = location211Of(original as Location211 | undefined, { location_id, evse_uid, connector_id }, tx);
+    if (total_cost !== undefined) out.total_cost = priceToNumber(total_cost, tx, "total_cost");
+    if (status !== undefined) {
+      if (status === "RESERVATION") tx.dropped("status", "RESERVATION does not exist in 2.1.1: sent as PENDING");
+      out.status = status === "RESERVATION" ? "PENDING" : status;
+    }
+    if (auth_method !== undefined) {
+      if (auth_method === "COMMAND") tx.dropped("auth_method", "COMMAND does not exist in 2.1.1: sent as AUTH_REQUEST");
+      out.auth_method = auth_method === "COMMAND" ? "AUTH_REQUEST" : auth_method;
+    }
+    if (charging_periods !== undefined) {
+      if (charging_periods.some((p) => p.tariff_id !== undefined)) tx.dropped("charging_periods.tariff_id", "not in 2.1.1");
+      out.charging_periods = filterPeriods(charging_periods, DIMENSIONS_211, "2.1.1", tx).map(({ tariff_id: _t, ...p }) => p);
+    }
+    return out;
+  },
+};
+
+/** The original 2.1.1 Location when it still names the session's ids; else a skeleton (not valid 2.1.1, logged). */
+const location211Of = (
+  original: Location211 | undefined,
+  ids: { location_id?: string; evse_uid?: string; connector_id?: string },
+  tx: TranslationContext,
+): Location211 => {
+  const evse = original?.evses?.[0];
+  const same =
+    original !== undefined &&
+    (ids.location_id === undefined || original.id === ids.location_id) &&
+    (ids.evse_uid === undefined || evse?.uid === ids.evse_uid) &&
+    (ids.connector_id === undefined || evse?.connectors?.[0]?.id === ids.connector_id);
+  if (same) return original;
+  tx.dropped("location", "no 2.1.1 Location known for this session: sent a skeleton with ids only (not a valid 2.1.1 Location)");
+  return { id: ids.location_id, evses: [{ uid: ids.evse_uid, connectors: [{ id: ids.connector_id }] }] };
+};
+
+export const sessionType = defineObjectType<Session>({
+  name: "Session",
+  schemas: { "2.3.0": sessionSchema("2.3.0"), "2.2.1": sessionSchema("2.2.1"), "2.1.1": sessionSchema("2.1.1") },
+  patchSchemas: { "2.3.0": sessionPatchSchema("2.3.0"), "2.2.1": sessionPatchSchema("2.2.1"), "2.1.1": sessionPatchSchema("2.1.1") },
+  translators: { "2.3.0": v230, "2.2.1": v221, "2.1.1": v211 },
+});
+
+/**
+ * ChargingPreferences: the same object in 2.2.1 and 2.3.0. 2.1.1 has no
+ * charging preferences; its schema accepts anything so the route itself
+ * can answer 404 (the kernel validates bodies before the handler runs).
+ */
+export const chargingPreferencesType = defineObjectType<ChargingPreferences>({
+  name: "ChargingPreferences",
+  schemas: { "2.3.0": chargingPreferencesSchema(), "2.2.1": chargingPreferencesSchema(), "2.1.1": z.any() },
+  translators: {},
+});
