@@ -2,13 +2,14 @@ import type { InjectionToken } from "tsyringe";
 import type { AdapterFactory, ModulePlugin } from "../core/plugin";
 import { CredentialsPlugin } from "../plugins/credentials/module";
 import { CdrsPlugin } from "../plugins/cdrs/module";
+import { LocationsPlugin } from "../plugins/locations/module";
 import { SessionsPlugin } from "../plugins/sessions/module";
 import { TariffsPlugin } from "../plugins/tariffs/module";
 import { TokensPlugin } from "../plugins/tokens/module";
 import { localAdapterFactory } from "../adapters/local";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
-export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin];
+export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
 export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory];

@@ -1,8 +1,9 @@
 import { createLocalAdapterFactory } from "./factory";
+import { localLocations } from "./locations";
 import { localSessions } from "./sessions";
 import { localCdrs } from "./cdrs";
 import { localTariffs } from "./tariffs";
 import { localTokens } from "./tokens";
 
 /** The `local` adapter with every module it implements. */
-export const localAdapterFactory = createLocalAdapterFactory([localSessions, localCdrs, localTariffs, localTokens]);
+export const localAdapterFactory = createLocalAdapterFactory([localLocations, localSessions, localCdrs, localTariffs, localTokens]);

@@ -1,0 +1,46 @@
+import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import { portContext } from "../../core/modules/receiver-rules";
+import { notFound } from "../../core/http/errors";
+import type { Evse, Location } from "./model";
+import type { LocationsSenderPort } from "./ports";
+import { connectorType, evseType, locationType } from "./translate";
+import { findConnector, findEvse } from "./merge";
+
+/**
+ * Sender interface (CPO side): our party's Locations, as a paginated list
+ * (the kernel parses offset/limit/date_from/date_to and writes the paging
+ * headers) and as single Location, EVSE or Connector. Unknown → HTTP 404.
+ */
+export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
+  const location = async (req: OcpiRequest): Promise<Location> => {
+    const found = await port.get(req.params.location_id, portContext(req));
+    if (!found) throw notFound(`Location ${req.params.location_id}`);
+    return found;
+  };
+  const evse = async (req: OcpiRequest): Promise<Evse> => {
+    const found = findEvse(await location(req), req.params.evse_uid);
+    if (!found) throw notFound(`EVSE ${req.params.evse_uid}`);
+    return found;
+  };
+  return [
+    {
+      method: "GET",
+      path: "",
+      paginated: true,
+      response: locationType,
+      handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+    },
+    { method: "GET", path: "/:location_id", response: locationType, handle: async (req) => ({ data: await location(req) }) },
+    { method: "GET", path: "/:location_id/:evse_uid", response: evseType, handle: async (req) => ({ data: await evse(req) }) },
+    {
+      method: "GET",
+      path: "/:location_id/:evse_uid/:connector_id",
+      response: connectorType,
+      handle: async (req) => {
+        const found = findConnector(await evse(req), req.params.connector_id);
+        if (!found) throw notFound(`Connector ${req.params.connector_id}`);
+        return { data: found };
+      },
+    },
+  ];
+};
