@@ -12,6 +12,7 @@ import { openStore } from "../core/store/open-store";
 import { createLogger } from "../core/logging";
 import { PartnerRegistry } from "../core/partners/partner-registry";
 import { OcpiClient } from "../core/client/ocpi-client";
+import { PartnerClient } from "../core/client/partner-client";
 import { ModuleCatalog } from "../core/host/module-catalog";
 import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core/host/served-modules";
 import { buildHttpApp } from "../core/host/http-app";
@@ -66,6 +67,9 @@ export class Gateway {
       container.registerInstance(TOKENS.Store, store);
       const registry = new PartnerRegistry(config, store);
       container.registerInstance(PartnerRegistry, registry);
+      const lossy = new LossyTranslationLog(log);
+      container.registerInstance(LossyTranslationLog, lossy);
+      container.registerInstance(PartnerClient, new PartnerClient(config, registry, container.resolve(OcpiClient), lossy));
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
@@ -73,7 +77,7 @@ export class Gateway {
       const served = resolveServedModules(config, plugins, adapters);
       catalog.set(served);
       await registry.init();
-      const app = buildHttpApp(served, { config, registry, lossy: new LossyTranslationLog(log), log });
+      const app = buildHttpApp(served, { config, registry, lossy, log });
       return new Gateway(config, app, store, registry, container, log, adapters);
     } catch (error) {
       await store.close();
@@ -84,6 +88,11 @@ export class Gateway {
   get credentials() {
     return this.container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin).find((p): p is CredentialsPlugin => p instanceof CredentialsPlugin)!
       .handshake;
+  }
+
+  /** Outbound calls to registered partners, for module clients (plugins/<module>/client.ts). */
+  get partnerClient(): PartnerClient {
+    return this.container.resolve(PartnerClient);
   }
 
   /** Starts listening; resolves with the bound port (server.port 0 picks a free one). */
