@@ -18,6 +18,11 @@ import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core
 import { buildHttpApp } from "../core/host/http-app";
 import { LossyTranslationLog } from "../core/model/lossy";
 import { CredentialsPlugin } from "../plugins/credentials/module";
+import { ChangeFeed } from "../core/events/change-feed";
+import { Outbox } from "../core/outbox/outbox";
+import { OutboxWorker } from "../core/outbox/outbox-worker";
+import { DEFAULT_RETRY_POLICY } from "../core/outbox/retry-policy";
+import { BackgroundServices } from "../core/background";
 import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
 
 export interface GatewayOptions {
@@ -49,6 +54,7 @@ export class Gateway {
     readonly container: DependencyContainer,
     readonly log: Logger,
     private readonly adapters: Map<string, Adapter>,
+    private readonly background: BackgroundServices,
   ) {}
 
   static async create(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -69,16 +75,24 @@ export class Gateway {
       container.registerInstance(PartnerRegistry, registry);
       const lossy = new LossyTranslationLog(log);
       container.registerInstance(LossyTranslationLog, lossy);
-      container.registerInstance(PartnerClient, new PartnerClient(config, registry, container.resolve(OcpiClient), lossy));
+      const partnerClient = new PartnerClient(config, registry, container.resolve(OcpiClient), lossy);
+      container.registerInstance(PartnerClient, partnerClient);
+      const changes = new ChangeFeed();
+      container.registerInstance(ChangeFeed, changes);
+      const outbox = new Outbox(store);
+      container.registerInstance(Outbox, outbox);
+      const background = new BackgroundServices();
+      container.registerInstance(BackgroundServices, background);
+      background.add(new OutboxWorker(outbox, store, (partnerId, request) => partnerClient.send(partnerId, request), DEFAULT_RETRY_POLICY, log));
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
-      const adapters = await createAdapters(config, factories, { store, config, log });
+      const adapters = await createAdapters(config, factories, { store, config, log, changes });
       const served = resolveServedModules(config, plugins, adapters);
       catalog.set(served);
       await registry.init();
       const app = buildHttpApp(served, { config, registry, lossy, log });
-      return new Gateway(config, app, store, registry, container, log, adapters);
+      return new Gateway(config, app, store, registry, container, log, adapters, background);
     } catch (error) {
       await store.close();
       throw error;
@@ -103,10 +117,11 @@ export class Gateway {
       server.once("error", reject);
       server.listen(this.config.server.port, this.config.server.host, () => resolve());
     });
+    this.background.startAll();
     return (server.address() as AddressInfo).port;
   }
 
-  /** Stops accepting, lets in-flight requests finish, then closes adapters and the store. */
+  /** Stops accepting, lets in-flight requests finish, stops background work, then closes adapters and the store. */
   async close(): Promise<void> {
     const server = this.server;
     if (server) {
@@ -115,6 +130,7 @@ export class Gateway {
         server.closeIdleConnections();
       });
     }
+    await this.background.stopAll();
     for (const adapter of this.adapters.values()) await adapter.stop?.();
     await this.store.close();
   }

@@ -55,6 +55,9 @@ export const describePartners = async (gateway: Gateway): Promise<string[]> => {
     const config = gateway.config.partners.find((p) => p.id === id);
     if (record?.status === "registered") {
       lines.push(`partner ${id}: registered, version ${record.version}, ${record.endpoints.length} endpoints`);
+    } else if (record?.tokenAConsumed) {
+      // A configured token A that changed since resets this (PartnerRegistry.init), so it is the one in the config.
+      lines.push(`partner ${id}: ${record.status}; its token A was used up by an earlier registration: agree a new one with the partner and set it in partners[].token_a to register again`);
     } else if (config?.versions_url && config.token_a) {
       lines.push(`partner ${id}: ${record?.status ?? "pending"}; run \`ocpi-gateway partners register ${id}\` to register with ${config.versions_url} using the token A they gave you`);
     } else if (config?.token_a && !record?.tokenAConsumed) {

@@ -43,6 +43,7 @@ function maskSettings(value: unknown): unknown {
 /** Deep copy of `config` with every secret replaced by "***". The input is not modified. */
 export function maskSecrets<T extends GatewayConfig>(config: T): T {
   const copy = structuredClone(config);
+  if (copy.server?.admin_token !== undefined) copy.server.admin_token = MASK;
   if (copy.store?.type === "redis" && typeof copy.store.url === "string") copy.store.url = maskUrlCredentials(copy.store.url);
   for (const partner of copy.partners ?? []) {
     if (partner.token_a !== undefined) partner.token_a = MASK;

@@ -57,6 +57,7 @@ export const MESSAGES = {
   partyRef: 'must be a party reference: country_code + party_id, e.g. "NLGWY"',
   partnerId: "must be 1-64 characters of letters, digits, _ . and -",
   tokenA: "must be 1-64 printable ASCII characters (U+0021-U+007E)",
+  adminToken: "must be 16-128 printable ASCII characters (U+0021-U+007E)",
   version: oneOf(VERSIONS),
   tokenEncoding: oneOf(TOKEN_ENCODINGS),
   headerPrefix: oneOf(HEADER_PREFIXES),
@@ -163,6 +164,7 @@ export const serverSchema = z.strictObject({
   request_timeout_ms: int(1, 600000, MESSAGES.requestTimeout).default(10000),
   log_level: z.enum(LOG_LEVELS, { error: msg(MESSAGES.logLevel) }).default("info"),
   hub_party_id: str(PARTY_REF_RE, MESSAGES.hubPartyId).optional(),
+  admin_token: str(/^[\x21-\x7E]{16,128}$/, MESSAGES.adminToken).optional(),
 });
 
 export const imageSchema = z.strictObject({

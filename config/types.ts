@@ -45,6 +45,8 @@ export interface ServerConfig {
   log_level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** 2.3.0 hub party of this platform (CC + party id), when we act as a hub */
   hub_party_id?: string;
+  /** bearer token of the admin API (/admin/v1); the admin API is off without it */
+  admin_token?: string;
 }
 
 export type StoreConfig = { type: "sqlite"; path: string } | { type: "redis"; url: string; key_prefix: string };

@@ -5,6 +5,8 @@ import type { PageRequest } from "./http/pagination";
 import type { Logger } from "pino";
 import type { Store } from "./store/port";
 import type { GatewayConfig } from "../config/types";
+import type { AdminRoute } from "./admin/admin-api";
+import type { ChangeFeed } from "./events/change-feed";
 
 export type HttpMethod = "GET" | "PUT" | "PATCH" | "POST" | "DELETE";
 
@@ -66,6 +68,8 @@ export interface ModulePlugin {
   /** name of the adapter port serving `role`, e.g. "locations.SENDER"; undefined when no adapter is involved */
   portName(role: InterfaceRole): string | undefined;
   routes(role: InterfaceRole, port: unknown): RouteSpec[];
+  /** routes of the admin API (/admin/v1) for the backend behind the gateway, e.g. issuing commands */
+  adminRoutes?(role: InterfaceRole, port: unknown): AdminRoute[];
 }
 
 /** An adapter instance: a named set of port implementations over one backend. */
@@ -88,6 +92,8 @@ export interface AdapterDeps {
   store: Store;
   config: GatewayConfig;
   log: Logger;
+  /** where an adapter reports changes of data our parties own (pushes and cache invalidation follow) */
+  changes: ChangeFeed;
 }
 
 export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

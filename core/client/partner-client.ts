@@ -1,11 +1,13 @@
-import type { GatewayConfig } from "../../config/types";
 import type { InterfaceRole, ModuleId, PartyRef } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { ObjectType } from "../model/object-type";
 import { issuesOf } from "../model/object-type";
 import { withoutNulls } from "../model/without-nulls";
-import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
+import { OcpiClient, PartnerCallError, type CallResult, type CallTarget } from "./ocpi-client";
+import type { OutboundRequest } from "../outbox/outbox";
+import type { PartnerRecord } from "../partners/partner-record";
+import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
 
 export interface ModuleCall {
   module: ModuleId;
@@ -39,7 +41,7 @@ export interface ListFilters {
  */
 export class PartnerClient {
   constructor(
-    private readonly config: GatewayConfig,
+    private readonly config: Config,
     private readonly registry: PartnerRegistry,
     private readonly http: OcpiClient,
     private readonly lossy: LossyTranslationLog,
@@ -53,21 +55,44 @@ export class PartnerClient {
     const body = call.body
       ? call.body.type.down(call.body.value, version, this.lossy.context(partnerId, call.body.type.name, version, {}))
       : undefined;
-    const routed = version !== "2.1.1";
     return this.http.call<T>(
       call.method,
-      {
-        url: target.toString(),
-        token: record.tokenToPartner!,
-        encoding: config.token_encoding,
-        version,
-        headerPrefix: config.header_prefix,
-        from: routed ? (call.from ?? this.config.parties[0]) : undefined,
-        to: routed ? (call.to ?? record.roles[0]) : undefined,
-        correlationId: call.correlationId,
-      },
+      { ...this.targetFor(record, config, target.toString(), call.from, call.to), correlationId: call.correlationId },
       body,
     );
+  }
+
+  /**
+   * Sends an outbox message: its body is already in the partner's wire form.
+   * A URL target is one the partner handed us (e.g. a response_url); it gets
+   * the partner's token like any other call.
+   */
+  async send(partnerId: string, request: OutboundRequest): Promise<void> {
+    if ("module" in request.target) {
+      const { record, config, url } = await this.endpoint(partnerId, request.target.module, request.target.role);
+      const target = new URL(url + (request.target.path ?? ""));
+      for (const [k, v] of Object.entries(request.target.query ?? {})) target.searchParams.set(k, v);
+      await this.http.call(request.method, this.targetFor(record, config, target.toString(), request.from, request.to), request.body);
+      return;
+    }
+    const record = await this.registry.get(partnerId);
+    if (!record || record.status !== "registered" || !record.tokenToPartner)
+      throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
+    const config = this.registry.configOf(partnerId);
+    await this.http.call(request.method, this.targetFor(record, config, request.target.url, request.from, request.to), request.body);
+  }
+
+  private targetFor(record: PartnerRecord, config: PartnerConfig, url: string, from?: PartyRef, to?: PartyRef): CallTarget {
+    const routed = record.version !== "2.1.1";
+    return {
+      url,
+      token: record.tokenToPartner!,
+      encoding: config.token_encoding,
+      version: record.version,
+      headerPrefix: config.header_prefix,
+      from: routed ? (from ?? this.config.parties[0]) : undefined,
+      to: routed ? (to ?? record.roles[0]) : undefined,
+    };
   }
 
   /** GET one object and translate it up; undefined when the partner answers 404. */
@@ -106,15 +131,7 @@ export class PartnerClient {
     const seen = new Set<string>();
     while (next && !seen.has(next)) {
       seen.add(next);
-      const result = await this.http.call<unknown[]>("GET", {
-        url: next,
-        token: record.tokenToPartner!,
-        encoding: config.token_encoding,
-        version: record.version,
-        headerPrefix: config.header_prefix,
-        from: record.version !== "2.1.1" ? this.config.parties[0] : undefined,
-        to: record.version !== "2.1.1" ? record.roles[0] : undefined,
-      });
+      const result = await this.http.call<unknown[]>("GET", this.targetFor(record, config, next));
       const items: T[] = [];
       for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
         const parsed = type.schema(record.version!, "full").safeParse(withoutNulls(raw));

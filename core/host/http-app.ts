@@ -9,11 +9,12 @@ import { versionRoutes } from "../versions/version-routes";
 import { mountRoute, type KernelServices } from "./mount-route";
 import { authenticate } from "./authenticate";
 import { ROUTE_ROOT, modulePath } from "./urls";
+import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
 
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /** The gateway's HTTP surface; the order of `use` is the life of a request. */
-export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices): Koa => {
+export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices, adminRoutes: readonly AdminRoute[] = []): Koa => {
   const app = new Koa();
   app.use(accessLog(k.log));
   app.use(requestIds);
@@ -31,6 +32,10 @@ export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices)
       }
     }
   }
+  mountAdminRoutes(router, k.config, [
+    ...adminRoutes,
+    ...served.flatMap((module) => module.plugin.adminRoutes?.(module.role, module.port) ?? []),
+  ]);
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(unknownOcpiPath(k));

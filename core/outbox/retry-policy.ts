@@ -1,0 +1,36 @@
+import { PartnerCallError } from "../client/ocpi-client";
+
+export interface RetryPolicy {
+  /** first retry delay */
+  baseDelayMs: number;
+  /** upper bound of the exponential delay */
+  maxDelayMs: number;
+  /**
+   * A partner failing for longer than this gets its backlog of superseded
+   * updates dropped and is marked for a full resync; essential messages
+   * (CDRs, final sessions, command results) stay queued.
+   */
+  backlogWindowMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5 * 60_000, backlogWindowMs: 60 * 60_000 };
+
+/**
+ * Whether a failed delivery is worth retrying: network errors, timeouts,
+ * HTTP 5xx (and 401/408/429, which pass) and OCPI 3xxx are; a 2xxx
+ * rejection is final (the partner will not accept this message, ever).
+ */
+export const isRetryable = (error: unknown): boolean => {
+  if (!(error instanceof PartnerCallError)) return true;
+  if (error.kind === "unreachable" || error.kind === "timeout") return true;
+  if (error.statusCode !== undefined && error.statusCode >= 3000) return true;
+  if (error.statusCode !== undefined && error.statusCode >= 2000) return false;
+  const http = error.httpStatus ?? 0;
+  return http >= 500 || http === 401 || http === 408 || http === 429 || http === 0;
+};
+
+/** Exponential backoff with ±20 % jitter, so instances and partners do not retry in lockstep. */
+export const retryDelay = (policy: RetryPolicy, attempts: number): number => {
+  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(attempts, 30));
+  return Math.round(exponential * (0.8 + Math.random() * 0.4));
+};
