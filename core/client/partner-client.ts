@@ -23,6 +23,11 @@ export interface ModuleCall {
   from?: PartyRef;
   /** the addressed party; default: the partner's first role */
   to?: PartyRef;
+  /**
+   * owner of the object a GET reads, for versions whose objects name none (2.1.1);
+   * default: the partner's first role on its SENDER interface, our sending party on its RECEIVER interface (what we pushed)
+   */
+  owner?: PartyRef;
   correlationId?: string;
 }
 
@@ -101,8 +106,9 @@ export class PartnerClient {
       const result = await this.call(partnerId, { ...call, method: "GET" });
       const record = (await this.registry.get(partnerId))!;
       const version = record.version!;
-      // 2.1.1 objects name no owner: the partner's own party is.
-      return type.up(result.envelope.data, version, this.lossy.context(partnerId, type.name, version, {}, record.roles[0]));
+      // 2.1.1 objects name no owner: the partner's own party is, or ours for what we pushed to its receiver.
+      const owner = call.owner ?? (call.role === "RECEIVER" ? (call.from ?? this.config.parties[0]) : record.roles[0]);
+      return type.up(result.envelope.data, version, this.lossy.context(partnerId, type.name, version, {}, owner));
     } catch (error) {
       if (error instanceof PartnerCallError && error.httpStatus === 404) return undefined;
       throw error;

@@ -29,7 +29,7 @@ export class LocationsClient {
 
   /** What the partner's Receiver stored for our Location (to compare before a push). */
   getPushed(partnerId: string, owner: PartyRef, locationId: string): Promise<Location | undefined> {
-    return this.partners.get(partnerId, { module: "locations", role: "RECEIVER", path: receiverPath(owner, locationId) }, locationType);
+    return this.partners.get(partnerId, { module: "locations", role: "RECEIVER", path: receiverPath(owner, locationId), owner }, locationType);
   }
 
   async putLocation(partnerId: string, location: Location): Promise<void> {

@@ -21,7 +21,7 @@ export class SessionsClient {
   }
 
   get(partnerId: string, owner: PartyRef, id: string): Promise<Session | undefined> {
-    return this.partners.get(partnerId, { module: "sessions", role: "RECEIVER", path: pathOf(owner, id) }, sessionType);
+    return this.partners.get(partnerId, { module: "sessions", role: "RECEIVER", path: pathOf(owner, id), owner }, sessionType);
   }
 
   async put(partnerId: string, session: Session, correlationId?: string): Promise<void> {

@@ -18,7 +18,7 @@ export class TariffsClient {
 
   /** One of our tariffs as the partner eMSP stores it; undefined when it has none. */
   get(partnerId: string, owner: PartyRef, id: string): Promise<Tariff | undefined> {
-    return this.partners.get(partnerId, { module: "tariffs", role: "RECEIVER", path: receiverPath(owner, id) }, tariffType);
+    return this.partners.get(partnerId, { module: "tariffs", role: "RECEIVER", path: receiverPath(owner, id), owner }, tariffType);
   }
 
   async put(partnerId: string, tariff: Tariff): Promise<void> {

@@ -3,8 +3,8 @@ import { PartnerCallError } from "../../core/client/ocpi-client";
 import type { LossyTranslationLog } from "../../core/model/lossy";
 import { silentTranslation } from "../../core/model/object-type";
 import { Status } from "../../core/protocol/status";
-import type { PartyRef } from "../../core/protocol/types";
-import type { LocationReferences, Token, TokenRef } from "./model";
+import type { PartyRef, VersionNumber } from "../../core/protocol/types";
+import type { LocationReferences, Token, TokenRef, TokenType } from "./model";
 import { authorizationInfoObjectType, locationReferencesObjectType, tokenObjectType, type ReceivedAuthorizationInfo } from "./translate";
 
 /** What a partner eMSP answered to a real-time authorization. */
@@ -30,8 +30,9 @@ export class TokensClient {
   }
 
   /** One of our tokens as the partner CPO stores it; undefined when it has none. */
-  get(partnerId: string, owner: PartyRef, ref: TokenRef): Promise<Token | undefined> {
-    return this.partners.get(partnerId, { module: "tokens", role: "RECEIVER", path: receiverPath(owner, ref.uid), query: { type: ref.type } }, tokenObjectType);
+  async get(partnerId: string, owner: PartyRef, ref: TokenRef): Promise<Token | undefined> {
+    const query = { type: await this.receiverType(partnerId, ref.type) };
+    return this.partners.get(partnerId, { module: "tokens", role: "RECEIVER", path: receiverPath(owner, ref.uid), query, owner }, tokenObjectType);
   }
 
   async put(partnerId: string, token: Token): Promise<void> {
@@ -40,7 +41,7 @@ export class TokensClient {
       role: "RECEIVER",
       method: "PUT",
       path: receiverPath(token, token.uid),
-      query: { type: token.type },
+      query: { type: await this.receiverType(partnerId, token.type) },
       body: { type: tokenObjectType, value: token },
       from: { country_code: token.country_code, party_id: token.party_id },
     });
@@ -53,7 +54,7 @@ export class TokensClient {
       role: "RECEIVER",
       method: "PATCH",
       path: receiverPath(owner, ref.uid),
-      query: { type: ref.type },
+      query: { type: await this.receiverType(partnerId, ref.type) },
       body: { type: tokenObjectType, value: fragment },
       from: owner,
     });
@@ -68,7 +69,7 @@ export class TokensClient {
         role: "SENDER",
         method: "POST",
         path: `/${encodeURIComponent(ref.uid)}/authorize`,
-        query: { type: ref.type },
+        query: { type: wireTokenType(ref.type, version) },
         body: location ? { type: locationReferencesObjectType, value: location } : undefined,
       });
       const tx = this.lossy?.context(partnerId, authorizationInfoObjectType.name, version, {}) ?? silentTranslation();
@@ -80,7 +81,17 @@ export class TokensClient {
       throw error;
     }
   }
+
+  /** `?type=` of receiver paths: the partner version's TokenType (as the body is translated), none in 2.1.1, whose receiver URLs carry no type. */
+  private async receiverType(partnerId: string, type: TokenType): Promise<string | undefined> {
+    const version = (await this.partners.endpoint(partnerId, "tokens", "RECEIVER")).record.version!;
+    return version === "2.1.1" ? undefined : wireTokenType(type, version);
+  }
 }
+
+/** A TokenType as a version knows it (2.3.0-only values become OTHER, as in the translated body); the loss is logged with the body. */
+const wireTokenType = (type: TokenType, version: VersionNumber): string =>
+  (tokenObjectType.down({ type } as Token, version, silentTranslation()) as Token).type;
 
 const receiverPath = (owner: PartyRef, uid: string): string =>
   `/${encodeURIComponent(owner.country_code)}/${encodeURIComponent(owner.party_id)}/${encodeURIComponent(uid)}`;
