@@ -3,9 +3,9 @@ import { notFound, OcpiError } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
 import { portContext } from "../../core/modules/receiver-rules";
 import { DEFAULT_TOKEN_TYPE, type LocationReferences } from "./model";
-import type { TokensSenderPort } from "./ports";
+import type { AuthorizeOutcome, TokensSenderPort } from "./ports";
 import { authorizationInfoObjectType, locationReferencesObjectType, tokenObjectType } from "./translate";
-import { queryTokenType } from "./token-paths";
+import { queryTokenType, storedTypesBehind211 } from "./token-paths";
 
 /**
  * Sender interface (eMSP side): our party's tokens, paginated, and real-time
@@ -26,8 +26,13 @@ export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
     body: { type: locationReferencesObjectType, mode: "full", optional: true },
     response: authorizationInfoObjectType,
     handle: async (req: OcpiRequest<LocationReferences | undefined>) => {
-      const token = { uid: req.params.token_uid, type: queryTokenType(req) ?? DEFAULT_TOKEN_TYPE };
-      const outcome = await port.authorize(token, req.body, portContext(req));
+      const type = queryTokenType(req) ?? DEFAULT_TOKEN_TYPE;
+      const types = req.ctx.version === "2.1.1" ? storedTypesBehind211(type) : [type];
+      let outcome: AuthorizeOutcome = { kind: "unknown_token" };
+      for (const candidate of types) {
+        outcome = await port.authorize({ uid: req.params.token_uid, type: candidate }, req.body, portContext(req));
+        if (outcome.kind !== "unknown_token") break;
+      }
       switch (outcome.kind) {
         case "answered":
           return { data: outcome.info };

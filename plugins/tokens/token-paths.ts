@@ -28,8 +28,15 @@ export const receiverTokenRefs = (req: OcpiRequest, bodyType?: TokenType): Token
   if (type !== undefined) return [{ uid, type }];
   if (req.ctx.version !== "2.1.1") return [{ uid, type: DEFAULT_TOKEN_TYPE }];
   if (bodyType !== undefined) return [{ uid, type: bodyType }];
-  return [{ uid, type: "RFID" }, { uid, type: "OTHER" }];
+  return [{ uid, type: "RFID" }, ...storedTypesBehind211("OTHER").map((t) => ({ uid, type: t }))];
 };
+
+/**
+ * 2.1.1 knows only RFID and OTHER; every newer type goes down as OTHER
+ * (plugins/tokens/translate.ts), so a 2.1.1 partner's OTHER may mean any of them.
+ */
+export const storedTypesBehind211 = (type: TokenType): TokenType[] =>
+  type === "OTHER" ? ["OTHER", "APP_USER", "AD_HOC_USER", "EMAID"] : [type];
 
 /** The merged result of a PATCH must still be a valid canonical Token; 2001 naming the fields otherwise (per partner strictness). */
 export const canonicalTokenCheck = (req: OcpiRequest) => (merged: Token): void => {

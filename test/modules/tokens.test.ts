@@ -382,6 +382,12 @@ describe("tokens module", () => {
       expect(unknown.status).toBe(404);
       expect(unknown.body.status_code).toBe(2000);
     });
+
+    it("2.1.1 OTHER reaches tokens whose newer type 2.1.1 cannot name (S05 is EMAID)", async () => {
+      const res = await authorize("2.1.1", "S05?type=OTHER");
+      expect(res.status).toBe(200);
+      expect(res.body.data.allowed).toBe("ALLOWED");
+    });
   });
 
   describe("2.1.1 receiver", () => {
