@@ -6,10 +6,12 @@ import { LocationsPlugin } from "../plugins/locations/module";
 import { SessionsPlugin } from "../plugins/sessions/module";
 import { TariffsPlugin } from "../plugins/tariffs/module";
 import { TokensPlugin } from "../plugins/tokens/module";
+import { CommandsPlugin } from "../plugins/commands/module";
+import { ChargingProfilesPlugin } from "../plugins/chargingprofiles/module";
 import { localAdapterFactory } from "../adapters/local";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
-export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin];
+export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
 export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory];

@@ -20,9 +20,15 @@ import { LossyTranslationLog } from "../core/model/lossy";
 import { CredentialsPlugin } from "../plugins/credentials/module";
 import { ChangeFeed } from "../core/events/change-feed";
 import { Outbox } from "../core/outbox/outbox";
-import { OutboxWorker } from "../core/outbox/outbox-worker";
-import { DEFAULT_RETRY_POLICY } from "../core/outbox/retry-policy";
+import { PushService } from "../core/push/push-service";
 import { BackgroundServices } from "../core/background";
+import { PendingRequests } from "../core/async/pending-requests";
+import { TimeoutWatcher } from "../core/async/timeout-watcher";
+import { ResponseCache } from "../core/cache/response-cache";
+import { SyncPuller } from "../core/sync/sync-puller";
+import { SyncScheduler } from "../core/sync/sync-scheduler";
+import { syncAdminRoutes } from "../core/sync/sync-admin";
+import { syncConfigErrors } from "../core/sync/sync-targets";
 import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
 
 export interface GatewayOptions {
@@ -79,21 +85,36 @@ export class Gateway {
       container.registerInstance(PartnerClient, partnerClient);
       const changes = new ChangeFeed();
       container.registerInstance(ChangeFeed, changes);
+      const cache = ResponseCache.fromConfig(config, log);
+      container.registerInstance(ResponseCache, cache);
+      changes.subscribe((change) => cache.invalidate(change.module, change.owner));
       const outbox = new Outbox(store);
       container.registerInstance(Outbox, outbox);
       const background = new BackgroundServices();
       container.registerInstance(BackgroundServices, background);
-      background.add(new OutboxWorker(outbox, store, (partnerId, request) => partnerClient.send(partnerId, request), DEFAULT_RETRY_POLICY, log));
+      const pending = new PendingRequests(store, log);
+      container.registerInstance(PendingRequests, pending);
+      background.add(new TimeoutWatcher(pending, log));
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
       const adapters = await createAdapters(config, factories, { store, config, log, changes });
       const served = resolveServedModules(config, plugins, adapters);
       catalog.set(served);
+      for (const module of served) module.plugin.connect?.(module.role, module.port);
+      const syncErrors = syncConfigErrors(config, served);
+      if (syncErrors.length) throw new StartupError(syncErrors);
+      background.add(container.resolve(SyncScheduler));
+      const push = container.resolve(PushService);
+      container.registerInstance(PushService, push);
       await registry.init();
-      const app = buildHttpApp(served, { config, registry, lossy, log });
+      const app = buildHttpApp(served, { config, registry, lossy, log, cache }, [
+        ...syncAdminRoutes(container.resolve(SyncPuller)),
+        ...push.adminRoutes(adapters),
+      ]);
       return new Gateway(config, app, store, registry, container, log, adapters, background);
     } catch (error) {
+      if (container.isRegistered(ResponseCache)) await container.resolve(ResponseCache).close();
       await store.close();
       throw error;
     }
@@ -131,6 +152,7 @@ export class Gateway {
       });
     }
     await this.background.stopAll();
+    await this.container.resolve(ResponseCache).close();
     for (const adapter of this.adapters.values()) await adapter.stop?.();
     await this.store.close();
   }

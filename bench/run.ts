@@ -4,6 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import type { LoadResult } from "./support";
 import { benchLocationsList } from "./locations-bench";
+import { benchCachedLocations } from "./cache-bench";
+import { benchPull, pullTable } from "./pull-bench";
+import { benchPushFanOut, pushTable } from "./push-bench";
 
 /**
  * `npm run bench`: every benchmark, each against a baseline measured in the
@@ -18,6 +21,9 @@ const main = async () => {
   const sections: string[] = [];
   const list = await benchLocationsList(seconds);
   sections.push(table("Authenticated GET /locations?limit=50 vs raw node:http sending the same bytes", list));
+  sections.push(table("Cached vs uncached GET /locations?limit=50, adapter artificially slow (50 ms per call)", await benchCachedLocations(seconds)));
+  sections.push(pullTable(await benchPull()));
+  sections.push(pushTable(await benchPushFanOut()));
 
   const report = [
     "# Benchmark results",

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { validate as validateCron } from "node-cron";
 import type { GatewayConfig } from "./types";
+import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS } from "./types";
 
 // ---------------------------------------------------------------------------
 // Messages (exported so other modules and tests can refer to them)
@@ -64,7 +65,14 @@ export const MESSAGES = {
   strictness: oneOf(STRICTNESS),
   hostname: 'must be a host name like "ocpi.partner.example" (no scheme, port or path)',
   cron: 'must be a valid cron expression (5 or 6 fields, e.g. "*/15 * * * *")',
+  syncOverlap: "must be a whole number of seconds between 0 and 86400",
+  pushDelay: "must be a whole number of milliseconds between 1 and 86400000 (one day)",
+  pushWindow: "must be a whole number of milliseconds between 1 and 2592000000 (30 days)",
   adapterSettings: "must be a mapping of adapter settings",
+  commandTimeout: "must be a whole number of seconds between 1 and 86400",
+  cacheTtl: "must be a number of seconds between 0 and 86400 (0: not cached)",
+  cacheMaxEntries: "must be an integer between 1 and 10000000",
+  cacheRedis: "must be true or false",
 } as const;
 
 // ---------------------------------------------------------------------------
@@ -104,6 +112,19 @@ function int(min: number, max: number, text: string) {
       .min(min, { error: text })
       .max(max, { error: text }),
   );
+}
+
+/** A number between min and max, fractions allowed; numeric strings too (from `${ENV}` interpolation). */
+function decimal(min: number, max: number, text: string) {
+  return z.preprocess(
+    (v) => (typeof v === "string" && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: msg(text) }).min(min, { error: text }).max(max, { error: text }),
+  );
+}
+
+/** true or false; "true"/"false" too (from `${ENV}` interpolation). */
+function bool(text: string) {
+  return z.preprocess((v) => (v === "true" ? true : v === "false" ? false : v), z.boolean({ error: msg(text) }));
 }
 
 /** `null` (an empty YAML value such as `partners:`) counts as absent, so defaults apply. */
@@ -165,6 +186,7 @@ export const serverSchema = z.strictObject({
   log_level: z.enum(LOG_LEVELS, { error: msg(MESSAGES.logLevel) }).default("info"),
   hub_party_id: str(PARTY_REF_RE, MESSAGES.hubPartyId).optional(),
   admin_token: str(/^[\x21-\x7E]{16,128}$/, MESSAGES.adminToken).optional(),
+  command_timeout_seconds: int(1, 86400, MESSAGES.commandTimeout).default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
 });
 
 export const imageSchema = z.strictObject({
@@ -257,7 +279,33 @@ export const partnerSchema = z.strictObject({
       z.string({ error: msg(MESSAGES.cron) }).refine((s) => s.trim() !== "" && validateCron(s), { error: MESSAGES.cron }),
     )
     .optional(),
+  sync_overlap_seconds: int(0, 86400, MESSAGES.syncOverlap).optional(),
+  push: z
+    .strictObject({
+      base_delay_ms: int(1, 86_400_000, MESSAGES.pushDelay).optional(),
+      max_delay_ms: int(1, 86_400_000, MESSAGES.pushDelay).optional(),
+      backlog_window_ms: int(1, 2_592_000_000, MESSAGES.pushWindow).optional(),
+    })
+    .optional(),
 });
+
+export const cacheSchema = nullAsAbsent(
+  z
+    .strictObject({
+      // Listed modules override the defaults; the others keep theirs.
+      ttl_seconds: nullAsAbsent(z.record(moduleIdKey, decimal(0, 86400, MESSAGES.cacheTtl)).optional()).transform((ttl) => ({
+        ...DEFAULT_CACHE_TTL_SECONDS,
+        ...ttl,
+      })),
+      max_entries: int(1, 10_000_000, MESSAGES.cacheMaxEntries).default(DEFAULT_CACHE_CONFIG.max_entries),
+      redis: bool(MESSAGES.cacheRedis).default(DEFAULT_CACHE_CONFIG.redis),
+      redis_url: z
+        .string({ error: msg(MESSAGES.redisUrl) })
+        .refine((s) => isUrlWith(s, ["redis:", "rediss:"]) !== undefined, { error: MESSAGES.redisUrl })
+        .optional(),
+    })
+    .prefault({}),
+);
 
 export const gatewayConfigSchema = z
   .strictObject({
@@ -274,6 +322,7 @@ export const gatewayConfigSchema = z
         .default({}),
     ),
     partners: nullAsAbsent(z.array(partnerSchema).default([])),
+    cache: cacheSchema,
   })
   // Cross-field rules. `when` makes them run even when other fields failed, so
   // every problem is reported in one go; the value may be partly invalid here.

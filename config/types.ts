@@ -47,7 +47,14 @@ export interface ServerConfig {
   hub_party_id?: string;
   /** bearer token of the admin API (/admin/v1); the admin API is off without it */
   admin_token?: string;
+  /**
+   * seconds an asynchronous outcome (command result, charging-profile result) may take: announced as `timeout`
+   * for requests we receive, and our grace beyond the partner's timeout for requests we send; default 30
+   */
+  command_timeout_seconds?: number;
 }
+
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
 
 export type StoreConfig = { type: "sqlite"; path: string } | { type: "redis"; url: string; key_prefix: string };
 
@@ -77,6 +84,19 @@ export interface PartnerConfig {
   callback_hosts: string[];
   /** cron schedules per module for sync pulls (issue #5) */
   sync?: Record<string, string>;
+  /** how far before the last pull's start an incremental pull asks from (date_from), for clock skew and late writes; default 60 */
+  sync_overlap_seconds?: number;
+  /** delivery of pushes to this partner (README "Pushes"); defaults in core/outbox/retry-policy.ts */
+  push?: PartnerPushConfig;
+}
+
+export interface PartnerPushConfig {
+  /** first retry delay after a failed delivery, ms */
+  base_delay_ms?: number;
+  /** upper bound of the exponential retry delay, ms */
+  max_delay_ms?: number;
+  /** unreachable for longer than this: superseded updates are dropped and a full resync follows, ms */
+  backlog_window_ms?: number;
 }
 
 export interface GatewayConfig {
@@ -86,4 +106,20 @@ export interface GatewayConfig {
   modules: Record<string, ModuleRouteConfig>;
   adapters: Record<string, Record<string, unknown>>;
   partners: PartnerConfig[];
+  /** cache of sender GET answers (README "Cache"); absent: DEFAULT_CACHE_CONFIG */
+  cache?: CacheConfig;
 }
+
+export interface CacheConfig {
+  /** seconds an answer may be served from the cache, per module; 0 or not listed: not cached */
+  ttl_seconds: Record<string, number>;
+  /** entries of the in-process tier */
+  max_entries: number;
+  /** use Redis as the shared second tier: `redis_url`, else the store's Redis (store.type redis) */
+  redis: boolean;
+  /** a Redis for the cache only (e.g. beside a SQLite store) */
+  redis_url?: string;
+}
+
+export const DEFAULT_CACHE_TTL_SECONDS: Readonly<Record<string, number>> = { locations: 60, tariffs: 300, tokens: 60, sessions: 10, cdrs: 60 };
+export const DEFAULT_CACHE_CONFIG: CacheConfig = { ttl_seconds: { ...DEFAULT_CACHE_TTL_SECONDS }, max_entries: 1000, redis: true };

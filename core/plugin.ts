@@ -7,6 +7,8 @@ import type { Store } from "./store/port";
 import type { GatewayConfig } from "../config/types";
 import type { AdminRoute } from "./admin/admin-api";
 import type { ChangeFeed } from "./events/change-feed";
+import type { SyncSpec } from "./sync/sync-spec";
+import type { PushSpec } from "./push/push-spec";
 
 export type HttpMethod = "GET" | "PUT" | "PATCH" | "POST" | "DELETE";
 
@@ -48,6 +50,13 @@ export interface RouteSpec {
   paginated?: boolean;
   /** versions this route exists in; default every version the plugin serves (e.g. tariff PATCH is 2.1.1 only) */
   versions?: readonly VersionNumber[];
+  /**
+   * A sender GET whose answer depends only on our party, the path and the
+   * list parameters (not on the partner or its version): served through the
+   * response cache (core/cache). One cached answer serves every request, so
+   * neither the handler nor the version translation may mutate it.
+   */
+  cache?: boolean;
   handle(req: OcpiRequest): Promise<OcpiReply>;
 }
 
@@ -70,6 +79,16 @@ export interface ModulePlugin {
   routes(role: InterfaceRole, port: unknown): RouteSpec[];
   /** routes of the admin API (/admin/v1) for the backend behind the gateway, e.g. issuing commands */
   adminRoutes?(role: InterfaceRole, port: unknown): AdminRoute[];
+  /**
+   * Called once per served role with its port before the gateway serves, on
+   * the instance that serves it: plugins whose adapters report back later
+   * (command outcomes) hand them their sink here.
+   */
+  connect?(role: InterfaceRole, port: unknown): void;
+  /** how a partner's SENDER list of this module is pulled into our RECEIVER port (`partners[].sync`) */
+  readonly syncSpec?: SyncSpec;
+  /** how changes of our own data in this module are pushed to partners' RECEIVER interfaces */
+  readonly pushSpec?: PushSpec;
 }
 
 /** An adapter instance: a named set of port implementations over one backend. */

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Adapter, AdapterFactory } from "../../core/plugin";
 import type { LocalModule } from "./local-module";
+import { LOCAL_CHANGES_PORT_NAMES, localChangesPorts } from "./changes";
 
 /**
  * The `local` adapter: every module's ports over the gateway's own store.
@@ -12,13 +13,16 @@ import type { LocalModule } from "./local-module";
  */
 export const createLocalAdapterFactory = (modules: readonly LocalModule[]): AdapterFactory => ({
   type: "local",
-  portNames: modules.flatMap((m) => m.portNames),
-  async create(settings, { store }): Promise<Adapter> {
-    const parts = modules.map((m) => ({ module: m, ...m.create(store) }));
-    const ports = Object.assign({}, ...parts.map((p) => p.ports));
+  portNames: [...modules.flatMap((m) => m.portNames), ...LOCAL_CHANGES_PORT_NAMES],
+  async create(settings, { store, changes, log }): Promise<Adapter> {
+    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log }) }));
+    const ports = Object.assign({}, ...parts.map((p) => p.ports), localChangesPorts(store, changes));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
     return {
       ports,
+      async stop() {
+        for (const part of parts) part.stop?.();
+      },
       async start() {
         if (!seedFile) return;
         const seed = JSON.parse(await readFile(path.resolve(seedFile), "utf8")) as Record<string, unknown>;

@@ -4,6 +4,16 @@ import { localSessions } from "./sessions";
 import { localCdrs } from "./cdrs";
 import { localTariffs } from "./tariffs";
 import { localTokens } from "./tokens";
+import { localCommands } from "./commands";
+import { localChargingProfiles } from "./chargingprofiles";
 
 /** The `local` adapter with every module it implements. */
-export const localAdapterFactory = createLocalAdapterFactory([localLocations, localSessions, localCdrs, localTariffs, localTokens]);
+export const localAdapterFactory = createLocalAdapterFactory([
+  localLocations,
+  localSessions,
+  localCdrs,
+  localTariffs,
+  localTokens,
+  localCommands,
+  localChargingProfiles,
+]);

@@ -1,4 +1,11 @@
 import type { Store } from "../../core/store/port";
+import type { Logger } from "pino";
+
+/** What a module may use besides the store: the adapter's settings (`adapters.local`) and the logger. */
+export interface LocalModuleContext {
+  settings: Record<string, unknown>;
+  log: Logger;
+}
 
 /**
  * One module's share of the `local` adapter: the ports it implements over
@@ -8,11 +15,14 @@ export interface LocalModule {
   /** key in the seed file, e.g. "locations" */
   readonly seedKey: string;
   readonly portNames: readonly string[];
-  create(store: Store): LocalModulePorts;
+  /** `context` is always given by the adapter factory; modules that need none take the store alone */
+  create(store: Store, context?: LocalModuleContext): LocalModulePorts;
 }
 
 export interface LocalModulePorts {
   ports: Record<string, unknown>;
   /** stores one seed object (2.3.0 form); throws with a clear message when it cannot */
   seed(object: Record<string, unknown>): Promise<void>;
+  /** when the adapter stops (the simulated charge point's timers) */
+  stop?(): void;
 }

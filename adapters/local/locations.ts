@@ -5,7 +5,7 @@ import type { LocalModule } from "./local-module";
 import { OwnedCollection } from "./owned-collection";
 
 /** Location ids are CiStrings: one key whatever the case a partner uses. */
-const keyOf = (id: string): string => id.toUpperCase();
+export const keyOf = (id: string): string => id.toUpperCase();
 
 /**
  * Locations in the gateway's store, per owning party and sorted by

@@ -81,7 +81,13 @@ export class OcpiClient {
         `${method} ${safeUrl(target.url)} ${timeout ? `timed out after ${this.timeoutMs} ms` : "failed: " + describeNetworkError(error)}`,
       );
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      // The connection can drop after the headers arrived; that is the partner being unreachable, not a bug here.
+      throw new PartnerCallError("unreachable", `${method} ${safeUrl(target.url)} failed while reading the answer: ${describeNetworkError(error)}`);
+    }
     let parsed: unknown;
     try {
       parsed = text === "" ? undefined : JSON.parse(text);

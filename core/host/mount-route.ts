@@ -6,6 +6,7 @@ import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
+import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
 import { sameParty } from "../protocol/types";
 import { envelope } from "../http/envelope";
@@ -22,6 +23,8 @@ export interface KernelServices {
   registry: PartnerRegistry;
   lossy: LossyTranslationLog;
   log: Logger;
+  /** serves cacheable GETs and invalidates on receiver writes; absent: every request reaches the plugin */
+  cache?: ResponseCache;
 }
 
 const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
@@ -66,7 +69,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const body = route.body ? readBody(ctx, route, rc, tx) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
     const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page };
-    const reply: OcpiReply = await route.handle(request);
+    const reply: OcpiReply = k.cache ? await k.cache.serve(route, request) : await route.handle(request);
 
     if (!plugin.configurationModule && version !== "2.1.1") {
       const to = routing.from ?? (partner.record.roles.length === 1 ? partner.record.roles[0] : undefined);

@@ -18,6 +18,7 @@ export interface OutboundRequest {
 export interface OutboxMessage {
   id: string;
   partnerId: string;
+  /** position in the partner's queue; a collapse moves the message to the tail with a new one */
   seq: number;
   /** set while a worker delivers it: a newer message then queues behind instead of collapsing into it */
   inFlight?: boolean;
@@ -26,6 +27,8 @@ export interface OutboxMessage {
   collapseKey?: string;
   /** delivered even when the backlog of a long-unreachable partner is dropped (CDRs, final sessions, command results) */
   essential?: boolean;
+  /** what the message is for, to whoever listens to deliveries (e.g. the probe that ends a resync wait) */
+  tag?: string;
   /** for logs, e.g. "PUT locations NL/GWY/LOC1" */
   label: string;
   attempts: number;
@@ -41,12 +44,25 @@ export interface EnqueueRequest {
   label: string;
   collapseKey?: string;
   essential?: boolean;
+  tag?: string;
+}
+
+/** Delivery counts of one partner's queue since the store was created. */
+export interface OutboxCounts {
+  delivered: number;
+  /** refused by the partner with a 2xxx status: not retried */
+  rejected: number;
+  /** superseded updates dropped after the partner was unreachable beyond its backlog window */
+  dropped: number;
 }
 
 const queueOf = (partnerId: string) => `outbox:queue:${partnerId}`;
 const collapseOf = (partnerId: string) => `outbox:collapse:${partnerId}`;
 const PARTNERS = "outbox:partners";
 const META = "outbox:meta";
+const COUNTS = "outbox:counts";
+
+const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
 
 /**
  * A durable FIFO of outbound messages per partner, in the gateway's store,
@@ -64,27 +80,46 @@ export class Outbox {
   }
 
   async enqueue(message: EnqueueRequest): Promise<string> {
-    if (message.collapseKey) {
-      const collapsed = await this.collapseInto(message);
-      if (collapsed) return this.notify(collapsed);
-    }
-    const seq = await this.nextSeq();
-    const id = randomUUID();
-    const stored: OutboxMessage = { ...message, id, seq, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
-    await this.store.put(queueOf(message.partnerId), id, stored, seq);
-    if (message.collapseKey) await this.store.put(collapseOf(message.partnerId), message.collapseKey, { id });
-    await this.store.put(PARTNERS, message.partnerId, { partnerId: message.partnerId });
-    return this.notify(id);
+    return (await this.enqueueAll([message]))[0];
   }
 
-  /** Replaces a waiting (not in-flight) message with the same collapse key; its place in the queue is kept. */
-  private async collapseInto(message: EnqueueRequest): Promise<string | undefined> {
+  /** Queues messages of one moment (a change fanned out to its partners), taking their positions in one step. */
+  async enqueueAll(messages: readonly EnqueueRequest[]): Promise<string[]> {
+    if (messages.length === 0) return [];
+    const first = await this.reserveSeqs(messages.length);
+    const ids: string[] = [];
+    for (const [i, message] of messages.entries()) ids.push(await this.place(message, first + i));
+    for (const listener of this.listeners) listener();
+    return ids;
+  }
+
+  private async place(message: EnqueueRequest, seq: number): Promise<string> {
+    const collapsed = message.collapseKey ? await this.collapseInto(message, seq) : undefined;
+    const id = collapsed ?? randomUUID();
+    if (!collapsed) {
+      const stored: OutboxMessage = { ...message, id, seq, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
+      await this.store.put(queueOf(message.partnerId), id, stored, seq);
+      if (message.collapseKey) await this.store.put(collapseOf(message.partnerId), message.collapseKey, { id });
+    }
+    // after the message: a worker retiring the partner meanwhile sees the message on its second look
+    await this.store.putIfAbsent(PARTNERS, message.partnerId, { partnerId: message.partnerId });
+    return id;
+  }
+
+  /**
+   * Replaces a waiting message with the same collapse key by this one, moved
+   * to the tail: any message queued between them (a PUT of the whole
+   * Location, say) then still comes before the newest state. Messages in
+   * flight or already tried stay as they are: the head of a failing queue
+   * keeps its place and its backoff.
+   */
+  private async collapseInto(message: EnqueueRequest, seq: number): Promise<string | undefined> {
     const pointer = await this.store.get<{ id: string }>(collapseOf(message.partnerId), message.collapseKey!);
     if (!pointer) return undefined;
     let merged = false;
     await this.store.update<OutboxMessage>(queueOf(message.partnerId), pointer.id, (current) => {
-      merged = current !== undefined && !current.inFlight;
-      return merged ? { value: { ...current!, request: message.request, label: message.label } } : undefined;
+      merged = current !== undefined && !current.inFlight && current.attempts === 0;
+      return merged ? { value: { ...current!, seq, request: message.request, label: message.label, enqueuedAt: Date.now() }, sortKey: seq } : undefined;
     });
     return merged ? pointer.id : undefined;
   }
@@ -94,20 +129,31 @@ export class Outbox {
     return page.items.map((p) => p.partnerId);
   }
 
-  async head(partnerId: string): Promise<OutboxMessage | undefined> {
-    return (await this.store.range<OutboxMessage>(queueOf(partnerId), { offset: 0, limit: 1 })).items[0];
+  async get(partnerId: string, id: string): Promise<OutboxMessage | undefined> {
+    return this.store.get<OutboxMessage>(queueOf(partnerId), id);
   }
 
+  async head(partnerId: string): Promise<OutboxMessage | undefined> {
+    return (await this.pending(partnerId, 1)).items[0];
+  }
+
+  /** The first `limit` messages of the partner's queue, oldest first, and the queue's length. */
   async pending(partnerId: string, limit = 100_000): Promise<{ items: OutboxMessage[]; total: number }> {
     return this.store.range<OutboxMessage>(queueOf(partnerId), { offset: 0, limit });
   }
 
-  /** Marks the message as being delivered and returns its current content (a collapse may have changed it). */
+  /**
+   * Marks the message as being delivered and returns its current content (a
+   * collapse may have changed it); undefined when it is gone or was moved to
+   * the tail since it was read, so it is not delivered ahead of its turn.
+   * A message without a collapse key never changes: nothing to mark.
+   */
   async claim(message: OutboxMessage): Promise<OutboxMessage | undefined> {
+    if (!message.collapseKey) return message;
     let found = false;
     const claimed = await this.store.update<OutboxMessage>(queueOf(message.partnerId), message.id, (current) => {
-      found = current !== undefined;
-      return current ? { value: { ...current, inFlight: true } } : undefined;
+      found = current !== undefined && current.seq === message.seq;
+      return found ? { value: { ...current!, inFlight: true } } : undefined;
     });
     return found ? claimed : undefined;
   }
@@ -137,18 +183,39 @@ export class Outbox {
     );
   }
 
-  /** Forgets a partner with an empty queue, so workers stop looking at it. */
+  /**
+   * Forgets a partner with an empty queue, so workers stop looking at it. An
+   * enqueue racing with this writes its message before the partner entry, so
+   * the second look below sees it and puts the entry back.
+   */
   async retire(partnerId: string): Promise<void> {
-    if (!(await this.head(partnerId))) await this.store.delete(PARTNERS, partnerId);
+    if (await this.head(partnerId)) return;
+    await this.store.delete(PARTNERS, partnerId);
+    if (await this.head(partnerId)) await this.store.put(PARTNERS, partnerId, { partnerId });
   }
 
-  private async nextSeq(): Promise<number> {
-    const counter = await this.store.update<{ seq: number }>(META, "seq", (current) => ({ value: { seq: (current?.seq ?? 0) + 1 } }));
-    return counter!.seq;
+  async counts(partnerId: string): Promise<OutboxCounts> {
+    return (await this.store.get<OutboxCounts>(COUNTS, partnerId)) ?? NO_COUNTS;
   }
 
-  private notify(id: string): string {
-    for (const listener of this.listeners) listener();
-    return id;
+  /** Adds to a partner's counts; workers call it once per pass, not per message. */
+  async count(partnerId: string, delta: Partial<OutboxCounts>): Promise<void> {
+    if (!Object.values(delta).some((n) => n)) return;
+    await this.store.update<OutboxCounts>(COUNTS, partnerId, (current) => {
+      const base = current ?? NO_COUNTS;
+      return {
+        value: {
+          delivered: base.delivered + (delta.delivered ?? 0),
+          rejected: base.rejected + (delta.rejected ?? 0),
+          dropped: base.dropped + (delta.dropped ?? 0),
+        },
+      };
+    });
+  }
+
+  /** The first of `count` consecutive queue positions, after every position taken before. */
+  private async reserveSeqs(count: number): Promise<number> {
+    const counter = await this.store.update<{ seq: number }>(META, "seq", (current) => ({ value: { seq: (current?.seq ?? 0) + count } }));
+    return counter!.seq - count + 1;
   }
 }

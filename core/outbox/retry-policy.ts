@@ -1,4 +1,5 @@
 import { PartnerCallError } from "../client/ocpi-client";
+import type { PartnerPushConfig } from "../../config/types";
 
 export interface RetryPolicy {
   /** first retry delay */
@@ -14,6 +15,13 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5 * 60_000, backlogWindowMs: 60 * 60_000 };
+
+/** A partner's policy: its `partners[].push` settings over the defaults. */
+export const retryPolicyOf = (settings: PartnerPushConfig = {}): RetryPolicy => ({
+  baseDelayMs: settings.base_delay_ms ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+  maxDelayMs: settings.max_delay_ms ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+  backlogWindowMs: settings.backlog_window_ms ?? DEFAULT_RETRY_POLICY.backlogWindowMs,
+});
 
 /**
  * Whether a failed delivery is worth retrying: network errors, timeouts,

@@ -7,6 +7,10 @@ import { TOKENS } from "../../core/tokens";
 import type { CdrsReceiverPort, CdrsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
+import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { Cdr } from "./model";
+import { cdrType } from "./translate";
+import { CDRS_PUSH } from "./push";
 
 /** The CDRs module: CPOs serve their CDRs (Sender) and push them to eMSPs (Receiver). */
 @injectable()
@@ -15,6 +19,12 @@ export class CdrsPlugin implements ModulePlugin {
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
   readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner = "CPO" as const;
+  readonly pushSpec = CDRS_PUSH;
+  /** CDRs are immutable: one we already have is left as it is, so a repeated pull stores nothing twice */
+  readonly syncSpec: SyncSpec<Cdr> = {
+    type: cdrType,
+    upsert: (port, owner, cdr, ctx) => (port as CdrsReceiverPort).insert(owner, cdr, ctx),
+  };
 
   /** the public URL is needed for the Location header a POSTed CDR is answered with */
   constructor(@inject(TOKENS.Config) private readonly config: GatewayConfig) {}

@@ -9,6 +9,7 @@ export const senderRoutes = (port: CdrsSenderPort): RouteSpec[] => [
     method: "GET",
     path: "",
     paginated: true,
+    cache: true,
     response: cdrType,
     handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
   },

@@ -27,14 +27,16 @@ export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
       method: "GET",
       path: "",
       paginated: true,
+      cache: true,
       response: locationType,
       handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
     },
-    { method: "GET", path: "/:location_id", response: locationType, handle: async (req) => ({ data: await location(req) }) },
-    { method: "GET", path: "/:location_id/:evse_uid", response: evseType, handle: async (req) => ({ data: await evse(req) }) },
+    { method: "GET", path: "/:location_id", cache: true, response: locationType, handle: async (req) => ({ data: await location(req) }) },
+    { method: "GET", path: "/:location_id/:evse_uid", cache: true, response: evseType, handle: async (req) => ({ data: await evse(req) }) },
     {
       method: "GET",
       path: "/:location_id/:evse_uid/:connector_id",
+      cache: true,
       response: connectorType,
       handle: async (req) => {
         const found = findConnector(await evse(req), req.params.connector_id);

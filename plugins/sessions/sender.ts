@@ -11,6 +11,7 @@ export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
     method: "GET",
     path: "",
     paginated: true,
+    cache: true,
     response: sessionType,
     handle: async (req) => {
       // Sessions is the one list where date_from is required (ocpi-notes §3.2); the kernel treats it as optional.

@@ -5,6 +5,10 @@ import { portNameOf } from "../../core/plugin";
 import type { TariffsReceiverPort, TariffsSenderPort } from "./ports";
 import { patchRoute, receiverRoutes } from "./receiver";
 import { senderRoutes } from "./sender";
+import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { Tariff } from "./model";
+import { tariffType } from "./translate";
+import { TARIFFS_PUSH } from "./push";
 
 /** The tariffs module: data owned by the CPO, pulled from its Sender or pushed to an eMSP's Receiver. */
 @injectable()
@@ -13,6 +17,11 @@ export class TariffsPlugin implements ModulePlugin {
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
   readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner: Role = "CPO";
+  readonly pushSpec = TARIFFS_PUSH;
+  readonly syncSpec: SyncSpec<Tariff> = {
+    type: tariffType,
+    upsert: (port, owner, tariff, ctx) => (port as TariffsReceiverPort).put(owner, tariff, ctx),
+  };
 
   portName(role: InterfaceRole): string {
     return portNameOf(this.module, role);

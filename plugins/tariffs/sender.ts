@@ -9,6 +9,7 @@ export const senderRoutes = (port: TariffsSenderPort): RouteSpec[] => [
     method: "GET",
     path: "",
     paginated: true,
+    cache: true,
     response: tariffType,
     handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
   },

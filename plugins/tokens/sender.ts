@@ -17,6 +17,7 @@ export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
     method: "GET",
     path: "",
     paginated: true,
+    cache: true,
     response: tokenObjectType,
     handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
   },

@@ -52,11 +52,14 @@ describe("example gateway.config.yaml", () => {
         token_grace_seconds: 0,
         request_timeout_ms: 10000,
         log_level: "info",
+        command_timeout_seconds: 30,
       },
       parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Example CPO" } }],
       store: { type: "sqlite", path: "./data/gateway.db" },
-      modules: {},
-      adapters: { local: {} },
+      modules: Object.fromEntries(
+        ["locations", "sessions", "cdrs", "tariffs", "tokens", "commands", "chargingprofiles"].map((m) => [m, { adapter: "local" }]),
+      ),
+      adapters: { local: { seed: "./examples/seed.json" } },
       partners: [
         {
           id: "example-emsp",
@@ -68,6 +71,7 @@ describe("example gateway.config.yaml", () => {
           callback_hosts: [],
         },
       ],
+      cache: { ttl_seconds: { locations: 60, tariffs: 300, tokens: 60, sessions: 10, cdrs: 60 }, max_entries: 1000, redis: true },
     });
   });
 
@@ -102,6 +106,7 @@ describe("defaults", () => {
       token_grace_seconds: 0,
       request_timeout_ms: 10000,
       log_level: "info",
+      command_timeout_seconds: 30,
     });
     expect(config.store).toEqual({ type: "sqlite", path: "./data/gateway.db" });
     expect(config.modules).toEqual({});
@@ -322,7 +327,7 @@ describe("malformed configs are rejected with precise path: message", () => {
     [
       "unknown key without a close match",
       yamlWith((c) => (c.logging = { level: "debug" })),
-      "logging: unknown key (allowed here: server, parties, store, modules, adapters, partners)",
+      "logging: unknown key (allowed here: server, parties, store, modules, adapters, partners, cache)",
     ],
     ["store type redis without url", yamlWith((c) => (c.store = { type: "redis" })), "store.url: is required"],
     [
@@ -400,7 +405,7 @@ describe("ConfigError", () => {
     const err = errorOf(text);
     const expected = [
       "server.port: must be an integer between 1 and 65535",
-      "server.colour: unknown key (allowed here: port, host, public_url, max_page_limit, token_grace_seconds, request_timeout_ms, log_level, hub_party_id, admin_token)",
+      "server.colour: unknown key (allowed here: port, host, public_url, max_page_limit, token_grace_seconds, request_timeout_ms, log_level, hub_party_id, admin_token, command_timeout_seconds)",
       "parties[0].country_code: must be exactly 2 uppercase letters (ISO 3166-1 alpha-2)",
       "store.url: is required",
       "partners[0].token_a: environment variable MISSING_TOKEN is not set and has no default (write ${MISSING_TOKEN:-default} to give one)",

@@ -1,0 +1,62 @@
+import type { Store } from "../../core/store/port";
+import type { LocalModule, LocalModuleContext } from "./local-module";
+import type { Location } from "../../plugins/locations/model";
+import type { Session } from "../../plugins/sessions/model";
+import type { CommandResult, StopSession } from "../../plugins/commands/model";
+import type { CommandsReceiverPort, CommandsSenderPort, SentCommand } from "../../plugins/commands/ports";
+import { OwnedCollection } from "./owned-collection";
+import { keyOf as locationKey } from "./locations";
+import { PlannedOutcomes, simulatorBehaviour } from "./simulator";
+
+/** The embedded eMSP backend's inbox: every command result the gateway handed over, per command uid. */
+export const COMMAND_RESULTS = "local:commands:results";
+
+export interface ReceivedCommandResults extends SentCommand {
+  results: CommandResult[];
+}
+
+/**
+ * Commands on the `local` adapter. Receiver (CPO): a simulated charge point
+ * (adapters/local/simulator.ts) that knows our party's Locations and
+ * Sessions from the store: STOP_SESSION of an unknown session is answered
+ * UNKNOWN_SESSION, everything else is accepted and its configured outcome
+ * reported later. Sender (eMSP): results are kept in COMMAND_RESULTS.
+ */
+export const localCommands: LocalModule = {
+  seedKey: "commands",
+  portNames: ["commands.RECEIVER", "commands.SENDER"],
+  create(store: Store, context?: LocalModuleContext) {
+    const locations = new OwnedCollection<Location>(store, "locations");
+    const sessions = new OwnedCollection<Session>(store, "sessions");
+    const behaviour = simulatorBehaviour(context?.settings ?? {});
+    const planned = new PlannedOutcomes<CommandResult>(store, "local:simulator:commands", context?.log);
+
+    const receiver: CommandsReceiverPort = {
+      connect: (sink) => planned.connect((id, result) => sink.report(id, result)),
+      location: (id, ctx) => locations.get(ctx.party, locationKey(id)),
+      async submit(command, ctx) {
+        if (command.type === "STOP_SESSION" && !(await sessions.get(ctx.party, (command.request as StopSession).session_id)))
+          return { result: "UNKNOWN_SESSION" };
+        const { outcome, delay_ms } = behaviour(command.type);
+        if (outcome !== "NO_ANSWER") await planned.add(command.id, delay_ms, { result: outcome });
+        return { result: "ACCEPTED" };
+      },
+    };
+
+    const sender: CommandsSenderPort = {
+      async onResult(command, result) {
+        await store.update<ReceivedCommandResults>(COMMAND_RESULTS, command.uid, (current) => ({
+          value: { ...command, results: [...(current?.results ?? []), result] },
+        }));
+      },
+    };
+
+    return {
+      ports: { "commands.RECEIVER": receiver, "commands.SENDER": sender },
+      stop: () => planned.stop(),
+      async seed() {
+        throw new Error("commands are not seeded: partners send them");
+      },
+    };
+  },
+};

@@ -1,0 +1,101 @@
+import "reflect-metadata";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { stringify } from "yaml";
+import type { CacheConfig, GatewayConfig } from "../config/types";
+import { DEFAULT_CACHE_CONFIG } from "../config/types";
+import { Gateway } from "../app/gateway";
+import { benchLocation } from "./locations-bench";
+import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput, type LoadResult } from "./support";
+
+const SLOW_GATEWAY = path.resolve(__dirname, "slow-locations-gateway.js");
+const ADAPTER_DELAY_MS = 50;
+
+interface Variant {
+  name: string;
+  cache: CacheConfig;
+}
+
+/**
+ * Authenticated `GET /locations?limit=50` on a gateway whose locations
+ * adapter takes 50 ms per call (1,000 locations behind it): uncached (TTL
+ * 0), cached in process, and cached in process plus Redis (when
+ * redis-server is installed). Every variant is its own gateway process on
+ * the same store, run one after the other in the same run. Each row says
+ * how many calls reached the adapter.
+ */
+export const benchCachedLocations = async (seconds: number): Promise<LoadResult[]> => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-cache-bench-"));
+  const port = await freePort();
+  const base: GatewayConfig = {
+    server: { port, host: HOST, public_url: `http://${HOST}:${port}`, max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 5000, log_level: "warn" },
+    parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Bench CPO" } }],
+    store: { type: "sqlite", path: path.join(dir, "gateway.db") },
+    modules: { locations: { adapter: "local" } },
+    adapters: { local: { seed: path.join(dir, "seed.json") } },
+    partners: [{ id: "bench", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
+  };
+  writeFileSync(path.join(dir, "seed.json"), JSON.stringify({ locations: Array.from({ length: 1000 }, (_, i) => benchLocation(i)) }));
+
+  // Register the bench partner in the store the way a credentials exchange would leave it.
+  const setup = await Gateway.create({ ...base, cache: { ...DEFAULT_CACHE_CONFIG, redis: false } });
+  const token = await setup.registry.issueToken("bench");
+  await setup.registry.recordRegistration("bench", {
+    version: "2.3.0",
+    versionsUrl: `http://${HOST}:1/versions`,
+    endpoints: [],
+    roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "Bench eMSP" } }],
+    tokenToPartner: "unused",
+  });
+  await setup.close();
+
+  const ttl = { ...DEFAULT_CACHE_CONFIG.ttl_seconds, locations: 600 };
+  const variants: Variant[] = [
+    { name: "uncached (cache TTL 0)", cache: { ...DEFAULT_CACHE_CONFIG, ttl_seconds: { ...ttl, locations: 0 }, redis: false } },
+    { name: "cached, in-process tier", cache: { ...DEFAULT_CACHE_CONFIG, ttl_seconds: ttl, redis: false } },
+  ];
+  const redis = await startRedisIfInstalled(dir);
+  if (redis) variants.push({ name: "cached, in-process + Redis tiers", cache: { ...DEFAULT_CACHE_CONFIG, ttl_seconds: ttl, redis: true, redis_url: redis.url } });
+
+  const url = `http://${HOST}:${port}/ocpi/2.3.0/sender/locations?limit=50`;
+  const headers = { Authorization: `Token ${Buffer.from(token).toString("base64")}` };
+  const rows: LoadResult[] = [];
+  try {
+    for (const [i, variant] of variants.entries()) {
+      const file = path.join(dir, `gateway-${i}.yaml`);
+      writeFileSync(file, stringify({ ...base, cache: variant.cache }));
+      const gateway = spawnOnServerCore([SLOW_GATEWAY, file, String(ADAPTER_DELAY_MS)]);
+      let output = "";
+      gateway.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      let result: LoadResult;
+      try {
+        await waitForOutput(gateway, "listening on");
+        const sample = await fetch(url, { headers });
+        if (sample.status !== 200) throw new Error(`gateway answered ${sample.status}: ${await sample.text()}`);
+        result = await load(variant.name, url, headers, seconds);
+      } finally {
+        // the gateway prints its adapter call count as it stops
+        await stop(gateway);
+      }
+      const stdout = gateway.stdout;
+      if (stdout && !stdout.closed) await new Promise((resolve) => stdout.once("close", resolve));
+      const calls = /adapter calls: (\d+)/.exec(output)?.[1] ?? "?";
+      rows.push({ ...result, name: `${variant.name}; calls reaching the adapter: ${calls}` });
+    }
+    return rows;
+  } finally {
+    if (redis) await stop(redis.process);
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** A throwaway redis-server on a free loopback port, or undefined when none is installed. */
+const startRedisIfInstalled = async (dir: string): Promise<{ url: string; process: ChildProcess } | undefined> => {
+  if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", HOST, "--save", "", "--appendonly", "no"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  await waitForOutput(child, "Ready to accept connections");
+  return { url: `redis://${HOST}:${port}`, process: child };
+};

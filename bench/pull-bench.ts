@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { freePort, spawnOnServerCore, stop, waitForOutput } from "./support";
+
+const MOCK_PARTNER = path.resolve(__dirname, "mock-partner.js");
+const PULL_CLIENT = path.resolve(__dirname, "pull-client.js");
+const PAGE_SIZE = 1000;
+const SIZES = [10_000, 100_000];
+
+export interface PullResult {
+  name: string;
+  objects: number;
+  pages: number;
+  ms: number;
+  peakRssMb: number;
+  /** objects/s of the baseline pull of the same list, measured in the same run */
+  baselinePerSecond: number;
+  /** size of the list's JSON, to set the peak RSS against */
+  listMb: number;
+}
+
+/** Runs pull-client.js in a process of its own (on the load core, like the parent) and reads its one JSON line. */
+const measure = (mode: "baseline" | "gateway", listUrl: string): Promise<{ objects: number; pages: number; ms: number; peakRssMb: number; bytes?: number }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [PULL_CLIENT, mode, listUrl], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const line = out.trim().split("\n").pop() ?? "";
+      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line));
+      else reject(new Error(`${mode} pull exited with ${code}: ${out}`));
+    });
+  });
+
+/**
+ * A full sync pull of a mock partner's Location list (a child process on the
+ * server core serving pre-serialised pages of PAGE_SIZE with Link headers):
+ * the gateway's pull (validation, translation, upsert into the `local`
+ * adapter on SQLite, page by page) against fetching and parsing the same
+ * pages, at 10,000 and 100,000 objects, so the peak RSS shows whether memory
+ * grows with the list.
+ */
+export const benchPull = async (): Promise<PullResult[]> => {
+  const rows: PullResult[] = [];
+  for (const total of SIZES) {
+    const port = await freePort();
+    const mock = spawnOnServerCore([MOCK_PARTNER, String(port), String(total), String(PAGE_SIZE)]);
+    try {
+      await waitForOutput(mock, "listening on", 60_000);
+      const listUrl = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
+      const baseline = await measure("baseline", listUrl);
+      const gateway = await measure("gateway", listUrl);
+      for (const [result, expected] of [[baseline, total], [gateway, total]] as const)
+        if (result.objects !== expected) throw new Error(`pulled ${result.objects} objects instead of ${expected}`);
+      const shared = { baselinePerSecond: (baseline.objects / baseline.ms) * 1000, listMb: (baseline.bytes ?? 0) / 1048576 };
+      const count = total.toLocaleString("en-US");
+      rows.push({ name: `raw fetch + JSON.parse, ${count} objects (baseline)`, ...baseline, ...shared });
+      rows.push({ name: `gateway sync pull into local adapter (SQLite), ${count} objects`, ...gateway, ...shared });
+    } finally {
+      await stop(mock);
+    }
+  }
+  return rows;
+};
+
+export const pullTable = (rows: PullResult[]): string =>
+  [
+    `## Full sync pull of a mock partner's Locations (${PAGE_SIZE} per page, Link headers) vs fetching the same pages`,
+    "",
+    "Each pull runs in a fresh process; peak RSS is that process's maximum resident set (Node itself included), to be set against the size of the list's JSON. The ratio compares objects/s with the baseline row of the same size.",
+    "",
+    "| target | objects | pages | seconds | objects/s | ratio to baseline | list JSON MB | peak RSS MB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => {
+      const perSecond = (r.objects / r.ms) * 1000;
+      return `| ${r.name} | ${r.objects} | ${r.pages} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / r.baselinePerSecond).toFixed(2)} | ${Math.round(r.listMb)} | ${Math.round(r.peakRssMb)} |`;
+    }),
+    "",
+  ].join("\n");

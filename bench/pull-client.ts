@@ -1,0 +1,82 @@
+import "reflect-metadata";
+import os from "node:os";
+import path from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { GatewayConfig } from "../config/types";
+import { Gateway } from "../app/gateway";
+import { SyncPuller } from "../core/sync/sync-puller";
+
+/**
+ * One measured pull of a mock partner's Location list, in a process of its
+ * own so its peak RSS is the pull's alone. Prints one JSON line:
+ * `{ objects, pages, ms, peakRssMb }`. Arguments: mode, list URL.
+ * - `baseline`: fetch and JSON.parse every page, following Link headers, and count the objects;
+ * - `gateway`: the gateway's sync pull (validation, translation, upsert into the `local` adapter on SQLite).
+ */
+const [mode, listUrl] = process.argv.slice(2);
+
+interface Measured {
+  objects: number;
+  pages: number;
+  /** time of the pull itself, without process and gateway start-up */
+  ms: number;
+  /** size of the list's JSON bodies (baseline only) */
+  bytes?: number;
+}
+
+const rawPull = async (): Promise<Measured> => {
+  const started = performance.now();
+  let next: string | undefined = listUrl;
+  let objects = 0;
+  let pages = 0;
+  let bytes = 0;
+  while (next) {
+    const response = await fetch(next, { headers: { Authorization: "Token YmVuY2g=" } });
+    const text = await response.text();
+    bytes += Buffer.byteLength(text);
+    const body = JSON.parse(text) as { data: unknown[] };
+    objects += body.data.length;
+    pages++;
+    next = /<([^>]+)>\s*;\s*rel="?next"?/i.exec(response.headers.get("link") ?? "")?.[1];
+  }
+  return { objects, pages, ms: performance.now() - started, bytes };
+};
+
+const gatewayPull = async (): Promise<Measured> => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-pull-bench-"));
+  const config: GatewayConfig = {
+    server: { port: 0, host: "127.0.0.1", public_url: "http://127.0.0.1:1", max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 30_000, log_level: "warn" },
+    parties: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "Bench eMSP" } }],
+    store: { type: "sqlite", path: path.join(dir, "gateway.db") },
+    modules: { locations: { adapter: "local" } },
+    adapters: { local: {} },
+    partners: [{ id: "mock", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
+  };
+  const gateway = await Gateway.create(config);
+  try {
+    // The partner registered the way a credentials exchange leaves it; the mock serves only its list.
+    await gateway.registry.recordRegistration("mock", {
+      version: "2.3.0",
+      versionsUrl: new URL("/ocpi/versions", listUrl).toString(),
+      endpoints: [{ identifier: "locations", role: "SENDER", url: listUrl }],
+      roles: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Mock CPO" } }],
+      tokenToPartner: "bench",
+    });
+    const result = await gateway.container.resolve(SyncPuller).pull("mock", "locations", { full: true, trigger: "on demand" });
+    return { objects: result.objects, pages: result.pages, ms: result.duration_ms };
+  } finally {
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const main = async () => {
+  if (mode !== "baseline" && mode !== "gateway") throw new Error(`mode must be baseline or gateway, not ${mode}`);
+  const measured = mode === "gateway" ? await gatewayPull() : await rawPull();
+  process.stdout.write(JSON.stringify({ ...measured, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + "\n");
+};
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});

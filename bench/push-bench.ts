@@ -1,0 +1,155 @@
+import "reflect-metadata";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pino from "pino";
+import type { GatewayConfig } from "../config/types";
+import { Gateway } from "../app/gateway";
+import { ChangeFeed, type DataChange } from "../core/events/change-feed";
+import { Outbox } from "../core/outbox/outbox";
+import { HOST, spawnOnServerCore, stop } from "./support";
+
+const RECEIVERS = path.resolve(__dirname, "push-receivers.js");
+const PARTNERS = 10;
+const CHANGES = 10_000;
+/** the baseline's rate settles long before 10,000 changes: a fifth of them keeps `npm run bench` shorter */
+const BASELINE_CHANGES = 2_000;
+/** the run is aborted past this, so `npm run bench` stays bounded */
+const TIMEOUT_MS = 600_000;
+
+export interface PushResult {
+  name: string;
+  deliveries: number;
+  ms: number;
+  /** time until every change was queued (the gateway only) */
+  enqueueMs?: number;
+}
+
+/** 10,000 status changes of distinct EVSEs (nothing collapses), as an adapter reports them. */
+const change = (i: number): DataChange => ({
+  module: "locations",
+  owner: { country_code: "NL", party_id: "GWY" },
+  path: [`LOC${Math.floor(i / 10)}`, `EVSE${i}`],
+  kind: "patch",
+  object: { status: i % 2 ? "CHARGING" : "AVAILABLE", last_updated: new Date(Date.UTC(2026, 0, 1) + i).toISOString() },
+});
+
+/** Starts the receivers on the server core; resolves with their ports. */
+const startReceivers = (): Promise<{ child: ChildProcess; ports: number[] }> =>
+  new Promise((resolve, reject) => {
+    const child = spawnOnServerCore([RECEIVERS, String(PARTNERS)]);
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`receivers did not start: ${out}`)), 20_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\[[\d,]+\])/.exec(out);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({ child, ports: JSON.parse(match[1]) as number[] });
+    });
+    child.once("exit", (code) => reject(new Error(`receivers exited with ${code}: ${out}`)));
+  });
+
+const receiverUrl = (port: number) => `http://${HOST}:${port}/ocpi/2.3.0/receiver/locations`;
+
+/**
+ * The baseline: the same PATCHes (of the first 2,000 changes) sent straight
+ * with fetch, one lane per partner in order, as the outbox worker delivers
+ * them, but without queueing anything durably.
+ */
+const direct = async (ports: number[]): Promise<PushResult> => {
+  const started = Date.now();
+  await Promise.all(
+    ports.map(async (port) => {
+      for (let i = 0; i < BASELINE_CHANGES; i++) {
+        const c = change(i);
+        const response = await fetch(`${receiverUrl(port)}/NL/GWY/${c.path.join("/")}`, {
+          method: "PATCH",
+          headers: { Authorization: "Token YmVuY2g=", "Content-Type": "application/json" },
+          body: JSON.stringify(c.object),
+        });
+        await response.arrayBuffer();
+      }
+    }),
+  );
+  return { name: "fetch in order per partner, nothing queued (baseline)", deliveries: BASELINE_CHANGES * ports.length, ms: Date.now() - started };
+};
+
+/**
+ * Push fan-out: a gateway (SQLite store, in this process on the load core)
+ * with 10 registered 2.3.0 partners takes 10,000 EVSE status changes from
+ * its ChangeFeed; each becomes one outbox message per partner, delivered by
+ * the outbox worker to cheap receivers in a child process on the server
+ * core. Timed from the first change to the last delivery.
+ */
+const throughGateway = async (ports: number[]): Promise<PushResult> => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-push-bench-"));
+  const partners = ports.map((_, i) => `partner-${i + 1}`);
+  const config: GatewayConfig = {
+    server: { port: 0, host: HOST, public_url: `http://${HOST}:1`, max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 5000, log_level: "warn" },
+    parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Bench CPO" } }],
+    store: { type: "sqlite", path: path.join(dir, "gateway.db") },
+    modules: { locations: { adapter: "local" } },
+    adapters: { local: {} },
+    partners: partners.map((id) => ({ id, versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] })),
+  };
+  const gateway = await Gateway.create(config, { logger: pino({ level: "warn" }) });
+  try {
+    // Registered the way a credentials exchange would leave them.
+    for (const [i, id] of partners.entries())
+      await gateway.registry.recordRegistration(id, {
+        version: "2.3.0",
+        versionsUrl: `http://${HOST}:${ports[i]}/ocpi/versions`,
+        endpoints: [{ identifier: "locations", role: "RECEIVER", url: receiverUrl(ports[i]) }],
+        roles: [{ country_code: "DE", party_id: `E${String(i).padStart(2, "0")}`, role: "EMSP", business_details: { name: id } }],
+        tokenToPartner: "bench",
+      });
+    await gateway.listen();
+    const feed = gateway.container.resolve(ChangeFeed);
+    const outbox = gateway.container.resolve(Outbox);
+    const started = Date.now();
+    for (let i = 0; i < CHANGES; i++) await feed.publish(change(i));
+    const enqueueMs = Date.now() - started;
+    let delivered = 0;
+    while (delivered < CHANGES * partners.length) {
+      if (Date.now() - started > TIMEOUT_MS) throw new Error(`push bench: ${delivered} deliveries after ${TIMEOUT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const left = await Promise.all(partners.map(async (id) => (await outbox.pending(id, 1)).total));
+      delivered = CHANGES * partners.length - left.reduce((a, b) => a + b, 0);
+    }
+    const ms = Date.now() - started;
+    const counted = (await Promise.all(partners.map((id) => outbox.counts(id)))).reduce((sum, c) => sum + c.delivered, 0);
+    if (counted !== delivered) throw new Error(`push bench: ${counted} deliveries counted, ${delivered} expected`);
+    return { name: "gateway: ChangeFeed → outbox (SQLite) → worker", deliveries: delivered, ms, enqueueMs };
+  } finally {
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+export const benchPushFanOut = async (): Promise<PushResult[]> => {
+  const { child, ports } = await startReceivers();
+  try {
+    return [await direct(ports), await throughGateway(ports)];
+  } finally {
+    await stop(child);
+  }
+};
+
+export const pushTable = (rows: PushResult[]): string =>
+  [
+    `## Push fan-out of ${CHANGES.toLocaleString("en-US")} EVSE status changes to ${PARTNERS} partners vs sending the same PATCHes directly`,
+    "",
+    `Distinct EVSEs, so nothing collapses: every change is one PATCH per partner, sent by fetch as core/client/ocpi-client.ts does. The receivers (one child process on the server core) answer at once; the gateway's time runs from the first change to the last delivery and includes queueing every message durably in SQLite, the fan-out (partner lookup, translation), the in-flight claim and the removal after delivery. The baseline sends the PATCHes of the first ${BASELINE_CHANGES.toLocaleString("en-US")} changes. The ratio compares deliveries/s.`,
+    "",
+    "| target | deliveries | seconds | deliveries/s | ratio to baseline | changes queued/s |",
+    "|---|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => {
+      const perSecond = (r.deliveries / r.ms) * 1000;
+      const base = (rows[0].deliveries / rows[0].ms) * 1000;
+      const queued = r.enqueueMs === undefined ? "—" : Math.round((CHANGES / r.enqueueMs) * 1000);
+      return `| ${r.name} | ${r.deliveries} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / base).toFixed(2)} | ${queued} |`;
+    }),
+    "",
+  ].join("\n");

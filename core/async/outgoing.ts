@@ -1,0 +1,113 @@
+import { DEFAULT_COMMAND_TIMEOUT_SECONDS, type GatewayConfig } from "../../config/types";
+import type { ModuleId, PartyRef, VersionNumber } from "../protocol/types";
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { PendingRequests } from "./pending-requests";
+import { Status } from "../protocol/status";
+import { OcpiError, invalid, notFound } from "../http/errors";
+import { PartnerCallError } from "../client/ocpi-client";
+import { absolute, modulePath } from "../host/urls";
+
+/**
+ * Asynchronous requests the gateway sends for the backend (commands,
+ * charging profiles): the partner answers at once, and POSTs the outcome to
+ * a response_url of ours later. The request waits in PendingRequests from
+ * before it is sent until its outcome came or our deadline passed.
+ */
+
+/** What the gateway keeps about a request it sent. */
+export interface SentRequest<Response> {
+  partnerId: string;
+  version: VersionNumber;
+  /** our party that sent it */
+  party: PartyRef;
+  /** the partner's immediate answer, once it came */
+  response?: Response;
+  /** outcome POSTs received for it, accepted or not (more than one means the partner repeated itself) */
+  callbacks: number;
+}
+
+/** The partner's immediate answer to an asynchronous request: only ACCEPTED is followed by an outcome. */
+export interface ImmediateAnswer {
+  result: string;
+  /** seconds the partner asks us to wait (absent in 2.1.1) */
+  timeout?: number;
+}
+
+/** Seconds an asynchronous outcome may take (`server.command_timeout_seconds`). */
+export const asyncTimeoutSeconds = (config: GatewayConfig): number => config.server.command_timeout_seconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
+
+/**
+ * When we stop waiting for the outcome of a request we sent: the partner's
+ * announced timeout (ours when it announced none, as 2.1.1 does), plus our
+ * own as a grace period, so the partner's own TIMEOUT normally arrives first.
+ */
+export const sentRequestDeadline = (config: GatewayConfig, announcedSeconds: number | undefined, now = Date.now()): number =>
+  now + ((announcedSeconds ?? asyncTimeoutSeconds(config)) + asyncTimeoutSeconds(config)) * 1000;
+
+/** A response_url on our public URL, under our Sender interface of the module; `rest` makes it unique, e.g. "/START_SESSION/<uid>". */
+export const responseUrlFor = (config: GatewayConfig, version: VersionNumber, module: ModuleId, rest: string): string =>
+  absolute(config.server.public_url, modulePath(version, module, "SENDER") + rest);
+
+/** The version of a registered partner; 404 for the backend when there is none. */
+export const registeredVersion = async (registry: PartnerRegistry, partnerId: string): Promise<VersionNumber> => {
+  const record = await registry.get(partnerId);
+  if (!record || record.status !== "registered" || !record.version) throw notFound(`Registered partner ${partnerId}`);
+  return record.version;
+};
+
+/** A failed call to a partner as the backend sees it: the partner's own 2xxx refusal passed on, anything else 3001. */
+export const partnerFailure = (error: unknown): unknown => {
+  if (!(error instanceof PartnerCallError)) return error;
+  const refused = error.kind === "ocpi" && error.statusCode !== undefined && error.statusCode >= 2000 && error.statusCode < 3000;
+  return new OcpiError(refused ? error.statusCode! : Status.CLIENT_API_UNREACHABLE, error.message);
+};
+
+/**
+ * Sends a request through `call` while it waits in `pending` under `uid`: an
+ * ACCEPTED answer waits for its outcome until the partner's timeout (plus
+ * our grace) has passed; any other answer, or a failed call, finishes it.
+ */
+export const sendTracked = async <R extends ImmediateAnswer, D extends SentRequest<R>>(
+  pending: PendingRequests,
+  kind: string,
+  uid: string,
+  data: D,
+  config: GatewayConfig,
+  call: () => Promise<R>,
+): Promise<R> => {
+  // Pending before the partner hears of it: its outcome may arrive before its answer does.
+  await pending.open(kind, uid, data, sentRequestDeadline(config, config.server.request_timeout_ms / 1000));
+  let response: R;
+  try {
+    response = await call();
+  } catch (error) {
+    await pending.close(kind, uid);
+    throw partnerFailure(error);
+  }
+  const keep = (d: D): D => ({ ...d, response });
+  if (response.result === "ACCEPTED") await pending.reschedule(kind, uid, sentRequestDeadline(config, response.timeout), keep);
+  else await pending.close(kind, uid, keep);
+  return response;
+};
+
+/**
+ * An outcome POSTed to one of our response_urls. Only the partner the request
+ * went to may answer it (to others it is unknown: 404); the first outcome is
+ * taken and delivered, a later one is refused with 2001.
+ */
+export const receiveOutcome = async <D extends SentRequest<unknown>>(
+  pending: PendingRequests,
+  kind: string,
+  uid: string,
+  partnerId: string,
+  belongs: (data: D) => boolean,
+  outcome: unknown,
+  what: string,
+): Promise<void> => {
+  const entry = await pending.get<D, unknown>(kind, uid);
+  if (!entry || entry.data.partnerId !== partnerId || !belongs(entry.data)) throw notFound(what);
+  await pending.modify<D, unknown>(kind, uid, (d) => ({ ...d, callbacks: d.callbacks + 1 }));
+  const settlement = await pending.settle(kind, uid, outcome);
+  if (settlement === "unknown") throw notFound(what);
+  if (settlement === "finished") throw invalid(`${what} ${uid} already has a result`);
+};

@@ -1,0 +1,201 @@
+import type { Logger } from "pino";
+import type { Store } from "../store/port";
+
+/**
+ * pending: waiting for its outcome until `deadline`;
+ * settling: the outcome is decided and being delivered (by whoever holds `leaseUntil`);
+ * done: delivered, or closed without one (kept a while so late outcomes are recognised).
+ */
+export type PendingState = "pending" | "settling" | "done";
+
+export interface PendingEntry<T = unknown, R = unknown> {
+  id: string;
+  state: PendingState;
+  data: T;
+  openedAt: number;
+  /** epoch ms at which a pending entry times out */
+  deadline: number;
+  outcome?: R;
+  /** the outcome is the kind's timeout outcome: nobody reported one in time */
+  timedOut?: boolean;
+  /** while settling: the instance that settled it delivers until then; afterwards any instance takes over */
+  leaseUntil?: number;
+  finishedAt?: number;
+}
+
+/** A kind of asynchronous request (a received command, a sent charging-profile request…) and what finishing one means. */
+export interface PendingKind<T, R> {
+  readonly name: string;
+  /** the outcome when nobody reported one before the deadline */
+  timeoutOutcome(entry: PendingEntry<T, R>): R;
+  /**
+   * Makes the outcome happen: enqueue the callback, hand the result to the
+   * adapter. Runs on the instance that won the entry; when it fails or the
+   * instance dies, it runs again once the lease has expired.
+   */
+  deliver(entry: PendingEntry<T, R>, outcome: R): Promise<void>;
+}
+
+/** What became of an outcome offered for an entry. */
+export type Settlement = "settled" | "finished" | "unknown";
+
+export interface PendingRequestsOptions {
+  /** how long the winner may take to deliver before another instance retries */
+  leaseMs?: number;
+  /** how long finished entries are kept (late outcomes get "finished", not "unknown") */
+  retentionMs?: number;
+}
+
+const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_RETENTION_MS = 24 * 60 * 60_000;
+/** entries handled per kind and sweep; the rest come next sweep */
+const SWEEP_BATCH = 100;
+
+const collectionOf = (kind: string): string => `async:${kind}`;
+
+/**
+ * Durable pending asynchronous requests: a request that is answered now and
+ * whose outcome follows later (commands, charging profiles). Each entry lives
+ * in the gateway's store, indexed by the time something must next happen to
+ * it (deadline, lease expiry, purge), so restarts lose nothing and every
+ * instance on one Redis sees the same entries. Exactly one outcome wins per
+ * entry: the first to move it out of `pending` in one atomic store update,
+ * whether a reported result or the timeout.
+ */
+export class PendingRequests {
+  private readonly kinds = new Map<string, PendingKind<any, any>>();
+  private readonly leaseMs: number;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    options: PendingRequestsOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  /** Entries of a kind are timed out and redelivered only once it is registered. */
+  register<T, R>(kind: PendingKind<T, R>): void {
+    this.kinds.set(kind.name, kind);
+  }
+
+  /** Starts waiting for an outcome; false when the id is taken. */
+  open<T>(kind: string, id: string, data: T, deadline: number): Promise<boolean> {
+    const entry: PendingEntry<T> = { id, state: "pending", data, openedAt: Date.now(), deadline };
+    return this.store.putIfAbsent(collectionOf(kind), id, entry, deadline);
+  }
+
+  get<T, R>(kind: string, id: string): Promise<PendingEntry<T, R> | undefined> {
+    return this.store.get<PendingEntry<T, R>>(collectionOf(kind), id);
+  }
+
+  /** Changes the data of an entry in any state; undefined when there is none. */
+  async modify<T, R>(kind: string, id: string, change: (data: T) => T): Promise<PendingEntry<T, R> | undefined> {
+    return this.transition<T, R>(kind, id, (entry) => ({ value: { ...entry, data: change(entry.data) }, sortKey: sortKeyOf(entry, this.retentionMs) }));
+  }
+
+  /** Moves the deadline of a pending entry (e.g. to the timeout the partner announced) and changes its data. */
+  async reschedule<T>(kind: string, id: string, deadline: number, change: (data: T) => T = (d) => d): Promise<boolean> {
+    const entry = await this.transition<T, unknown>(kind, id, (current) =>
+      current.state === "pending" ? { value: { ...current, deadline, data: change(current.data) }, sortKey: deadline } : undefined,
+    );
+    return entry !== undefined;
+  }
+
+  /** Finishes a pending entry without an outcome (the request was declined at once); false when it was no longer pending. */
+  async close<T>(kind: string, id: string, change: (data: T) => T = (d) => d): Promise<boolean> {
+    const now = Date.now();
+    const entry = await this.transition<T, unknown>(kind, id, (current) =>
+      current.state === "pending"
+        ? { value: { ...current, state: "done", data: change(current.data), finishedAt: now }, sortKey: now + this.retentionMs }
+        : undefined,
+    );
+    return entry !== undefined;
+  }
+
+  /**
+   * Offers an outcome. The first outcome for a pending entry wins and is
+   * delivered before this resolves ("settled"; a failed delivery is retried
+   * by the sweep, the outcome is kept); later ones get "finished". Past the
+   * deadline the timeout wins, even when no sweep has come by yet.
+   */
+  async settle<R>(kind: string, id: string, outcome: R): Promise<Settlement> {
+    const now = Date.now();
+    const handler = this.kinds.get(kind);
+    let late = false;
+    const won = await this.transition<unknown, R>(kind, id, (current) => {
+      if (current.state !== "pending") return undefined;
+      late = handler !== undefined && current.deadline <= now;
+      return this.settling(late ? { ...current, outcome: handler!.timeoutOutcome(current), timedOut: true } : { ...current, outcome }, now);
+    });
+    if (won) await this.deliver(kind, won);
+    if (won && !late) return "settled";
+    return (await this.get(kind, id)) ? "finished" : "unknown";
+  }
+
+  /** Times out what is overdue, takes over deliveries whose lease expired, forgets old finished entries. */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const kind of this.kinds.keys()) {
+      const due = await this.store.range<PendingEntry>(collectionOf(kind), { to: now + 1, offset: 0, limit: SWEEP_BATCH });
+      for (const entry of due.items) await this.handleDue(kind, entry.id, now);
+    }
+  }
+
+  private async handleDue(kind: string, id: string, now: number): Promise<void> {
+    const handler = this.kinds.get(kind)!;
+    let finishedAndExpired = false;
+    const claimed = await this.transition<unknown, unknown>(kind, id, (current) => {
+      finishedAndExpired = current.state === "done" && (current.finishedAt ?? 0) + this.retentionMs <= now;
+      if (current.state === "pending" && current.deadline <= now)
+        return this.settling({ ...current, outcome: handler.timeoutOutcome(current), timedOut: true }, now);
+      if (current.state === "settling" && (current.leaseUntil ?? 0) <= now) return this.settling(current, now);
+      return undefined;
+    });
+    if (claimed) await this.deliver(kind, claimed);
+    else if (finishedAndExpired) await this.store.delete(collectionOf(kind), id);
+  }
+
+  private settling<T, R>(entry: PendingEntry<T, R>, now: number) {
+    const leaseUntil = now + this.leaseMs;
+    return { value: { ...entry, state: "settling" as const, leaseUntil }, sortKey: leaseUntil };
+  }
+
+  private async deliver<T, R>(kind: string, entry: PendingEntry<T, R>): Promise<void> {
+    const handler = this.kinds.get(kind);
+    if (!handler) {
+      this.log.warn({ kind, id: entry.id }, "outcome of an asynchronous request kept: this instance does not serve its kind");
+      return;
+    }
+    try {
+      await handler.deliver(entry, entry.outcome as R);
+    } catch (error) {
+      this.log.error({ err: error, kind, id: entry.id }, "delivering the outcome of an asynchronous request failed; it is retried when the lease expires");
+      return;
+    }
+    const now = Date.now();
+    await this.transition<T, R>(kind, entry.id, (current) =>
+      current.state === "settling" ? { value: { ...current, state: "done", finishedAt: now }, sortKey: now + this.retentionMs } : undefined,
+    );
+  }
+
+  /** One atomic step of an entry; resolves to the entry written, or undefined when `step` declined (or there is none). */
+  private async transition<T, R>(
+    kind: string,
+    id: string,
+    step: (current: PendingEntry<T, R>) => { value: PendingEntry<T, R>; sortKey: number } | undefined,
+  ): Promise<PendingEntry<T, R> | undefined> {
+    let wrote = false;
+    const result = await this.store.update<PendingEntry<T, R>>(collectionOf(kind), id, (current) => {
+      const decision = current ? step(current) : undefined;
+      wrote = decision !== undefined;
+      return decision;
+    });
+    return wrote ? result : undefined;
+  }
+}
+
+/** The index position of an unchanged state: when something must next happen to the entry. */
+const sortKeyOf = (entry: PendingEntry<any, any>, retentionMs: number): number =>
+  entry.state === "pending" ? entry.deadline : entry.state === "settling" ? (entry.leaseUntil ?? 0) : (entry.finishedAt ?? 0) + retentionMs;

@@ -1,0 +1,172 @@
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { freshToken } from "./generations";
+
+// A cache command that takes longer than this is treated as Redis being unavailable: the request goes on without it.
+const COMMAND_TIMEOUT_MS = 250;
+const CONNECT_TIMEOUT_MS = 1000;
+// After a failed command Redis is left alone this long (not retried on every request), unless the connection comes back first.
+const RETRY_AFTER_MS = 1000;
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+// Reads the generation tokens of KEYS, creating absent ones from ARGV, so a
+// Redis that lost its data (restart without persistence) starts new generations
+// instead of reviving old ones.
+const GENERATIONS_LUA = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local token = redis.call('GET', key)
+  if not token then
+    token = ARGV[i]
+    redis.call('SET', key, token)
+  end
+  out[i] = token
+end
+return out`;
+
+interface Scripts {
+  cacheGenerations(count: number, ...keysThenTokens: string[]): Promise<string[]>;
+}
+
+/**
+ * The shared tier of the response cache, and the generation tokens every
+ * instance builds its keys on. Every method swallows Redis failures: the
+ * cache must never fail a request. Commands are not queued while the
+ * connection is down (they fail at once), and time out quickly. The
+ * degradation is logged once, and the recovery once.
+ *
+ * Renewals (invalidations) that could not reach Redis are remembered and
+ * written when it is back, before the tier is used again; until then this
+ * instance serves from its own tier and the adapters.
+ */
+export class RedisTier {
+  private readonly redis: Redis & Scripts;
+  private readonly pending = new Set<string>();
+  private available = true;
+  private retryAt = 0;
+  private flushing?: Promise<void>;
+  private closing = false;
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+    private readonly log: Logger,
+  ) {
+    this.redis = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+    }) as Redis & Scripts;
+    this.redis.defineCommand("cacheGenerations", { lua: GENERATIONS_LUA });
+    this.redis.on("error", (error: Error) => this.failed(error));
+    this.redis.on("close", () => this.failed());
+    this.redis.on("ready", () => {
+      this.retryAt = 0;
+      void this.flush();
+    });
+  }
+
+  /** Keys of one module share a hash tag, so they stay in one Redis Cluster slot. */
+  key(module: string, ...parts: string[]): string {
+    return `${this.prefix}{${module}}:${parts.join(":")}`;
+  }
+
+  /** The shared generation tokens of `keys`, or undefined when Redis cannot be used now. */
+  async generations(keys: string[]): Promise<string[] | undefined> {
+    if (!this.usable()) return undefined;
+    try {
+      const tokens = await this.redis.cacheGenerations(keys.length, ...keys, ...keys.map(() => freshToken()));
+      this.succeeded();
+      return tokens;
+    } catch (error) {
+      this.failed(error as Error);
+      return undefined;
+    }
+  }
+
+  /** The stored text, or undefined on a miss or when Redis cannot be used now. */
+  async get(key: string): Promise<string | undefined> {
+    if (!this.usable()) return undefined;
+    try {
+      const value = await this.redis.get(key);
+      this.succeeded();
+      return value ?? undefined;
+    } catch (error) {
+      this.failed(error as Error);
+      return undefined;
+    }
+  }
+
+  async set(key: string, value: () => string, ttlMs: number): Promise<void> {
+    if (!this.usable()) return;
+    try {
+      await this.redis.set(key, value(), "PX", Math.max(1, Math.round(ttlMs)));
+      this.succeeded();
+    } catch (error) {
+      this.failed(error as Error);
+    }
+  }
+
+  /** New tokens for `keys` on every instance; kept for later when Redis cannot be reached now. */
+  async renew(keys: string[]): Promise<void> {
+    for (const key of keys) this.pending.add(key);
+    await this.flush();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.redis.disconnect();
+  }
+
+  private usable(): boolean {
+    if (this.redis.status !== "ready" || Date.now() < this.retryAt) return false;
+    if (this.pending.size === 0) return true;
+    void this.flush();
+    return false;
+  }
+
+  /** Writes the pending renewals, including those added meanwhile; one run at a time. */
+  private flush(): Promise<void> {
+    this.flushing ??= this.writePending().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async writePending(): Promise<void> {
+    while (this.redis.status === "ready") {
+      // Taken out before writing: a key renewed again meanwhile is pending again and written in the next round.
+      const keys = [...this.pending];
+      this.pending.clear();
+      try {
+        // One SET per key: keys of different modules live in different cluster slots.
+        await Promise.all(keys.map((key) => this.redis.set(key, freshToken())));
+      } catch (error) {
+        for (const key of keys) this.pending.add(key);
+        this.failed(error as Error);
+        return;
+      }
+      if (this.pending.size === 0) {
+        this.succeeded();
+        return;
+      }
+    }
+  }
+
+  private succeeded(): void {
+    if (this.available) return;
+    this.available = true;
+    this.log.info("cache: Redis tier is back");
+  }
+
+  private failed(error?: Error): void {
+    if (this.closing) return;
+    this.retryAt = Date.now() + RETRY_AFTER_MS;
+    if (!this.available) return;
+    this.available = false;
+    this.log.warn(
+      { reason: error?.message ?? "connection closed" },
+      "cache: Redis tier unavailable; serving from the in-process tier and the adapters until it is back",
+    );
+  }
+}

@@ -1,0 +1,170 @@
+import { LRUCache } from "lru-cache";
+import type { Logger } from "pino";
+import type { CacheConfig, GatewayConfig } from "../../config/types";
+import { DEFAULT_CACHE_CONFIG } from "../../config/types";
+import { DEFAULT_REDIS_KEY_PREFIX } from "../../config/schema";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
+import { partyKey, type PartyRef } from "../protocol/types";
+import { Generations } from "./generations";
+import { RedisTier } from "./redis-tier";
+
+interface LocalEntry {
+  /** the generation the answer was stored under; a different current generation means it was invalidated */
+  token: string;
+  reply: OcpiReply;
+}
+
+interface SharedEntry {
+  expiresAt: number;
+  reply: OcpiReply;
+}
+
+/**
+ * Read-through cache of sender GET answers, so a partner crawling every
+ * Location does not reach a slow backend for each page. It keeps the
+ * canonical answer (before version translation and envelope, which the
+ * kernel still does per request) in process (lru-cache) and, when a Redis is
+ * configured, in Redis for every instance.
+ *
+ * Keys: module, our party, interface role, route path with its parameters
+ * and the list parameters, plus the generation tokens of the module and of
+ * the module and party. Invalidation renews a token (shared through Redis),
+ * so it reaches every instance without deleting keys. Answers do not depend
+ * on the calling partner or its version: one entry serves them all.
+ *
+ * Nothing here can fail a request: when Redis is unavailable the
+ * in-process tier and the adapters serve (see RedisTier).
+ */
+export class ResponseCache {
+  private readonly local: LRUCache<string, LocalEntry>;
+  private readonly generations = new Generations();
+  // Concurrent misses of one key share one adapter call.
+  private readonly inflight = new Map<string, Promise<OcpiReply>>();
+  private readonly redis?: RedisTier;
+
+  constructor(
+    private readonly config: CacheConfig,
+    log: Logger,
+    redis?: { url: string; keyPrefix: string },
+  ) {
+    this.local = new LRUCache({ max: config.max_entries });
+    if (redis) this.redis = new RedisTier(redis.url, `${redis.keyPrefix}cache:`, log);
+  }
+
+  /** The cache a gateway config asks for: Redis is `cache.redis_url`, else the store's Redis. */
+  static fromConfig(config: GatewayConfig, log: Logger): ResponseCache {
+    const cache = config.cache ?? DEFAULT_CACHE_CONFIG;
+    const keyPrefix = config.store.type === "redis" ? config.store.key_prefix : DEFAULT_REDIS_KEY_PREFIX;
+    const url = cache.redis_url ?? (config.store.type === "redis" ? config.store.url : undefined);
+    return new ResponseCache(cache, log, cache.redis && url ? { url, keyPrefix } : undefined);
+  }
+
+  /**
+   * Runs a route through the cache: a GET the route marks `cache` reads
+   * through; any write of a receiver interface invalidates the module
+   * (coarse on purpose: a hub serves what partners push).
+   */
+  async serve(route: RouteSpec, request: OcpiRequest): Promise<OcpiReply> {
+    const { module, role, party } = request.ctx;
+    const ttlMs = this.ttlMs(module);
+    if (ttlMs === 0) return route.handle(request);
+    if (route.method === "GET") {
+      if (!route.cache) return route.handle(request);
+      return this.readThrough(module, partyKey(party), `${role}|${requestKey(route, request)}`, ttlMs, () => route.handle(request));
+    }
+    if (role !== "RECEIVER") return route.handle(request);
+    try {
+      return await route.handle(request);
+    } finally {
+      // Also after a failed write: it may have changed something before failing.
+      await this.invalidate(module);
+    }
+  }
+
+  /**
+   * Drops the cached answers of `module` (only those of `owner`'s data
+   * when given) on this instance and, through Redis, on every other. Call it
+   * after a change that does not pass through a receiver route or the
+   * ChangeFeed, e.g. sync upserts into a receiver adapter. Never throws.
+   */
+  async invalidate(module: string, owner?: PartyRef): Promise<void> {
+    if (this.ttlMs(module) === 0) return;
+    const name = owner ? generationName(module, partyKey(owner)) : module;
+    this.generations.renew(name);
+    await this.redis?.renew([this.redis.key(module, "gen", name)]);
+  }
+
+  async close(): Promise<void> {
+    await this.redis?.close();
+  }
+
+  private ttlMs(module: string): number {
+    return Math.max(0, Math.round((this.config.ttl_seconds[module] ?? 0) * 1000));
+  }
+
+  private async readThrough(module: string, party: string, key: string, ttlMs: number, load: () => Promise<OcpiReply>): Promise<OcpiReply> {
+    const token = await this.currentToken(module, party);
+    const localKey = `${module}|${party}|${key}`;
+    const hit = this.local.get(localKey);
+    if (hit?.token === token) return hit.reply;
+    const flightKey = `${localKey}|${token}`;
+    const running = this.inflight.get(flightKey);
+    if (running) return running;
+    const flight = this.fill(module, localKey, token, ttlMs, load).finally(() => this.inflight.delete(flightKey));
+    this.inflight.set(flightKey, flight);
+    return flight;
+  }
+
+  /** A miss in process: the Redis tier, else the adapter (through the route), stored in both tiers. */
+  private async fill(module: string, localKey: string, token: string, ttlMs: number, load: () => Promise<OcpiReply>): Promise<OcpiReply> {
+    const redis = this.redis;
+    const sharedKey = redis?.key(module, token, localKey);
+    const shared = redis && sharedKey ? parseShared(await redis.get(sharedKey)) : undefined;
+    if (shared) {
+      // lru-cache reads a TTL of 0 as "never expires": at least 1 ms.
+      this.local.set(localKey, { token, reply: shared.reply }, { ttl: Math.max(1, shared.expiresAt - Date.now()) });
+      return shared.reply;
+    }
+    const reply = await load();
+    this.local.set(localKey, { token, reply }, { ttl: ttlMs });
+    if (redis && sharedKey) {
+      const expiresAt = Date.now() + ttlMs;
+      await redis.set(sharedKey, () => JSON.stringify({ expiresAt, reply } satisfies SharedEntry), ttlMs);
+    }
+    return reply;
+  }
+
+  /** The module's and the module-and-party's generation tokens, from Redis when it can be used, else this process's view. */
+  private async currentToken(module: string, party: string): Promise<string> {
+    const names = [module, generationName(module, party)];
+    const epochs = names.map((name) => this.generations.epoch(name));
+    const redis = this.redis;
+    const shared = redis && (await redis.generations(names.map((name) => redis.key(module, "gen", name))));
+    if (shared) names.forEach((name, i) => this.generations.adopt(name, shared[i], epochs[i]));
+    return names.map((name) => this.generations.token(name)).join(".");
+  }
+}
+
+const generationName = (module: string, party: string): string => `${module}:${party}`;
+
+/** The route path with its parameters and, for lists, the parsed list parameters (so equivalent spellings share an entry). */
+const requestKey = (route: RouteSpec, request: OcpiRequest): string => {
+  const params = Object.keys(request.params)
+    .sort()
+    .map((name) => `${name}=${encodeURIComponent(request.params[name])}`)
+    .join("&");
+  if (!route.paginated) return `${route.path}?${params}`;
+  const { offset, limit, dateFrom, dateTo } = request.page;
+  return `${route.path}?${params}|${offset},${limit},${dateFrom ?? ""},${dateTo ?? ""}`;
+};
+
+/** An entry from Redis that is whole and not expired, else undefined (a corrupt entry is a miss). */
+const parseShared = (text: string | undefined): SharedEntry | undefined => {
+  if (text === undefined) return undefined;
+  try {
+    const entry = JSON.parse(text) as SharedEntry;
+    return typeof entry.expiresAt === "number" && entry.expiresAt > Date.now() && entry.reply ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+};

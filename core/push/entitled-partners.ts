@@ -1,0 +1,18 @@
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { PartnerRecord } from "../partners/partner-record";
+
+/**
+ * Partners a module's changes are pushed to: registered, allowed the
+ * module by `partners[].modules`, and offering its RECEIVER interface (for
+ * 2.1.1 partners, the module's one endpoint, stored with the RECEIVER role
+ * when we own the module's data).
+ */
+export const entitledPartners = async (registry: PartnerRegistry, module: string): Promise<PartnerRecord[]> =>
+  (await registry.list()).filter((record) => isEntitled(registry, record, module));
+
+export const isEntitled = (registry: PartnerRegistry, record: PartnerRecord, module: string): boolean => {
+  if (record.status !== "registered" || !record.version || !record.tokenToPartner) return false;
+  const allowed = registry.configOf(record.id).modules;
+  if (allowed && !allowed.includes(module)) return false;
+  return record.endpoints.some((e) => e.identifier === module && e.role === "RECEIVER");
+};

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { AdminRoute } from "../admin/admin-api";
+import type { DataChange } from "../events/change-feed";
+import type { ServedModule } from "../host/served-modules";
+import { OcpiError, invalid, invalidFields } from "../http/errors";
+import { Status } from "../protocol/status";
+import { issuesOf } from "../model/object-type";
+import { withoutNulls } from "../model/without-nulls";
+import { sameParty } from "../protocol/types";
+import type { ChangesPort, PushSpec } from "./push-spec";
+
+const eventSchema = z.strictObject({
+  module: z.string({ error: "must be a module id" }).min(1, { error: "must be a module id" }),
+  owner: z.strictObject({
+    country_code: z.string({ error: "must be 2 letters" }).regex(/^[A-Za-z]{2}$/, { error: "must be 2 letters" }),
+    party_id: z.string({ error: "must be 3 letters or digits" }).regex(/^[A-Za-z0-9]{3}$/, { error: "must be 3 letters or digits" }),
+  }),
+  path: z
+    .array(z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(255, { error: "must be at most 255 characters" }), {
+      error: "must be a list of object ids, e.g. [\"LOC1\", \"EVSE1\"]",
+    })
+    .min(1, { error: "must name at least the object's id" }),
+  kind: z.enum(["upsert", "patch", "delete"], { error: "must be one of: upsert, patch, delete" }),
+  object: z.record(z.string(), z.unknown(), { error: "must be an object (canonical 2.3.0 form)" }).optional(),
+});
+
+/** What the events route needs of a served module: its push spec, our parties serving it, and its adapter's CHANGES port. */
+export interface EventTarget {
+  spec: PushSpec;
+  parties: ServedModule["parties"];
+  port?: ChangesPort;
+}
+
+/**
+ * POST /admin/v1/events: a backend that cannot report changes in-process
+ * (a legacy system behind its adapter) posts them here, one change of our
+ * own data per request. The change is checked like a partner's push would
+ * be (2001 naming the field), then handed to the CHANGES port of the
+ * adapter serving the module, which applies it and publishes it: the
+ * answer comes once the pushes are queued.
+ */
+export const eventsRoute = (targetOf: (module: string) => EventTarget | undefined): AdminRoute => ({
+  method: "POST",
+  path: "/events",
+  handle: async ({ body }) => {
+    const parsed = eventSchema.safeParse(body ?? {});
+    if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+    const event = parsed.data;
+    const target = targetOf(event.module);
+    if (!target) throw invalid(`/module: no module ${event.module} with pushes is served here`);
+    if (!target.port) throw invalid(`/module: the adapter serving ${event.module} takes no change events`);
+    const owner = { country_code: event.owner.country_code.toUpperCase(), party_id: event.owner.party_id.toUpperCase() };
+    if (!target.parties.some((p) => sameParty(p, owner)))
+      throw invalid(`/owner: ${owner.country_code}/${owner.party_id} is not one of our parties serving ${event.module}`);
+    if (!target.spec.methods[event.kind]) throw invalid(`/kind: ${event.module} changes cannot be ${event.kind}s`);
+    if (event.path.length > target.spec.objectTypes.length)
+      throw invalid(`/path: ${event.module} objects are at most ${target.spec.objectTypes.length} levels deep`);
+    const change: DataChange = { module: event.module, owner, path: event.path, kind: event.kind };
+    if (event.kind !== "delete") change.object = checkedObject(event.object, change, target.spec);
+    else if (event.object !== undefined) throw invalid("/object: a delete carries no object");
+    const outcome = await target.port.apply(change);
+    if (!outcome.applied) throw outcome.unknownObject ? new OcpiError(Status.INVALID_PARAMETERS, outcome.reason, 404) : invalid(outcome.reason);
+    return { data: null };
+  },
+});
+
+/** The object validated as the canonical (2.3.0) object or PATCH fragment at the path's depth, and matching the path. */
+const checkedObject = (object: Record<string, unknown> | undefined, change: DataChange, spec: PushSpec): Record<string, unknown> => {
+  if (object === undefined) throw invalid(`/object: required for ${change.kind}`);
+  const depth = change.path.length;
+  const result = spec.objectTypes[depth - 1].schema("2.3.0", change.kind === "patch" ? "patch" : "full").safeParse(withoutNulls(object));
+  if (!result.success) throw invalidFields(issuesOf(result.error).map((i) => ({ ...i, pointer: `/object${i.pointer}` })));
+  const checked = result.data as Record<string, unknown>;
+  const idField = spec.idFields[depth - 1];
+  const id = change.path[depth - 1];
+  if (checked[idField] !== undefined && String(checked[idField]) !== id) throw invalid(`/object/${idField} differs from the path's ${id}`);
+  if (depth === 1) {
+    for (const field of ["country_code", "party_id"] as const) {
+      const value = checked[field];
+      if (value !== undefined && String(value).toUpperCase() !== change.owner[field])
+        throw invalid(`/object/${field} differs from the owner's ${change.owner[field]}`);
+    }
+  }
+  return checked;
+};

@@ -1,0 +1,98 @@
+import { inject, injectable } from "tsyringe";
+import type { Logger } from "pino";
+import type { GatewayConfig } from "../../config/types";
+import type { Store } from "../store/port";
+import type { Adapter } from "../plugin";
+import type { AdminRoute } from "../admin/admin-api";
+import type { BackgroundService } from "../background";
+import { TOKENS } from "../tokens";
+import { Outbox } from "../outbox/outbox";
+import { OutboxWorker } from "../outbox/outbox-worker";
+import { retryPolicyOf } from "../outbox/retry-policy";
+import { ChangeFeed } from "../events/change-feed";
+import { PartnerRegistry } from "../partners/partner-registry";
+import { PartnerClient } from "../client/partner-client";
+import { BackgroundServices } from "../background";
+import { LossyTranslationLog } from "../model/lossy";
+import { ModuleCatalog } from "../host/module-catalog";
+import { changesPortName, type ChangesPort, type PushSpec } from "./push-spec";
+import { PushFanOut } from "./push-fan-out";
+import { PushResync } from "./push-resync";
+import { eventsRoute } from "./events-route";
+import { outboxRoute } from "./outbox-route";
+
+/**
+ * Pushes of our own data to partners, wired together: changes on the
+ * ChangeFeed fan out into the outbox, the outbox worker delivers with each
+ * partner's retry policy (`partners[].push`), a partner unreachable past its
+ * backlog window gets a full resync, and the admin API takes change events
+ * from backends and shows the queues. Resolve it once the served modules
+ * are known (ModuleCatalog).
+ */
+@injectable()
+export class PushService {
+  readonly worker: OutboxWorker;
+  private readonly resync: PushResync;
+
+  constructor(
+    @inject(TOKENS.Config) private readonly config: GatewayConfig,
+    @inject(TOKENS.Store) store: Store,
+    @inject(TOKENS.Logger) log: Logger,
+    private readonly outbox: Outbox,
+    feed: ChangeFeed,
+    private readonly registry: PartnerRegistry,
+    partners: PartnerClient,
+    background: BackgroundServices,
+    lossy: LossyTranslationLog,
+    private readonly catalog: ModuleCatalog,
+  ) {
+    const specs = new Map<string, PushSpec>();
+    for (const served of catalog.served) if (served.plugin.pushSpec) specs.set(served.plugin.module, served.plugin.pushSpec);
+    const fanOut = new PushFanOut(config, specs, outbox, registry, lossy, log);
+    feed.subscribe((change) => fanOut.onChange(change));
+    const senders = () => catalog.served.filter((s) => s.role === "SENDER" && s.plugin.pushSpec?.resync);
+    this.resync = new PushResync(store, outbox, registry, fanOut, senders, log);
+    this.worker = new OutboxWorker(
+      outbox,
+      store,
+      (partnerId, request) => partners.send(partnerId, request),
+      (partnerId) => retryPolicyOf(registry.configOf(partnerId).push),
+      log,
+      {
+        delivered: (message) => this.resync.onSettled(message),
+        // a probe the partner refuses still shows it answers again
+        rejected: (message) => this.resync.onSettled(message),
+        resyncNeeded: (partnerId) => this.resync.mark(partnerId),
+      },
+    );
+    background.add(this.worker);
+    background.add(this.resumeResyncs(log));
+  }
+
+  /** The admin routes of pushes; `adapters` provide the CHANGES ports change events go to. */
+  adminRoutes(adapters: ReadonlyMap<string, Adapter>): AdminRoute[] {
+    const changesPortOf = (module: string) =>
+      adapters.get(this.config.modules[module]?.adapter ?? "")?.ports[changesPortName(module)] as ChangesPort | undefined;
+    return [
+      eventsRoute((module) => {
+        const served = this.catalog.served.find((s) => s.plugin.module === module && s.plugin.pushSpec);
+        return served && { spec: served.plugin.pushSpec!, parties: served.parties, port: changesPortOf(module) };
+      }),
+      outboxRoute(this.outbox, this.registry, this.resync),
+    ];
+  }
+
+  /** On start, a resync a stopped gateway left unfinished is picked up again. */
+  private resumeResyncs(log: Logger): BackgroundService {
+    let resuming: Promise<void> | undefined;
+    return {
+      name: "push-resync",
+      start: () => {
+        resuming = this.resync.resume().catch((error) => log.error({ err: error }, "could not resume resyncs"));
+      },
+      stop: async () => {
+        await resuming;
+      },
+    };
+  }
+}

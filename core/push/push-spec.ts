@@ -1,0 +1,67 @@
+import type { HttpMethod, Page } from "../plugin";
+import type { ObjectType } from "../model/object-type";
+import type { PageRequest } from "../http/pagination";
+import type { PortContext } from "../ports";
+import type { VersionNumber } from "../protocol/types";
+import type { DataChange } from "../events/change-feed";
+
+export type ChangeKind = DataChange["kind"];
+
+/** Where on the partner's RECEIVER endpoint a change goes: the path below it and the query. */
+export interface PushTarget {
+  path: string;
+  query?: Record<string, string>;
+}
+
+/**
+ * How a module's changes reach partners' RECEIVER interfaces, declared by
+ * its plugin (`ModulePlugin.pushSpec`): core/push does the rest (who is
+ * entitled, translation, outbox, retries, resync) the same for every module.
+ */
+export interface PushSpec {
+  /** the object type of a change by its path depth: index 0 for ["LOC1"], 1 for ["LOC1", "EVSE1"]… */
+  readonly objectTypes: readonly ObjectType<any>[];
+  /** the identity field of the object at each depth, which must equal the path's segment ("id", "uid"…) */
+  readonly idFields: readonly string[];
+  /** the HTTP method of each kind of change; a kind left out cannot be pushed (locations are never deleted) */
+  readonly methods: Partial<Record<ChangeKind, HttpMethod>>;
+  /** default: /{country_code}/{party_id}/{path…} with no query */
+  target?(change: DataChange, version: VersionNumber): PushTarget;
+  /**
+   * Changes that supersede each other while they wait share a collapse
+   * key; this names the kind of change (e.g. "status"), core/push scopes it
+   * to the object. Only for changes that overwrite everything their
+   * predecessor wrote: a dropped predecessor must never be missed.
+   */
+  collapse?(change: DataChange): string | undefined;
+  /** delivered at least once, even past a partner's backlog window (CDRs, final sessions) */
+  essential?(change: DataChange): boolean;
+  /** a full resync pushes every object of the module again (not needed for essential-only modules like CDRs) */
+  readonly resync: boolean;
+}
+
+/** The `list` every SENDER port has: a full resync pages through it. */
+export interface ListingPort {
+  list(page: PageRequest, ctx: PortContext): Promise<Page<Record<string, unknown>>>;
+}
+
+/**
+ * Optional adapter port `<module>.CHANGES`: applies a change event a
+ * backend posted to POST /admin/v1/events, and reports what changed on the
+ * ChangeFeed. The `local` adapter stores the object; an adapter over a
+ * legacy system may fetch the current object from it instead.
+ */
+export interface ChangesPort {
+  apply(change: DataChange): Promise<ChangeOutcome>;
+}
+
+/** Whether the change was applied; when not, why (answered with 2001, on HTTP 404 when the object is unknown). */
+export type ChangeOutcome = { applied: true } | { applied: false; reason: string; unknownObject?: boolean };
+
+export const changesPortName = (module: string): string => `${module}.CHANGES`;
+
+const enc = encodeURIComponent;
+
+export const defaultTarget = (change: DataChange): PushTarget => ({
+  path: `/${enc(change.owner.country_code)}/${enc(change.owner.party_id)}/${change.path.map(enc).join("/")}`,
+});

@@ -1,0 +1,175 @@
+import { inject, injectable } from "tsyringe";
+import type { Logger } from "pino";
+import type { GatewayConfig } from "../../config/types";
+import type { Store } from "../store/port";
+import type { PortContext } from "../ports";
+import type { PartnerRecord } from "../partners/partner-record";
+import { TOKENS } from "../tokens";
+import { ocpiTimestamp } from "../http/envelope";
+import { PartnerClient } from "../client/partner-client";
+import { PartnerRegistry } from "../partners/partner-registry";
+import { ModuleCatalog } from "../host/module-catalog";
+import { ResponseCache } from "../cache/response-cache";
+import { sameParty, type PartyRef } from "../protocol/types";
+import { Lease } from "./lease";
+import { SyncStates } from "./sync-state";
+import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
+
+const DEFAULT_SYNC_OVERLAP_SECONDS = 60;
+/** A crashed instance's pull is taken over by another one at most this long after its last renewal. */
+const LOCK_TTL_MS = 30_000;
+/** Rejected objects named in the log per pull; the rest are only counted. */
+const REJECTIONS_LOGGED = 10;
+/** Sessions lists require date_from: a full pull asks from the epoch. */
+const EPOCH = "1970-01-01T00:00:00Z";
+
+export type SyncTrigger = "schedule" | "on demand";
+
+export interface SyncOptions {
+  /** ignore the watermark and pull everything */
+  full?: boolean;
+  trigger: SyncTrigger;
+  /** the scheduled tick (epoch ms) a scheduled pull serves, for the log */
+  tick?: number;
+  /** stops the pull after the page under way (the gateway shutting down); the watermark stays */
+  signal?: AbortSignal;
+}
+
+/** What one completed pull did. */
+export interface SyncResult {
+  partner: string;
+  module: string;
+  full: boolean;
+  /** date_from sent to the partner; absent for a full pull of a list that does not require it */
+  date_from?: string;
+  /** objects stored through our RECEIVER port */
+  objects: number;
+  pages: number;
+  /** objects skipped: invalid for the partner's version, or owned by a party that is not the partner's */
+  rejected: number;
+  duration_ms: number;
+}
+
+/** The request cannot be served as asked (unknown partner, module that cannot be pulled). */
+export class SyncRequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SyncRequestError";
+  }
+}
+
+/** A pull of the same partner and module is under way, on this instance or another. */
+export class SyncBusyError extends Error {
+  constructor(partnerId: string, module: string) {
+    super(`A ${module} pull from ${partnerId} is already running`);
+    this.name = "SyncBusyError";
+  }
+}
+
+/**
+ * Pulls a partner's SENDER list into our RECEIVER port, page by page (a
+ * page is stored before the next is fetched, so memory does not grow with
+ * the list). Incremental from the watermark minus the partner's overlap;
+ * the watermark (this pull's start) is saved only once the last page is
+ * stored, so a pull that fails half-way is repeated from the old one next
+ * time, and the upserts by id make the repetition harmless. One pull per
+ * partner and module at a time across instances, under a store lease.
+ */
+@injectable()
+export class SyncPuller {
+  private readonly states: SyncStates;
+
+  constructor(
+    @inject(TOKENS.Config) private readonly config: GatewayConfig,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    private readonly partners: PartnerClient,
+    private readonly registry: PartnerRegistry,
+    private readonly catalog: ModuleCatalog,
+    private readonly cache: ResponseCache,
+  ) {
+    this.states = new SyncStates(store);
+  }
+
+  async pull(partnerId: string, module: string, options: SyncOptions): Promise<SyncResult> {
+    const target = this.targetOf(module);
+    const record = await this.registry.get(partnerId);
+    if (!record) throw new SyncRequestError(`partner: ${partnerId} is not a known partner`);
+    if (record.status !== "registered") throw new SyncRequestError(`partner: ${partnerId} is not registered (${record.status})`);
+    const lease = await Lease.acquire(this.store, `sync:${partnerId}:${module}`, LOCK_TTL_MS);
+    if (!lease) throw new SyncBusyError(partnerId, module);
+    const startedAt = Date.now();
+    const run = { objects: 0, pages: 0, rejected: 0 };
+    const logged = { partner: partnerId, module, trigger: options.trigger, tick: options.tick === undefined ? undefined : new Date(options.tick).toISOString() };
+    try {
+      const { watermark } = await this.states.get(partnerId, module);
+      const full = options.full === true || watermark === undefined;
+      const dateFrom = full ? (target.spec.dateFromRequired ? EPOCH : undefined) : ocpiTimestamp(new Date(watermark - this.overlapMs(partnerId)));
+      const ctx: PortContext = { partnerId, party: target.party, version: record.version };
+      const reject = (id: string | undefined, problems: string) => {
+        if (run.rejected++ < REJECTIONS_LOGGED) this.log.warn({ ...logged, id, problems }, "pulled object rejected");
+      };
+      const pages = this.partners.list(partnerId, module, target.spec.type, { date_from: dateFrom }, (raw, problems) => reject(idOf(raw), problems));
+      for await (const page of pages) {
+        if (lease.lost) throw new Error("the sync lock was lost (the store was unreachable or another instance took over)");
+        if (options.signal?.aborted) throw new Error("the gateway is stopping");
+        run.pages++;
+        const storedBefore = run.objects;
+        for (const object of page) {
+          const owner = ownerOf(object);
+          if (!owner || !this.mayOwn(record, owner)) {
+            reject(idOf(object), "owned by a party that is not the partner's");
+            continue;
+          }
+          await target.spec.upsert(target.port, owner, object, ctx);
+          run.objects++;
+        }
+        // Upserts bypass the receiver routes, which invalidate the cache themselves; per page, so a long pull leaves nothing stale behind.
+        if (run.objects > storedBefore) await this.cache.invalidate(module);
+      }
+      if (lease.lost) throw new Error("the sync lock was lost before the pull could be committed");
+      await this.states.completed(partnerId, module, startedAt);
+      const result: SyncResult = { partner: partnerId, module, full, date_from: dateFrom, ...run, duration_ms: Date.now() - startedAt };
+      this.log.info({ ...logged, full, dateFrom, ...run, ms: result.duration_ms }, "sync pull completed");
+      return result;
+    } catch (error) {
+      this.log.warn({ ...logged, ...run, ms: Date.now() - startedAt, error: (error as Error).message }, "sync pull failed; the watermark stays");
+      throw error;
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private targetOf(module: string): SyncTarget {
+    const target = syncTargetOf(this.catalog.served, module);
+    if (!target)
+      throw new SyncRequestError(
+        `module: ${module} cannot be pulled: no ${module} RECEIVER with sync support is served (syncable: ${syncableModules(this.catalog.served).join(", ") || "none"})`,
+      );
+    return target;
+  }
+
+  private overlapMs(partnerId: string): number {
+    return (this.registry.configOf(partnerId).sync_overlap_seconds ?? DEFAULT_SYNC_OVERLAP_SECONDS) * 1000;
+  }
+
+  /** The receiver rule for pushes, applied to pulls: a partner stores objects of its own parties; a hub relays others', never ours. */
+  private mayOwn(record: PartnerRecord, owner: PartyRef): boolean {
+    const relaying = record.hubPartyId !== undefined || record.roles.some((r) => r.role === "HUB");
+    if (relaying) return !this.config.parties.some((p) => sameParty(p, owner));
+    return record.roles.some((r) => sameParty(r, owner));
+  }
+}
+
+const ownerOf = (object: unknown): PartyRef | undefined => {
+  const { country_code, party_id } = (object ?? {}) as Record<string, unknown>;
+  return typeof country_code === "string" && typeof party_id === "string"
+    ? { country_code: country_code.toUpperCase(), party_id: party_id.toUpperCase() }
+    : undefined;
+};
+
+/** The object's id for log lines (ids only: objects can carry personal data). */
+const idOf = (object: unknown): string | undefined => {
+  const { id, uid } = (object ?? {}) as Record<string, unknown>;
+  return typeof id === "string" ? id : typeof uid === "string" ? uid : undefined;
+};

@@ -1,0 +1,205 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { AdminRoute } from "../../core/admin/admin-api";
+import type { PartyRef, VersionNumber } from "../../core/protocol/types";
+import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { Outbox } from "../../core/outbox/outbox";
+import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import { invalid, invalidFields } from "../../core/http/errors";
+import { issuesOf } from "../../core/model/object-type";
+import { withoutNulls } from "../../core/model/without-nulls";
+import { url } from "../../core/model/common-schemas";
+import { portContext } from "../../core/modules/receiver-rules";
+import { checkCallbackUrl } from "../../core/partners/callback-policy";
+import type { ActiveChargingProfile, ChargingProfileResponseType, ChargingProfileResult, ProfileOperation, SetChargingProfile } from "./model";
+import type { ChargingProfileOutcomeSink, ChargingProfilesReceiverPort, ReceivedProfileRequest } from "./ports";
+import type { ProfileSenders } from "./subscriptions";
+import { activeChargingProfileSchema } from "./schemas";
+import { chargingProfileResponseType, setChargingProfileType } from "./translate";
+
+/** Pending-request kind of the charging-profile requests partners sent us. */
+export const RECEIVED_PROFILE_REQUESTS = "chargingprofiles.received";
+
+export interface ReceivedProfileData {
+  partnerId: string;
+  operation: ProfileOperation;
+  sessionId: string;
+  version: VersionNumber;
+  responseUrl: string;
+  /** our party that received it (routing `from` of the result) */
+  party: PartyRef;
+  /** the partner's party that sent it (routing `to` of the result) */
+  sender?: PartyRef;
+}
+
+/** What the gateway posts when the charge point said nothing in time: the profile was not applied (there is no TIMEOUT result). */
+const TIMED_OUT: ChargingProfileResult = { result: "REJECTED" };
+
+const sessionIdOf = (id: string): string => {
+  if (id.length > 36) throw invalid("session_id must be at most 36 characters");
+  return id;
+};
+
+const queryOf = (req: OcpiRequest, name: string): string => {
+  const value = req.query[name];
+  if (value === undefined || value === "") throw invalid(`query parameter ${name} is required`);
+  return value;
+};
+
+const responseUrlOf = (req: OcpiRequest): string => {
+  const value = queryOf(req, "response_url");
+  const parsed = url().safeParse(value);
+  if (!parsed.success) throw invalid(`query parameter response_url ${parsed.error.issues[0].message}`);
+  return value;
+};
+
+const durationOf = (req: OcpiRequest): number => {
+  const value = queryOf(req, "duration");
+  if (!/^\d{1,9}$/.test(value)) throw invalid("query parameter duration must be a whole number of seconds");
+  return Number(value);
+};
+
+/**
+ * The CPO side of charging profiles: GET/PUT/DELETE on a session answer
+ * ChargingProfileResponse at once; the adapter's result (or REJECTED once
+ * the announced timeout has passed) is posted to the response_url through
+ * the outbox, exactly once. Partners whose SET was accepted are recorded,
+ * and only they get updates of the session's active profile.
+ */
+export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, ChargingProfileResult>, ChargingProfileOutcomeSink {
+  readonly name = RECEIVED_PROFILE_REQUESTS;
+
+  constructor(
+    private readonly port: ChargingProfilesReceiverPort,
+    private readonly pending: PendingRequests,
+    private readonly outbox: Outbox,
+    private readonly senders: ProfileSenders,
+    private readonly registry: PartnerRegistry,
+    private readonly log: Logger,
+    private readonly timeoutSeconds: number,
+  ) {}
+
+  routes(): RouteSpec[] {
+    return [
+      {
+        method: "GET",
+        path: "/:session_id",
+        response: chargingProfileResponseType,
+        handle: (req) =>
+          this.receive(req, responseUrlOf(req), { operation: "GET_ACTIVE_PROFILE", session_id: sessionIdOf(req.params.session_id), duration: durationOf(req) }),
+      },
+      {
+        method: "PUT",
+        path: "/:session_id",
+        body: { type: setChargingProfileType, mode: "full" },
+        response: chargingProfileResponseType,
+        handle: (req) => {
+          const { charging_profile, response_url } = req.body as SetChargingProfile;
+          return this.receive(req, response_url, { operation: "SET_PROFILE", session_id: sessionIdOf(req.params.session_id), charging_profile });
+        },
+      },
+      {
+        method: "DELETE",
+        path: "/:session_id",
+        response: chargingProfileResponseType,
+        handle: (req) => this.receive(req, responseUrlOf(req), { operation: "CLEAR_PROFILE", session_id: sessionIdOf(req.params.session_id) }),
+      },
+    ];
+  }
+
+  /** The backend tells the gateway that a session's active profile changed (rule 1); answers whom it was sent to. */
+  adminRoutes(): AdminRoute[] {
+    return [
+      {
+        method: "PUT",
+        path: "/active-charging-profiles/:session_id",
+        handle: async (req) => {
+          const parsed = activeChargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
+          if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+          const notified = await this.activeProfileChanged(sessionIdOf(req.params.session_id), parsed.data as ActiveChargingProfile);
+          return { data: { session_id: req.params.session_id, notified } };
+        },
+      },
+    ];
+  }
+
+  async report(requestId: string, result: ChargingProfileResult): Promise<boolean> {
+    return (await this.pending.settle(RECEIVED_PROFILE_REQUESTS, requestId, result)) === "settled";
+  }
+
+  timeoutOutcome(): ChargingProfileResult {
+    return TIMED_OUT;
+  }
+
+  async deliver(entry: PendingEntry<ReceivedProfileData, ChargingProfileResult>, outcome: ChargingProfileResult): Promise<void> {
+    const { data } = entry;
+    if (data.operation === "SET_PROFILE" && outcome.result === "ACCEPTED" && !entry.timedOut)
+      await this.senders.add(data.sessionId, { partnerId: data.partnerId, party: data.party });
+    // Only the ActiveChargingProfileResult carries a profile.
+    const body = data.operation === "GET_ACTIVE_PROFILE" ? outcome : { result: outcome.result };
+    await this.outbox.enqueue({
+      partnerId: data.partnerId,
+      request: { method: "POST", target: { url: data.responseUrl }, body, from: data.party, to: data.sender },
+      label: `POST chargingprofiles ${data.operation} result ${outcome.result}`,
+      essential: true,
+    });
+    this.log.info({ partner: data.partnerId, operation: data.operation, id: entry.id, result: outcome.result }, "charging profile result queued for the partner");
+  }
+
+  private async receive(req: OcpiRequest, responseUrl: string, request: Omit<ReceivedProfileRequest, "id">): Promise<OcpiReply> {
+    const { partner } = req.ctx;
+    checkCallbackUrl("response_url", responseUrl, partner.config, partner.record);
+    const id = randomUUID();
+    const data: ReceivedProfileData = {
+      partnerId: partner.id,
+      operation: request.operation,
+      sessionId: request.session_id,
+      version: req.ctx.version,
+      responseUrl,
+      party: { country_code: req.ctx.party.country_code, party_id: req.ctx.party.party_id },
+      sender: req.ctx.from,
+    };
+    // Open before the adapter hears of it: its result may come back before submit() does.
+    await this.pending.open(RECEIVED_PROFILE_REQUESTS, id, data, Date.now() + this.timeoutSeconds * 1000);
+    let result: ChargingProfileResponseType;
+    try {
+      result = await this.port.submit({ id, ...request }, portContext(req));
+    } catch (error) {
+      await this.pending.close(RECEIVED_PROFILE_REQUESTS, id);
+      throw error;
+    }
+    if (result !== "ACCEPTED") await this.pending.close(RECEIVED_PROFILE_REQUESTS, id);
+    return { data: { result, timeout: this.timeoutSeconds } };
+  }
+
+  /** Sent only to partners that once set a profile on the session, and can take the update (2.2+, a Sender endpoint). */
+  private async activeProfileChanged(sessionId: string, profile: ActiveChargingProfile): Promise<string[]> {
+    const notified: string[] = [];
+    for (const sender of await this.senders.of(sessionId)) {
+      const record = await this.registry.get(sender.partnerId);
+      const reachable =
+        record?.status === "registered" &&
+        record.version !== "2.1.1" &&
+        record.endpoints.some((e) => e.identifier === "chargingprofiles" && e.role === "SENDER");
+      if (!reachable) {
+        this.log.warn({ partner: sender.partnerId, session: sessionId }, "active charging profile not sent: the partner has no chargingprofiles Sender interface (any more)");
+        continue;
+      }
+      await this.outbox.enqueue({
+        partnerId: sender.partnerId,
+        request: {
+          method: "PUT",
+          target: { module: "chargingprofiles", role: "SENDER", path: `/${encodeURIComponent(sessionId)}` },
+          body: profile,
+          from: sender.party,
+        },
+        label: `PUT chargingprofiles ${sessionId}`,
+        // only the newest active profile of a session is worth sending
+        collapseKey: `chargingprofiles:${sessionId}`,
+      });
+      notified.push(sender.partnerId);
+    }
+    return notified;
+  }
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from "node:crypto";
+import type { GatewayConfig } from "../../config/types";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
+import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import { invalid, invalidFields, notFound } from "../../core/http/errors";
+import { issuesOf } from "../../core/model/object-type";
+import { withoutNulls } from "../../core/model/without-nulls";
+import { portContext } from "../../core/modules/receiver-rules";
+import { receiveOutcome, registeredVersion, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
+import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponse, ChargingProfileResult, ProfileOperation } from "./model";
+import type { ChargingProfilesSenderPort } from "./ports";
+import type { ChargingProfilesClient } from "./client";
+import { chargingProfileSchema } from "./schemas";
+import { activeChargingProfileType, chargingProfileResultType } from "./translate";
+
+/** Pending-request kind of the charging-profile requests the backend issued to partners. */
+export const SENT_PROFILE_REQUESTS = "chargingprofiles.sent";
+
+export interface SentProfileData extends SentRequest<ChargingProfileResponse> {
+  operation: ProfileOperation;
+  sessionId: string;
+}
+
+/** The outcome of a sent request: the partner's result, or null when none came in time. */
+type Outcome = ChargingProfileResult | null;
+
+const sessionIdOf = (id: string): string => {
+  if (id.length > 36) throw invalid("session_id must be at most 36 characters");
+  return id;
+};
+
+/**
+ * The Smart Charging side (eMSP/SCSP) of charging profiles: the backend asks
+ * for the active profile of a session at a partner CPO, sets or clears one
+ * (admin API); the gateway sends the request with a response_url of its own,
+ * takes the result there and hands it to the adapter once (or a timeout).
+ * The CPO's unsolicited updates of a session's active profile arrive at
+ * PUT {session_id} and go to the adapter too.
+ */
+export class ProfileRequestSender implements PendingKind<SentProfileData, Outcome> {
+  readonly name = SENT_PROFILE_REQUESTS;
+
+  constructor(
+    private readonly port: ChargingProfilesSenderPort,
+    private readonly pending: PendingRequests,
+    private readonly client: ChargingProfilesClient,
+    private readonly registry: PartnerRegistry,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  routes(): RouteSpec[] {
+    return [
+      {
+        method: "POST",
+        path: "/results/:uid",
+        body: { type: chargingProfileResultType, mode: "full" },
+        handle: (req) => this.result(req),
+      },
+      {
+        method: "PUT",
+        path: "/:session_id",
+        body: { type: activeChargingProfileType, mode: "full" },
+        handle: async (req) => {
+          await this.port.onActiveProfile(sessionIdOf(req.params.session_id), req.body as ActiveChargingProfile, portContext(req));
+          return {};
+        },
+      },
+    ];
+  }
+
+  adminRoutes(): AdminRoute[] {
+    return [
+      {
+        method: "POST",
+        path: "/chargingprofiles/:partner/:session_id/active",
+        handle: async (req) => {
+          const duration = (req.body as { duration?: unknown } | undefined)?.duration;
+          if (typeof duration !== "number" || !Number.isInteger(duration) || duration < 0)
+            throw invalid("/duration: must be a whole number of seconds (0 or more)");
+          return { data: await this.issue(req, "GET_ACTIVE_PROFILE", (sessionId, url) => this.client.getActive(req.params.partner, sessionId, duration, url)) };
+        },
+      },
+      {
+        method: "PUT",
+        path: "/chargingprofiles/:partner/:session_id",
+        handle: async (req) => {
+          const parsed = chargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
+          if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+          const profile = parsed.data as ChargingProfile;
+          return { data: await this.issue(req, "SET_PROFILE", (sessionId, url) => this.client.set(req.params.partner, sessionId, profile, url)) };
+        },
+      },
+      {
+        method: "DELETE",
+        path: "/chargingprofiles/:partner/:session_id",
+        handle: async (req) => ({
+          data: await this.issue(req, "CLEAR_PROFILE", (sessionId, url) => this.client.clear(req.params.partner, sessionId, url)),
+        }),
+      },
+      {
+        method: "GET",
+        path: "/chargingprofiles/requests/:uid",
+        handle: async (req) => {
+          const entry = await this.pending.get<SentProfileData, Outcome>(SENT_PROFILE_REQUESTS, req.params.uid);
+          if (!entry) throw notFound("Charging profile request");
+          return { data: view(entry) };
+        },
+      },
+    ];
+  }
+
+  timeoutOutcome(): Outcome {
+    return null;
+  }
+
+  async deliver(entry: PendingEntry<SentProfileData, Outcome>, outcome: Outcome): Promise<void> {
+    const { data } = entry;
+    await this.port.onOutcome(
+      { uid: entry.id, partnerId: data.partnerId, operation: data.operation, session_id: data.sessionId },
+      outcome ? { kind: "result", result: outcome } : { kind: "timeout" },
+      { partnerId: data.partnerId, party: data.party, version: data.version },
+    );
+  }
+
+  private async issue(
+    req: AdminRequest,
+    operation: ProfileOperation,
+    call: (sessionId: string, responseUrl: string) => Promise<ChargingProfileResponse>,
+  ) {
+    const partnerId = req.params.partner;
+    const sessionId = sessionIdOf(req.params.session_id);
+    const version = await registeredVersion(this.registry, partnerId);
+    if (version === "2.1.1") throw invalid(`chargingprofiles does not exist in OCPI 2.1.1, the version of partner ${partnerId}`);
+    const uid = randomUUID();
+    const responseUrl = responseUrlFor(this.config, version, "chargingprofiles", `/results/${uid}`);
+    const { country_code, party_id } = this.config.parties[0];
+    const data: SentProfileData = { partnerId, operation, sessionId, version, party: { country_code, party_id }, callbacks: 0 };
+    const response = await sendTracked(this.pending, SENT_PROFILE_REQUESTS, uid, data, this.config, () => call(sessionId, responseUrl));
+    return { uid, response };
+  }
+
+  private async result(req: OcpiRequest): Promise<OcpiReply> {
+    await receiveOutcome<SentProfileData>(
+      this.pending,
+      SENT_PROFILE_REQUESTS,
+      req.params.uid,
+      req.ctx.partner.id,
+      () => true,
+      req.body as ChargingProfileResult,
+      "Charging profile request",
+    );
+    return {};
+  }
+}
+
+/** A sent request as the admin API shows it. */
+const view = (entry: PendingEntry<SentProfileData, Outcome>) => ({
+  uid: entry.id,
+  partner_id: entry.data.partnerId,
+  operation: entry.data.operation,
+  session_id: entry.data.sessionId,
+  state: entry.state,
+  response: entry.data.response,
+  result: entry.outcome ?? undefined,
+  timed_out: entry.timedOut ?? false,
+  callbacks: entry.data.callbacks,
+});

@@ -1,0 +1,172 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { AdminRoute } from "../../core/admin/admin-api";
+import type { PortContext } from "../../core/ports";
+import type { PartyRef, VersionNumber } from "../../core/protocol/types";
+import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { Outbox } from "../../core/outbox/outbox";
+import type { LossyTranslationLog } from "../../core/model/lossy";
+import { Status } from "../../core/protocol/status";
+import { invalid, invalidFields, notFound } from "../../core/http/errors";
+import { issuesOf } from "../../core/model/object-type";
+import { withoutNulls } from "../../core/model/without-nulls";
+import { portContext } from "../../core/modules/receiver-rules";
+import { checkCallbackUrl } from "../../core/partners/callback-policy";
+import { CONNECTOR_REQUIRED, type CommandRequest, type CommandResponse, type CommandResponseType, type CommandResult, type CommandType } from "./model";
+import type { CommandAnswer, CommandOutcomeSink, CommandsReceiverPort } from "./ports";
+import { COMMANDS, type CommandSpec, type CommandTarget } from "./command-types";
+import { commandResponseType, commandResultType } from "./translate";
+import { commandResultSchema } from "./schemas";
+
+/** Pending-request kind of the commands partners sent us. */
+export const RECEIVED_COMMANDS = "commands.received";
+
+/** What the gateway keeps about a received command until its result is posted. */
+export interface ReceivedCommandData {
+  partnerId: string;
+  type: CommandType;
+  /** the version the partner spoke: the result is posted in it */
+  version: VersionNumber;
+  responseUrl: string;
+  /** our party that received it (routing `from` of the result) */
+  party: PartyRef;
+  /** the partner's party that sent it (routing `to` of the result) */
+  sender?: PartyRef;
+}
+
+const sameId = (a: string, b: string): boolean => a.toUpperCase() === b.toUpperCase();
+
+/**
+ * The CPO side of commands: validates a command, answers CommandResponse at
+ * once, hands it to the adapter, and posts exactly one CommandResult to the
+ * response_url through the outbox: the adapter's outcome, or TIMEOUT once the
+ * announced timeout has passed, whichever claims the pending entry first.
+ */
+export class CommandReceiver implements PendingKind<ReceivedCommandData, CommandResult>, CommandOutcomeSink {
+  readonly name = RECEIVED_COMMANDS;
+
+  constructor(
+    private readonly port: CommandsReceiverPort,
+    private readonly pending: PendingRequests,
+    private readonly outbox: Outbox,
+    private readonly lossy: LossyTranslationLog,
+    private readonly log: Logger,
+    private readonly timeoutSeconds: number,
+  ) {}
+
+  routes(): RouteSpec[] {
+    const known: RouteSpec[] = Object.values(COMMANDS).map((spec) => ({
+      method: "POST",
+      path: `/${spec.type}`,
+      versions: spec.versions,
+      body: { type: spec.request, mode: "full" },
+      response: commandResponseType,
+      handle: (req) => this.receive(spec, req),
+    }));
+    // CommandType is open in 2.3.0, and CANCEL_RESERVATION does not exist in 2.1.1: what we do not know is not supported.
+    const unknown: RouteSpec = {
+      method: "POST",
+      path: "/:command",
+      response: commandResponseType,
+      handle: async (req) => ({ data: this.response("NOT_SUPPORTED", `Command ${req.params.command} is not supported`) }),
+    };
+    return [...known, unknown];
+  }
+
+  /** For backends that report outcomes over HTTP: any instance may take the outcome of a command another one received. */
+  adminRoutes(): AdminRoute[] {
+    return [
+      {
+        method: "POST",
+        path: "/command-outcomes/:id",
+        handle: async (req) => {
+          const parsed = commandResultSchema("2.3.0").safeParse(withoutNulls(req.body ?? {}));
+          if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+          const settlement = await this.pending.settle(RECEIVED_COMMANDS, req.params.id, parsed.data as CommandResult);
+          if (settlement === "unknown") throw notFound("Command");
+          if (settlement === "finished") throw invalid(`Command ${req.params.id} already has a result`);
+          return { data: { id: req.params.id, result: parsed.data.result } };
+        },
+      },
+    ];
+  }
+
+  async report(commandId: string, result: CommandResult): Promise<boolean> {
+    return (await this.pending.settle(RECEIVED_COMMANDS, commandId, result)) === "settled";
+  }
+
+  timeoutOutcome(): CommandResult {
+    return { result: "TIMEOUT" };
+  }
+
+  async deliver(entry: PendingEntry<ReceivedCommandData, CommandResult>, outcome: CommandResult): Promise<void> {
+    const { data } = entry;
+    const tx = this.lossy.context(data.partnerId, commandResultType.name, data.version, {});
+    await this.outbox.enqueue({
+      partnerId: data.partnerId,
+      request: {
+        method: "POST",
+        target: { url: data.responseUrl },
+        body: commandResultType.down(outcome, data.version, tx),
+        from: data.party,
+        to: data.sender,
+      },
+      label: `POST commands ${data.type} result ${outcome.result}`,
+      essential: true,
+    });
+    this.log.info({ partner: data.partnerId, command: data.type, id: entry.id, result: outcome.result }, "command result queued for the partner");
+  }
+
+  private async receive(spec: CommandSpec, req: OcpiRequest): Promise<OcpiReply> {
+    const command = req.body as CommandRequest;
+    const { partner } = req.ctx;
+    checkCallbackUrl("response_url", command.response_url, partner.config, partner.record);
+    const ctx = portContext(req);
+    if (spec.target) {
+      const refusal = await this.checkTarget(spec, spec.target(command), req.ctx.version, ctx);
+      if (refusal) return refusal;
+    }
+
+    const id = randomUUID();
+    const data: ReceivedCommandData = {
+      partnerId: partner.id,
+      type: spec.type,
+      version: req.ctx.version,
+      responseUrl: command.response_url,
+      party: { country_code: req.ctx.party.country_code, party_id: req.ctx.party.party_id },
+      sender: req.ctx.from,
+    };
+    // Open before the adapter hears of it: its outcome may come back before submit() does.
+    await this.pending.open(RECEIVED_COMMANDS, id, data, Date.now() + this.timeoutSeconds * 1000);
+    const { response_url: _responseUrl, ...request } = command;
+    let answer: CommandAnswer;
+    try {
+      answer = await this.port.submit({ id, type: spec.type, request }, ctx);
+    } catch (error) {
+      await this.pending.close(RECEIVED_COMMANDS, id);
+      throw error;
+    }
+    if (answer.result !== "ACCEPTED") await this.pending.close(RECEIVED_COMMANDS, id);
+    return { data: { result: answer.result, timeout: this.timeoutSeconds, ...(answer.message ? { message: answer.message } : {}) } };
+  }
+
+  /** Unknown location: 2003 with REJECTED (the spec's sequence diagram); unknown EVSE or connector: REJECTED. */
+  private async checkTarget(spec: CommandSpec, target: CommandTarget, version: VersionNumber, ctx: PortContext): Promise<OcpiReply | undefined> {
+    const location = await this.port.location(target.location_id, ctx);
+    if (!location) return { data: this.response("REJECTED", `Unknown location ${target.location_id}`), statusCode: Status.UNKNOWN_LOCATION };
+    if (target.evse_uid === undefined) return undefined;
+    const evse = location.evses?.find((e) => sameId(e.uid, target.evse_uid!));
+    if (!evse) return { data: this.response("REJECTED", `Unknown EVSE ${target.evse_uid} at location ${target.location_id}`) };
+    // 2.1.1 has neither the capability nor connector_id in StartSession.
+    if (spec.type === "START_SESSION" && version !== "2.1.1" && target.connector_id === undefined && evse.capabilities?.includes(CONNECTOR_REQUIRED))
+      throw invalid(`/connector_id: is required: EVSE ${evse.uid} has the capability ${CONNECTOR_REQUIRED}`);
+    if (target.connector_id !== undefined && !evse.connectors.some((c) => sameId(c.id, target.connector_id!)))
+      return { data: this.response("REJECTED", `Unknown connector ${target.connector_id} at EVSE ${evse.uid}`) };
+    return undefined;
+  }
+
+  private response(result: CommandResponseType, text: string): CommandResponse {
+    return { result, timeout: this.timeoutSeconds, message: [{ language: "en", text }] };
+  }
+}

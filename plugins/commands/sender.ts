@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import type { GatewayConfig } from "../../config/types";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
+import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import { invalid, invalidFields, notFound } from "../../core/http/errors";
+import { issuesOf } from "../../core/model/object-type";
+import { withoutNulls } from "../../core/model/without-nulls";
+import { receiveOutcome, registeredVersion, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
+import { COMMAND_TYPES, type CommandRequest, type CommandResponse, type CommandResult, type CommandType } from "./model";
+import type { CommandsSenderPort } from "./ports";
+import { commandSpecOf } from "./command-types";
+import { commandResultType } from "./translate";
+import type { CommandsClient } from "./client";
+
+/** Pending-request kind of the commands the backend issued to partners. */
+export const SENT_COMMANDS = "commands.sent";
+
+export interface SentCommandData extends SentRequest<CommandResponse> {
+  type: CommandType;
+}
+
+const TIMED_OUT: CommandResult = { result: "TIMEOUT", message: [{ language: "en", text: "No result from the partner in time" }] };
+
+/**
+ * The eMSP side of commands: the backend issues a command (admin API), the
+ * gateway POSTs it with a response_url of its own that is unique per command,
+ * keeps it pending in the store, takes the partner's CommandResult there and
+ * hands it to the adapter once; when none comes in time the adapter gets
+ * TIMEOUT. A result for an unknown or finished command is refused.
+ */
+export class CommandSender implements PendingKind<SentCommandData, CommandResult> {
+  readonly name = SENT_COMMANDS;
+
+  constructor(
+    private readonly port: CommandsSenderPort,
+    private readonly pending: PendingRequests,
+    private readonly client: CommandsClient,
+    private readonly registry: PartnerRegistry,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  /** The response_url of every command we send: /{command}/{uid} under our Sender interface. */
+  routes(): RouteSpec[] {
+    return [{ method: "POST", path: "/:command/:uid", body: { type: commandResultType, mode: "full" }, handle: (req) => this.callback(req) }];
+  }
+
+  adminRoutes(): AdminRoute[] {
+    return [
+      { method: "POST", path: "/commands/:partner/:command", handle: async (req) => ({ data: await this.issue(req) }) },
+      {
+        method: "GET",
+        path: "/commands/:uid",
+        handle: async (req) => {
+          const entry = await this.pending.get<SentCommandData, CommandResult>(SENT_COMMANDS, req.params.uid);
+          if (!entry) throw notFound("Command");
+          return { data: view(entry) };
+        },
+      },
+    ];
+  }
+
+  timeoutOutcome(): CommandResult {
+    return TIMED_OUT;
+  }
+
+  async deliver(entry: PendingEntry<SentCommandData, CommandResult>, outcome: CommandResult): Promise<void> {
+    const { data } = entry;
+    await this.port.onResult({ uid: entry.id, partnerId: data.partnerId, type: data.type }, outcome, {
+      partnerId: data.partnerId,
+      party: data.party,
+      version: data.version,
+    });
+  }
+
+  private async issue(req: AdminRequest) {
+    const partnerId = req.params.partner;
+    const spec = commandSpecOf(req.params.command);
+    if (!spec) throw invalid(`command must be one of ${COMMAND_TYPES.join(", ")}`);
+    const version = await registeredVersion(this.registry, partnerId);
+    if (!spec.versions.includes(version)) throw invalid(`${spec.type} does not exist in OCPI ${version}, the version of partner ${partnerId}`);
+    if (typeof req.body !== "object" || req.body === null || Array.isArray(req.body)) throw invalid(`Request body with a ${spec.request.name} is required`);
+
+    const uid = randomUUID();
+    const response_url = responseUrlFor(this.config, version, "commands", `/${spec.type}/${uid}`);
+    const parsed = spec.request.schema("2.3.0", "full").safeParse(withoutNulls({ ...req.body, response_url }));
+    if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+
+    const { country_code, party_id } = this.config.parties[0];
+    const data: SentCommandData = { partnerId, type: spec.type, version, party: { country_code, party_id }, callbacks: 0 };
+    const response = await sendTracked(this.pending, SENT_COMMANDS, uid, data, this.config, () =>
+      this.client.send(partnerId, version, spec, parsed.data as CommandRequest),
+    );
+    return { uid, response };
+  }
+
+  private async callback(req: OcpiRequest): Promise<OcpiReply> {
+    const { uid, command } = req.params;
+    await receiveOutcome<SentCommandData>(this.pending, SENT_COMMANDS, uid, req.ctx.partner.id, (d) => d.type === command, req.body, "Command");
+    return {};
+  }
+}
+
+/** A sent command as the admin API shows it. */
+const view = (entry: PendingEntry<SentCommandData, CommandResult>) => ({
+  uid: entry.id,
+  partner_id: entry.data.partnerId,
+  command: entry.data.type,
+  state: entry.state,
+  response: entry.data.response,
+  result: entry.outcome,
+  timed_out: entry.timedOut ?? false,
+  callbacks: entry.data.callbacks,
+});

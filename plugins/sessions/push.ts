@@ -1,0 +1,19 @@
+import type { PushSpec } from "../../core/push/push-spec";
+import type { DataChange } from "../../core/events/change-feed";
+import { sessionType } from "./translate";
+
+/** A session that reached its end: the eMSP must see it even after a long outage. */
+const isFinal = (change: DataChange): boolean => change.object?.status === "COMPLETED" || change.object?.status === "INVALID";
+
+/**
+ * Our sessions to partners' Receivers: PUT whole, PATCH a fragment (its
+ * charging_periods are appended, so PATCHes never collapse). Final
+ * sessions are delivered at least once.
+ */
+export const SESSIONS_PUSH: PushSpec = {
+  objectTypes: [sessionType],
+  idFields: ["id"],
+  methods: { upsert: "PUT", patch: "PATCH" },
+  essential: isFinal,
+  resync: true,
+};

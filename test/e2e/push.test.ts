@@ -1,0 +1,480 @@
+import "reflect-metadata";
+import fs from "node:fs";
+import path from "node:path";
+import pino from "pino";
+import type { GatewayConfig } from "../../config/types";
+import { Gateway } from "../../app/gateway";
+import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf, type PartnerSpec, type PartySpec } from "../support/gateway-config";
+import {
+  freePorts,
+  ocpiRequest,
+  partnerRecordOf,
+  startGatewayProcess,
+  writeGatewayConfig,
+  type GatewayProcess,
+  type HttpResult,
+} from "../support/gateway-process";
+
+/**
+ * Issue #5, pushes: a CPO gateway pushes changes of its own data to an
+ * eMSP gateway over loopback, both with their own SQLite store and `local`
+ * adapter, registered through the real credentials handshake. Changes
+ * enter through the admin API (POST /admin/v1/events, as a legacy backend
+ * would post them); what the eMSP holds is read back through its receiver
+ * interface with the CPO's token; the CPO's queues through GET /admin/v1/outbox.
+ */
+
+type Json = Record<string, any>;
+
+const CPO: PartySpec = { country_code: "NL", party_id: "CPO", role: "CPO" };
+const EMSP: PartySpec = { country_code: "DE", party_id: "EMS", role: "EMSP" };
+const OWNER = { country_code: "NL", party_id: "CPO" };
+const MODULES = Object.fromEntries(["locations", "tariffs", "tokens", "sessions", "cdrs"].map((m) => [m, { adapter: "local" }]));
+const ADMIN_TOKEN = "push-e2e-admin-token-0123456789";
+/** none is AVAILABLE, the status EVSEs start with */
+const STATUSES = ["CHARGING", "BLOCKED", "OUTOFORDER", "RESERVED", "INOPERATIVE"];
+const silent = { logger: pino({ level: "silent" }) };
+
+/* ---------------------------------------------------------------- objects (2.3.0) */
+
+const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+const location = (id: string, evses: number, at = 0): Json => ({
+  country_code: "NL",
+  party_id: "CPO",
+  id,
+  publish: true,
+  address: `${id} street 1`,
+  city: "Utrecht",
+  country: "NLD",
+  coordinates: { latitude: "52.090730", longitude: "5.121420" },
+  time_zone: "Europe/Amsterdam",
+  evses: Array.from({ length: evses }, (_, i) => ({
+    uid: `${id}-E${i + 1}`,
+    status: "AVAILABLE",
+    connectors: [
+      { id: "1", standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 32, last_updated: stamp(at) },
+    ],
+    last_updated: stamp(at),
+  })),
+  last_updated: stamp(at),
+});
+
+const cdrToken = { country_code: "DE", party_id: "EMS", uid: "A1B2C3D4", type: "RFID", contract_id: "DE-EMS-CA1B2C3D4" };
+
+const cdr = (n: number): Json => ({
+  country_code: "NL",
+  party_id: "CPO",
+  id: `CDR-${String(n).padStart(4, "0")}`,
+  start_date_time: stamp(n * 100),
+  end_date_time: stamp(n * 100 + 60),
+  cdr_token: cdrToken,
+  auth_method: "WHITELIST",
+  cdr_location: {
+    id: "LOC1",
+    address: "LOC1 street 1",
+    city: "Utrecht",
+    country: "NLD",
+    coordinates: { latitude: "52.090730", longitude: "5.121420" },
+    evse_uid: "LOC1-E1",
+    evse_id: "NL*CPO*E1",
+    connector_id: "1",
+    connector_standard: "IEC_62196_T2",
+    connector_format: "SOCKET",
+    connector_power_type: "AC_3_PHASE",
+  },
+  currency: "EUR",
+  charging_periods: [{ start_date_time: stamp(n * 100), dimensions: [{ type: "ENERGY", volume: 5 + n }] }],
+  total_cost: { before_taxes: 2 + n / 10 },
+  total_energy: 5 + n,
+  total_time: 1,
+  last_updated: stamp(n * 100 + 61),
+});
+
+const session = (id: string, status: string, at: number): Json => ({
+  country_code: "NL",
+  party_id: "CPO",
+  id,
+  start_date_time: stamp(at),
+  kwh: 3,
+  cdr_token: cdrToken,
+  auth_method: "WHITELIST",
+  location_id: "LOC1",
+  evse_uid: "LOC1-E1",
+  connector_id: "1",
+  currency: "EUR",
+  status,
+  last_updated: stamp(at + 1),
+});
+
+const tariff = (id: string): Json => ({
+  country_code: "NL",
+  party_id: "CPO",
+  id,
+  currency: "EUR",
+  elements: [{ price_components: [{ type: "ENERGY", price: 0.3, vat: 21, step_size: 1 }] }],
+  tax_included: "NO",
+  last_updated: stamp(5),
+});
+
+const statusPatch = (locationId: string, evseUid: string, status: string, at: number) => ({
+  module: "locations",
+  owner: OWNER,
+  path: [locationId, evseUid],
+  kind: "patch",
+  object: { status, last_updated: stamp(at) },
+});
+
+/* ---------------------------------------------------------------- helpers */
+
+const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+const admin = (baseUrl: string, method: string, route: string, body?: unknown, token = ADMIN_TOKEN): Promise<HttpResult> =>
+  ocpiRequest(method, `${baseUrl}/admin/v1${route}`, { headers: { Authorization: `Bearer ${token}` }, body });
+
+const postEvent = async (baseUrl: string, event: unknown): Promise<void> => {
+  const result = await admin(baseUrl, "POST", "/events", event);
+  if (result.status !== 200 || result.body?.status_code !== 1000) throw new Error(`event refused: HTTP ${result.status} ${result.text}`);
+};
+
+const outboxOf = async (baseUrl: string, partner: string): Promise<Json> => {
+  const result = await admin(baseUrl, "GET", "/outbox");
+  expect(result.body.status_code).toBe(1000);
+  return result.body.data.find((p: Json) => p.partner === partner);
+};
+
+/** What the eMSP holds of the CPO's objects, read through its receiver interface with the CPO's token. */
+const heldByEmsp = async (emspUrl: string, cpoToken: string, route: string): Promise<Json | undefined> => {
+  const result = await ocpiRequest("GET", `${emspUrl}/ocpi/2.3.0/receiver/${route}`, { token: cpoToken });
+  if (result.status === 404) return undefined;
+  expect(result.body.status_code).toBe(1000);
+  return result.body.data;
+};
+
+const evseStatuses = (location: Json | undefined): Record<string, string> =>
+  Object.fromEntries((location?.evses ?? []).map((e: Json) => [e.uid, e.status]));
+
+const seedFile = (content: Json): string => {
+  const file = path.join(tempDir("ocpi-push-seed-"), "seed.json");
+  fs.writeFileSync(file, JSON.stringify(content));
+  return file;
+};
+
+interface Pair {
+  cpo: Gateway;
+  emsp: Gateway;
+  emspConfig: GatewayConfig;
+  cpoUrl: string;
+  emspUrl: string;
+  cpoToken: string;
+  /** stops the eMSP gateway: its receiver is down */
+  stopEmsp(): Promise<void>;
+  /** starts it again on the same port and store */
+  startEmsp(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A CPO and an eMSP gateway in-process; the eMSP registers with the CPO. */
+const startPair = async (push: PartnerSpec["push"], cpoSeed: Json = {}): Promise<Pair> => {
+  const [cpoPort, emspPort] = await freePorts(2);
+  const tokenA = `push-token-A-${cpoPort}`;
+  const cpoConfig = testGatewayConfig({
+    port: cpoPort,
+    party: CPO,
+    modules: MODULES,
+    adapters: { local: { seed: seedFile(cpoSeed) } },
+    server: { admin_token: ADMIN_TOKEN },
+    partners: [{ id: "emsp", token_a: tokenA, versions_url: versionsUrlOf(emspPort), push }],
+  });
+  const emspConfig = testGatewayConfig({
+    port: emspPort,
+    party: EMSP,
+    modules: MODULES,
+    partners: [{ id: "cpo", token_a: tokenA, versions_url: versionsUrlOf(cpoPort) }],
+  });
+  const cpo = await Gateway.create(cpoConfig, silent);
+  await cpo.listen();
+  const pair: Pair = {
+    cpo,
+    emsp: await Gateway.create(emspConfig, silent),
+    emspConfig,
+    cpoUrl: `http://127.0.0.1:${cpoPort}`,
+    emspUrl: `http://127.0.0.1:${emspPort}`,
+    cpoToken: "",
+    async stopEmsp() {
+      await pair.emsp.close();
+    },
+    async startEmsp() {
+      pair.emsp = await Gateway.create(emspConfig, silent);
+      await pair.emsp.listen();
+    },
+    async close() {
+      await Promise.all([pair.cpo.close(), pair.emsp.close()]);
+    },
+  };
+  await pair.emsp.listen();
+  await pair.emsp.credentials.register("cpo");
+  pair.cpoToken = (await cpo.registry.get("emsp"))!.tokenToPartner!;
+  return pair;
+};
+
+/** Every outbound call of the in-process gateways goes through global fetch (core/client/ocpi-client.ts): record the answers. */
+interface Answered {
+  method: string;
+  url: string;
+  status: number;
+}
+const answered: Answered[] = [];
+const realFetch = globalThis.fetch;
+
+beforeAll(() => {
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await realFetch(input, init);
+    answered.push({ method: init?.method ?? "GET", url: input instanceof Request ? input.url : String(input), status: response.status });
+    return response;
+  };
+});
+
+afterAll(() => {
+  globalThis.fetch = realFetch;
+  removeTempDirs();
+});
+
+/* ---------------------------------------------------------------- receiver down, then back */
+
+describe("pushes while the eMSP's receiver is down", () => {
+  let pair: Pair;
+  const evses = ["LOC1-E1", "LOC1-E2", "LOC2-E1", "LOC2-E2"];
+  const latest: Record<string, string> = {};
+
+  beforeAll(async () => {
+    // LOCS is the CPO's before the partnership: never pushed, so the eMSP does not know it
+    pair = await startPair({ base_delay_ms: 50, max_delay_ms: 300, backlog_window_ms: 120_000 }, { locations: [location("LOCS", 1)] });
+  }, 30_000);
+
+  afterAll(async () => {
+    await pair?.close();
+  });
+
+  it("an upsert event is stored at the CPO and PUT to the eMSP", async () => {
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC2"], kind: "upsert", object: location("LOC2", 2) });
+    await until("the eMSP holds LOC1 and LOC2", async () =>
+      Boolean((await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")) && (await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC2"))),
+    );
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")).toEqual(location("LOC1", 2));
+    // the CPO serves it from its sender interface too
+    const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
+    const served = await ocpiRequest("GET", `${pair.cpoUrl}/ocpi/2.3.0/sender/locations/LOC1`, { token: emspToken });
+    expect(served.body.data).toEqual(location("LOC1", 2));
+  });
+
+  it("200 status changes and 20 CDRs wait in the outbox, status changes of one EVSE collapsed", async () => {
+    await pair.stopEmsp();
+    let cdrs = 0;
+    for (let i = 0; i < 200; i++) {
+      const uid = evses[i % evses.length];
+      const status = STATUSES[i % STATUSES.length];
+      latest[uid] = status;
+      await postEvent(pair.cpoUrl, statusPatch(uid.split("-")[0], uid, status, 1000 + i));
+      if (i % 10 === 9) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [cdr(++cdrs).id], kind: "upsert", object: cdr(cdrs) });
+    }
+    expect(cdrs).toBe(20);
+    const queue = await outboxOf(pair.cpoUrl, "emsp");
+    // 20 CDRs, one waiting status per EVSE, plus at most one status that was tried already (it keeps its place)
+    expect(queue.queued).toBeGreaterThanOrEqual(24);
+    expect(queue.queued).toBeLessThanOrEqual(25);
+    expect(queue.head).toMatchObject({ attempts: expect.any(Number), last_error: expect.stringContaining("ECONNREFUSED") });
+    expect(queue.resync_pending).toBe(false);
+  });
+
+  it("once the eMSP is back, every CDR arrives exactly once and each EVSE ends with its latest status", async () => {
+    const postsBefore = answered.length;
+    await pair.startEmsp();
+    await until("the CPO's outbox for the eMSP is empty", async () => (await outboxOf(pair.cpoUrl, "emsp")).queued === 0);
+
+    for (let n = 1; n <= 20; n++) expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, `cdrs/NL/CPO/${cdr(n).id}`)).toEqual(cdr(n));
+    const cdrPosts = answered.slice(postsBefore).filter((a) => a.method === "POST" && a.url.endsWith("/receiver/cdrs"));
+    expect(cdrPosts.map((a) => a.status)).toEqual(Array(20).fill(201));
+
+    const held = {
+      ...evseStatuses(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")),
+      ...evseStatuses(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC2")),
+    };
+    expect(held).toEqual(latest);
+    // and fewer status PATCHes than changes went over the wire
+    const patches = answered.slice(postsBefore).filter((a) => a.method === "PATCH" && a.status === 200);
+    expect(patches.length).toBeLessThan(20);
+    const queue = await outboxOf(pair.cpoUrl, "emsp");
+    expect(queue).toMatchObject({ queued: 0, rejected: 0, dropped: 0, resync_pending: false });
+  });
+
+  it("a 2xxx rejection is logged, counted and not retried", async () => {
+    const before = answered.length;
+    // the eMSP never received LOCS: it answers 404 with 2001
+    await postEvent(pair.cpoUrl, statusPatch("LOCS", "LOCS-E1", "CHARGING", 5000));
+    await postEvent(pair.cpoUrl, statusPatch("LOC1", "LOC1-E1", "OUTOFORDER", 5001));
+    await until("the next push arrived", async () => evseStatuses(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1"))["LOC1-E1"] === "OUTOFORDER");
+    await until("the rejection is counted", async () => (await outboxOf(pair.cpoUrl, "emsp")).rejected === 1);
+    // wait well past the retry delays: still one attempt
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const refused = answered.slice(before).filter((a) => a.url.endsWith("/receiver/locations/NL/CPO/LOCS/LOCS-E1"));
+    expect(refused).toEqual([expect.objectContaining({ method: "PATCH", status: 404 })]);
+    expect(await outboxOf(pair.cpoUrl, "emsp")).toMatchObject({ queued: 0, rejected: 1 });
+  });
+
+  describe("POST /admin/v1/events refuses bad events with 2001 naming the field", () => {
+    it.each([
+      ["no owner", { module: "locations", path: ["LOC1"], kind: "upsert", object: {} }, "/owner"],
+      ["an unknown kind", { module: "locations", owner: OWNER, path: ["LOC1"], kind: "replace" }, "/kind"],
+      ["an empty path", { module: "locations", owner: OWNER, path: [], kind: "delete" }, "/path"],
+      ["an invalid EVSE status", statusPatch("LOC1", "LOC1-E1", "ON_FIRE", 1), "/object/status"],
+      ["a patch without last_updated", { ...statusPatch("LOC1", "LOC1-E1", "CHARGING", 1), object: { status: "CHARGING" } }, "/object/last_updated"],
+      ["a deleted location", { module: "locations", owner: OWNER, path: ["LOC1"], kind: "delete" }, "/kind"],
+      ["a module not served", { module: "bookings", owner: OWNER, path: ["B1"], kind: "delete" }, "/module"],
+      ["someone else's data", { module: "locations", owner: { country_code: "DE", party_id: "EMS" }, path: ["L"], kind: "upsert", object: {} }, "/owner"],
+      ["an id differing from the path", { module: "locations", owner: OWNER, path: ["LOC9"], kind: "upsert", object: location("LOC1", 1) }, "/object/id"],
+      ["a path too deep", { module: "tariffs", owner: OWNER, path: ["T1", "X"], kind: "delete" }, "/path"],
+    ])("%s", async (_name, event, field) => {
+      const result = await admin(pair.cpoUrl, "POST", "/events", event);
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({ status_code: 2001, status_message: expect.stringContaining(field) });
+    });
+
+    it("answers 404 for an object the adapter does not hold, and 401 without the admin token", async () => {
+      const unknown = await admin(pair.cpoUrl, "POST", "/events", statusPatch("LOC404", "E1", "CHARGING", 1));
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toMatchObject({ status_code: 2001, status_message: expect.stringContaining("LOC404") });
+      const anonymous = await admin(pair.cpoUrl, "POST", "/events", statusPatch("LOC1", "LOC1-E1", "CHARGING", 1), "not-the-admin-token");
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.text).not.toContain(ADMIN_TOKEN);
+    });
+  });
+});
+
+/* ---------------------------------------------------------------- backlog window */
+
+describe("a partner unreachable past its backlog window", () => {
+  let pair: Pair;
+
+  beforeAll(async () => {
+    pair = await startPair({ base_delay_ms: 20, max_delay_ms: 100, backlog_window_ms: 300 });
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
+    await until("the eMSP holds LOC1", async () => Boolean(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")));
+  }, 30_000);
+
+  afterAll(async () => {
+    await pair?.close();
+  });
+
+  it("gets its backlog dropped, essential messages kept, and is marked for a full resync", async () => {
+    await pair.stopEmsp();
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC2"], kind: "upsert", object: location("LOC2", 1, 10) });
+    await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S1"], kind: "upsert", object: session("S1", "ACTIVE", 20) });
+    await postEvent(pair.cpoUrl, { module: "tariffs", owner: OWNER, path: ["T1"], kind: "upsert", object: tariff("T1") });
+    for (let i = 0; i < 30; i++) await postEvent(pair.cpoUrl, statusPatch("LOC1", `LOC1-E${(i % 2) + 1}`, STATUSES[i % 5], 100 + i));
+    for (let n = 1; n <= 5; n++) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [cdr(n).id], kind: "upsert", object: cdr(n) });
+    await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S2"], kind: "upsert", object: session("S2", "COMPLETED", 30) });
+
+    // what is left: the 5 CDRs, the completed session and the probe that ends the wait
+    await until("only essential messages are queued", async () => {
+      const queue = await outboxOf(pair.cpoUrl, "emsp");
+      return queue.resync_pending && queue.queued === 7;
+    });
+    const queue = await outboxOf(pair.cpoUrl, "emsp");
+    expect(queue.dropped).toBeGreaterThanOrEqual(4);
+    expect(queue.resync_since).toEqual(expect.any(String));
+  });
+
+  it("back again, it gets the essential messages and then the current state of everything", async () => {
+    await pair.startEmsp();
+    await until("the resync is done and delivered", async () => {
+      const queue = await outboxOf(pair.cpoUrl, "emsp");
+      return !queue.resync_pending && queue.queued === 0;
+    });
+    for (let n = 1; n <= 5; n++) expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, `cdrs/NL/CPO/${cdr(n).id}`)).toEqual(cdr(n));
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "sessions/NL/CPO/S2")).toEqual(session("S2", "COMPLETED", 30));
+    // dropped updates come back with the resync, as the CPO holds them now
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "sessions/NL/CPO/S1")).toEqual(session("S1", "ACTIVE", 20));
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "tariffs/NL/CPO/T1")).toEqual(tariff("T1"));
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC2")).toEqual(location("LOC2", 1, 10));
+    const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
+    const current = await ocpiRequest("GET", `${pair.cpoUrl}/ocpi/2.3.0/sender/locations/LOC1`, { token: emspToken });
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")).toEqual(current.body.data);
+    expect(evseStatuses(current.body.data)).toEqual({ "LOC1-E1": STATUSES[28 % 5], "LOC1-E2": STATUSES[29 % 5] });
+  });
+});
+
+/* ---------------------------------------------------------------- a CPO process killed with pushes queued */
+
+describe("a CPO gateway process killed with pushes queued", () => {
+  let cpo: GatewayProcess;
+  let emsp: Gateway;
+  let emspConfig: GatewayConfig;
+  let emspUrl: string;
+  let cpoToken: string;
+
+  beforeAll(async () => {
+    const [cpoPort, emspPort] = await freePorts(2);
+    const tokenA = `push-kill-token-A-${cpoPort}`;
+    emspUrl = `http://127.0.0.1:${emspPort}`;
+    cpo = await startGatewayProcess(
+      writeGatewayConfig({
+        port: cpoPort,
+        party: CPO,
+        modules: MODULES,
+        server: { admin_token: ADMIN_TOKEN },
+        partners: [{ id: "emsp", token_a: tokenA, versions_url: versionsUrlOf(emspPort), push: { base_delay_ms: 50, max_delay_ms: 300 } }],
+      }),
+    );
+    emspConfig = testGatewayConfig({ port: emspPort, party: EMSP, modules: MODULES, partners: [{ id: "cpo", token_a: tokenA, versions_url: cpo.versionsUrl }] });
+    emsp = await Gateway.create(emspConfig, silent);
+    await emsp.listen();
+    await emsp.credentials.register("cpo");
+    cpoToken = (await partnerRecordOf(cpo.config, "emsp"))!.tokenToPartner!;
+    await postEvent(cpo.url, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
+    await until("the eMSP holds LOC1", async () => Boolean(await heldByEmsp(emspUrl, cpoToken, "locations/NL/CPO/LOC1")));
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all([cpo?.stop(), emsp?.close()]);
+  }, 30_000);
+
+  const restartEmsp = async () => {
+    emsp = await Gateway.create(emspConfig, silent);
+    await emsp.listen();
+  };
+
+  it("delivers after SIGKILL and restart what was queued before", async () => {
+    await emsp.close();
+    for (let i = 0; i < 10; i++) await postEvent(cpo.url, statusPatch("LOC1", `LOC1-E${(i % 2) + 1}`, STATUSES[i % 5], 200 + i));
+    for (let n = 1; n <= 3; n++) await postEvent(cpo.url, { module: "cdrs", owner: OWNER, path: [cdr(n).id], kind: "upsert", object: cdr(n) });
+    expect((await outboxOf(cpo.url, "emsp")).queued).toBeGreaterThanOrEqual(5);
+
+    await cpo.kill();
+    cpo = await startGatewayProcess(cpo);
+    await restartEmsp();
+    await until("the restarted CPO delivered its queue", async () => (await outboxOf(cpo.url, "emsp")).queued === 0);
+    for (let n = 1; n <= 3; n++) expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${cdr(n).id}`)).toEqual(cdr(n));
+    expect(evseStatuses(await heldByEmsp(emspUrl, cpoToken, "locations/NL/CPO/LOC1"))).toEqual({ "LOC1-E1": STATUSES[8 % 5], "LOC1-E2": STATUSES[9 % 5] });
+  });
+
+  it("a graceful stop keeps the queue too", async () => {
+    await emsp.close();
+    await postEvent(cpo.url, { module: "cdrs", owner: OWNER, path: [cdr(4).id], kind: "upsert", object: cdr(4) });
+    await postEvent(cpo.url, statusPatch("LOC1", "LOC1-E1", "RESERVED", 300));
+    expect((await outboxOf(cpo.url, "emsp")).queued).toBe(2);
+    expect(await cpo.stop()).toBe(0);
+    cpo = await startGatewayProcess(cpo);
+    await restartEmsp();
+    await until("the restarted CPO delivered its queue", async () => (await outboxOf(cpo.url, "emsp")).queued === 0);
+    expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${cdr(4).id}`)).toEqual(cdr(4));
+    expect(evseStatuses(await heldByEmsp(emspUrl, cpoToken, "locations/NL/CPO/LOC1"))["LOC1-E1"]).toBe("RESERVED");
+  });
+});
