@@ -26,11 +26,11 @@ const LOCK_TTL_MS = 30_000;
 const BATCH = 100;
 
 /**
- * Delivers the outbox: partners' queues side by side, each under a store
- * lock so several instances never deliver the same queue at once. Strict
- * FIFO per partner keeps the order per object; a failing head holds its
- * queue back (the partner is usually down as a whole) with exponential
- * backoff; a 2xxx rejection is logged, counted and dropped.
+ * Delivers the outbox: partners' queues side by side, each on a lane of its
+ * own under a store lock, so several instances never deliver the same queue
+ * at once. Strict FIFO per partner keeps the order per object; a failing
+ * head holds its queue back (the partner is usually down as a whole) with
+ * exponential backoff; a 2xxx rejection is logged, counted and dropped.
  */
 export class OutboxWorker implements BackgroundService {
   readonly name = "outbox";
@@ -39,9 +39,11 @@ export class OutboxWorker implements BackgroundService {
   private readonly parallelQueues: number;
   private timer?: NodeJS.Timeout;
   private wakeUp?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private scanning?: Promise<void>;
   private again = false;
   private started = false;
+  /** partners whose queue this instance is delivering, each on a lane of its own */
+  private readonly lanes = new Map<string, Promise<void>>();
 
   constructor(
     private readonly outbox: Outbox,
@@ -64,24 +66,25 @@ export class OutboxWorker implements BackgroundService {
     this.kick();
   }
 
+  /** Stops taking queues and waits for the deliveries under way; what is queued stays in the store. */
   async stop(): Promise<void> {
     this.started = false;
     if (this.timer) clearInterval(this.timer);
     if (this.wakeUp) clearTimeout(this.wakeUp);
-    await this.running;
+    await this.drain();
   }
 
-  /** Runs a delivery pass now, or right after the one under way; nothing before start() (a CLI process only enqueues). */
+  /** Looks for queues to deliver now, or right after the look under way; nothing before start() (a CLI process only enqueues). */
   kick(): void {
     if (!this.started) return;
-    if (this.running) {
+    if (this.scanning) {
       this.again = true;
       return;
     }
-    this.running = this.pass()
-      .catch((error) => this.log.error({ err: error }, "outbox pass failed"))
+    this.scanning = this.scan()
+      .catch((error) => this.log.error({ err: error }, "outbox scan failed"))
       .finally(() => {
-        this.running = undefined;
+        this.scanning = undefined;
         if (this.again) {
           this.again = false;
           this.kick();
@@ -89,37 +92,57 @@ export class OutboxWorker implements BackgroundService {
       });
   }
 
-  /** Resolves once every queue is empty or waiting for a retry (tests and graceful shutdown use it). */
+  /** Resolves once nothing is being delivered: every queue is empty or waiting for a retry (tests and graceful shutdown use it). */
   async drain(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.scanning || this.lanes.size > 0) await Promise.all([this.scanning, ...this.lanes.values()]);
   }
 
-  private async pass(): Promise<void> {
-    const partners = await this.outbox.partners();
+  /**
+   * Starts a lane for every partner whose queue has a message due and is not
+   * delivered yet; a partner with a long backlog thus never holds up the
+   * others. A lane that ends looks again, for what came meanwhile.
+   */
+  private async scan(): Promise<void> {
     let nextRetry = Infinity;
-    const lanes = Array.from({ length: Math.min(this.parallelQueues, partners.length) }, async () => {
-      for (let partnerId = partners.shift(); partnerId !== undefined && this.started; partnerId = partners.shift()) {
-        // reads first: an empty queue, or one waiting for its retry, needs no lock
-        const head = await this.outbox.head(partnerId);
-        if (!head) {
-          await this.outbox.retire(partnerId);
-          continue;
-        }
-        if (head.nextAttemptAt > Date.now()) {
-          nextRetry = Math.min(nextRetry, head.nextAttemptAt);
-          continue;
-        }
-        const lock = `outbox:${partnerId}`;
-        if (!(await this.store.acquireLock(lock, this.owner, LOCK_TTL_MS))) continue;
-        try {
-          nextRetry = Math.min(nextRetry, await this.deliverQueue(partnerId, lock));
-        } finally {
-          await this.store.releaseLock(lock, this.owner);
-        }
+    for (const partnerId of await this.outbox.partners()) {
+      if (!this.started || this.lanes.size >= this.parallelQueues) break;
+      if (this.lanes.has(partnerId)) continue;
+      // reads first: an empty queue, or one waiting for its retry, needs no lock
+      const head = await this.outbox.head(partnerId);
+      if (!head) {
+        await this.outbox.retire(partnerId);
+        continue;
       }
-    });
-    await Promise.all(lanes);
+      if (head.nextAttemptAt > Date.now()) {
+        nextRetry = Math.min(nextRetry, head.nextAttemptAt);
+        continue;
+      }
+      const lane = this.lane(partnerId).then(
+        (delivered) => {
+          this.lanes.delete(partnerId);
+          // a queue another instance holds, or a failing store, is looked at again at the next poll, not at once
+          if (delivered) this.kick();
+        },
+        (error) => {
+          this.lanes.delete(partnerId);
+          this.log.error({ err: error, partner: partnerId }, "outbox delivery failed");
+        },
+      );
+      this.lanes.set(partnerId, lane);
+    }
     this.scheduleRetry(nextRetry);
+  }
+
+  /** Delivers one partner's queue under its store lock; false when another instance holds it (and the queue). */
+  private async lane(partnerId: string): Promise<boolean> {
+    const lock = `outbox:${partnerId}`;
+    if (!(await this.store.acquireLock(lock, this.owner, LOCK_TTL_MS))) return false;
+    try {
+      await this.deliverQueue(partnerId, lock);
+      return true;
+    } finally {
+      await this.store.releaseLock(lock, this.owner);
+    }
   }
 
   /** Retries come due between polls: wake up then rather than at the next poll. */
@@ -130,25 +153,20 @@ export class OutboxWorker implements BackgroundService {
     this.wakeUp.unref();
   }
 
-  /** Delivers the queue until it is empty or its head must wait; resolves to when it is due again (Infinity: not waiting). */
-  private async deliverQueue(partnerId: string, lock: string): Promise<number> {
+  /** Delivers the queue until it is empty or its head must wait for a retry. */
+  private async deliverQueue(partnerId: string, lock: string): Promise<void> {
     const counts: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
     let renewedAt = Date.now();
     try {
       for (;;) {
         const { items } = await this.outbox.pending(partnerId, BATCH);
-        if (items.length === 0) {
-          await this.outbox.retire(partnerId);
-          return Infinity;
-        }
+        if (items.length === 0) return;
         for (const head of items) {
-          if (!this.started) return Infinity;
-          if (head.nextAttemptAt > Date.now()) return head.nextAttemptAt;
+          if (!this.started || head.nextAttemptAt > Date.now()) return;
           const message = await this.outbox.claim(head);
           // gone, or collapsed to the tail since it was read: re-read the head
           if (!message) break;
-          const retryAt = await this.deliver(message, counts);
-          if (retryAt !== undefined) return retryAt;
+          if (!(await this.deliver(message, counts))) return;
           if (Date.now() - renewedAt > LOCK_TTL_MS / 3) {
             await this.store.renewLock(lock, this.owner, LOCK_TTL_MS);
             renewedAt = Date.now();
@@ -160,8 +178,8 @@ export class OutboxWorker implements BackgroundService {
     }
   }
 
-  /** One delivery attempt; resolves to when to retry, or undefined when the message is done with. */
-  private async deliver(message: OutboxMessage, counts: OutboxCounts): Promise<number | undefined> {
+  /** One delivery attempt; resolves to whether the queue goes on (false: the message waits for its retry). */
+  private async deliver(message: OutboxMessage, counts: OutboxCounts): Promise<boolean> {
     const { partnerId } = message;
     try {
       await this.send(partnerId, message.request);
@@ -171,7 +189,7 @@ export class OutboxWorker implements BackgroundService {
         await this.outbox.remove(message);
         counts.rejected++;
         await this.events.rejected?.(message, error);
-        return undefined;
+        return true;
       }
       const policy = this.policyOf(partnerId);
       const retryAt = Date.now() + retryDelay(policy, message.attempts);
@@ -179,12 +197,12 @@ export class OutboxWorker implements BackgroundService {
       this.log.info({ partner: partnerId, message: message.label, attempts: failed?.attempts, error: (error as Error).message }, "delivery failed; will retry");
       if (failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs)
         counts.dropped += await this.dropBacklog(partnerId);
-      return retryAt;
+      return false;
     }
     await this.outbox.remove(message);
     counts.delivered++;
     await this.events.delivered?.(message);
-    return undefined;
+    return true;
   }
 
   /** Superseded updates are not replayed after a long outage: the partner gets a full resync instead. */

@@ -57,7 +57,8 @@ export interface OutboxCounts {
 }
 
 const queueOf = (partnerId: string) => `outbox:queue:${partnerId}`;
-const collapseOf = (partnerId: string) => `outbox:collapse:${partnerId}`;
+/** the two places a message with this collapse key can be in */
+const slotsOf = (collapseKey: string): string[] => [`slot0:${collapseKey}`, `slot1:${collapseKey}`];
 const PARTNERS = "outbox:partners";
 const META = "outbox:meta";
 const COUNTS = "outbox:counts";
@@ -94,34 +95,41 @@ export class Outbox {
   }
 
   private async place(message: EnqueueRequest, seq: number): Promise<string> {
-    const collapsed = message.collapseKey ? await this.collapseInto(message, seq) : undefined;
-    const id = collapsed ?? randomUUID();
-    if (!collapsed) {
-      const stored: OutboxMessage = { ...message, id, seq, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
-      await this.store.put(queueOf(message.partnerId), id, stored, seq);
-      if (message.collapseKey) await this.store.put(collapseOf(message.partnerId), message.collapseKey, { id });
-    }
+    const slot = message.collapseKey ? await this.collapse(message, seq) : undefined;
+    const id = slot ?? randomUUID();
+    if (!slot) await this.store.put(queueOf(message.partnerId), id, this.fresh(message, id, seq), seq);
     // after the message: a worker retiring the partner meanwhile sees the message on its second look
     await this.store.putIfAbsent(PARTNERS, message.partnerId, { partnerId: message.partnerId });
     return id;
   }
 
+  private fresh(message: EnqueueRequest, id: string, seq: number): OutboxMessage {
+    return { ...message, id, seq, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
+  }
+
   /**
-   * Replaces a waiting message with the same collapse key by this one, moved
-   * to the tail: any message queued between them (a PUT of the whole
-   * Location, say) then still comes before the newest state. Messages in
-   * flight or already tried stay as they are: the head of a failing queue
-   * keeps its place and its backoff.
+   * A message with a collapse key lives in one of two slots named after the
+   * key, so the waiting one is found without an index. It replaces a
+   * waiting message there, moved to the tail: any message queued between
+   * them (a PUT of the whole Location, say) then still comes before the
+   * newest state. A message in flight or already tried (only ever a queue's
+   * head, so one slot at most) stays as it is, keeping its place and its
+   * backoff; the other slot takes the newer one. Resolves to the slot used.
    */
-  private async collapseInto(message: EnqueueRequest, seq: number): Promise<string | undefined> {
-    const pointer = await this.store.get<{ id: string }>(collapseOf(message.partnerId), message.collapseKey!);
-    if (!pointer) return undefined;
-    let merged = false;
-    await this.store.update<OutboxMessage>(queueOf(message.partnerId), pointer.id, (current) => {
-      merged = current !== undefined && !current.inFlight && current.attempts === 0;
-      return merged ? { value: { ...current!, seq, request: message.request, label: message.label, enqueuedAt: Date.now() }, sortKey: seq } : undefined;
-    });
-    return merged ? pointer.id : undefined;
+  private async collapse(message: EnqueueRequest, seq: number): Promise<string | undefined> {
+    for (const id of slotsOf(message.collapseKey!)) {
+      let placed = false;
+      await this.store.update<OutboxMessage>(queueOf(message.partnerId), id, (current) => {
+        placed = !current || (!current.inFlight && current.attempts === 0);
+        if (!placed) return undefined;
+        if (!current) return { value: this.fresh(message, id, seq), sortKey: seq };
+        // another instance may have collapsed a newer change in already: this one is then superseded as it is
+        if (current.seq > seq) return undefined;
+        return { value: { ...current, seq, request: message.request, label: message.label, enqueuedAt: Date.now() }, sortKey: seq };
+      });
+      if (placed) return id;
+    }
+    return undefined;
   }
 
   async partners(): Promise<string[]> {
@@ -160,10 +168,6 @@ export class Outbox {
 
   async remove(message: OutboxMessage): Promise<void> {
     await this.store.delete(queueOf(message.partnerId), message.id);
-    if (message.collapseKey) {
-      const pointer = await this.store.get<{ id: string }>(collapseOf(message.partnerId), message.collapseKey);
-      if (pointer?.id === message.id) await this.store.delete(collapseOf(message.partnerId), message.collapseKey);
-    }
   }
 
   async failed(message: OutboxMessage, error: string, retryAt: number): Promise<OutboxMessage | undefined> {

@@ -12,8 +12,8 @@ export interface ResyncFlag {
   partnerId: string;
   /** when the backlog was dropped */
   since: string;
-  /** the queued probe whose delivery starts the resync */
-  probeId: string;
+  /** the queued probe whose delivery starts the resync (absent for a moment while it is queued) */
+  probeId?: string;
 }
 
 const FLAGS = "push:resync";
@@ -39,16 +39,17 @@ export class PushResync {
     private readonly log: Logger,
   ) {}
 
-  /** Marks the partner for a resync unless it is already waiting for one. */
+  /** Marks the partner for a resync unless it is already waiting for one (instances racing to mark it queue one probe). */
   async mark(partnerId: string): Promise<void> {
-    if (await this.store.get(FLAGS, partnerId)) return;
-    await this.queueProbe(partnerId, new Date().toISOString());
+    const since = new Date().toISOString();
+    if (!(await this.store.putIfAbsent<ResyncFlag>(FLAGS, partnerId, { partnerId, since }))) return;
+    await this.queueProbe(partnerId, since);
   }
 
   /** On start: a flagged partner whose probe is gone (the resync was cut short) gets a new one. */
   async resume(): Promise<void> {
     for (const flag of await this.flags())
-      if (!(await this.outbox.get(flag.partnerId, flag.probeId))) await this.queueProbe(flag.partnerId, flag.since);
+      if (!flag.probeId || !(await this.outbox.get(flag.partnerId, flag.probeId))) await this.queueProbe(flag.partnerId, flag.since);
   }
 
   async flags(): Promise<ResyncFlag[]> {
@@ -64,7 +65,11 @@ export class PushResync {
 
   private async queueProbe(partnerId: string, since: string): Promise<void> {
     const record = await this.registry.get(partnerId);
-    if (!record?.versionsUrl) return;
+    if (!record?.versionsUrl) {
+      // no longer registered: there is nothing to resync with
+      await this.store.delete(FLAGS, partnerId);
+      return;
+    }
     const probeId = await this.outbox.enqueue({
       partnerId,
       request: { method: "GET", target: { url: record.versionsUrl } },

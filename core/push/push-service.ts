@@ -31,7 +31,6 @@ import { outboxRoute } from "./outbox-route";
  */
 @injectable()
 export class PushService {
-  readonly worker: OutboxWorker;
   private readonly resync: PushResync;
 
   constructor(
@@ -52,7 +51,7 @@ export class PushService {
     feed.subscribe((change) => fanOut.onChange(change));
     const senders = () => catalog.served.filter((s) => s.role === "SENDER" && s.plugin.pushSpec?.resync);
     this.resync = new PushResync(store, outbox, registry, fanOut, senders, log);
-    this.worker = new OutboxWorker(
+    const worker = new OutboxWorker(
       outbox,
       store,
       (partnerId, request) => partners.send(partnerId, request),
@@ -65,7 +64,7 @@ export class PushService {
         resyncNeeded: (partnerId) => this.resync.mark(partnerId),
       },
     );
-    background.add(this.worker);
+    background.add(worker);
     background.add(this.resumeResyncs(log));
   }
 

@@ -5,9 +5,10 @@ import type { Store } from "../../core/store/port";
 import { openStore } from "../../core/store/open-store";
 import { Outbox, type EnqueueRequest, type OutboundRequest } from "../../core/outbox/outbox";
 import { OutboxWorker, type OutboxEvents } from "../../core/outbox/outbox-worker";
-import { isRetryable, retryDelay, type RetryPolicy } from "../../core/outbox/retry-policy";
+import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, retryPolicyOf, type RetryPolicy } from "../../core/outbox/retry-policy";
 import { PartnerCallError } from "../../core/client/ocpi-client";
-import { removeTempDirs, tempDir } from "../support/gateway-config";
+import { removeTempDirs, tempDir, testGatewayConfig } from "../support/gateway-config";
+import { ConfigError } from "../../config/load-config";
 
 /**
  * The outbox and its worker against both stores: FIFO per partner,
@@ -228,6 +229,36 @@ describe.each(STORES)("outbox on $name", ({ open }) => {
     expect(side.paths()).toEqual(["/cdr1", "/cdr2"]);
   });
 
+  it("delivers partners side by side: a long backlog does not hold up another partner", async () => {
+    const outbox = new Outbox(store);
+    const [slow, quick] = [partner(), partner()];
+    const [slowSide, quickSide] = [partnerSide(slow), partnerSide(quick)];
+    startWorker(outbox, async (to, req) => {
+      if (to === slow) await new Promise((resolve) => setTimeout(resolve, 20));
+      await slowSide.send(to, req);
+      await quickSide.send(to, req);
+    });
+    for (let n = 0; n < 30; n++) await outbox.enqueue(message(slow, `/slow${n}`));
+    await until(() => slowSide.received.length > 0);
+    await outbox.enqueue(message(quick, "/quick"));
+    await until(() => quickSide.received.length === 1);
+    expect(slowSide.received.length).toBeLessThan(30);
+    await until(() => slowSide.received.length === 30);
+    expect(slowSide.paths()).toEqual(Array.from({ length: 30 }, (_, n) => `/slow${n}`));
+  });
+
+  it("two workers on one store (two instances) deliver every message once, in order", async () => {
+    const p = partner();
+    const side = partnerSide(p);
+    const [one, two] = [new Outbox(store), new Outbox(store)];
+    startWorker(one, side.send);
+    startWorker(two, side.send);
+    for (let n = 0; n < 40; n++) await (n % 2 ? one : two).enqueue(message(p, `/m${n}`));
+    await until(() => side.received.length >= 40);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(side.paths()).toEqual(Array.from({ length: 40 }, (_, n) => `/m${n}`));
+  });
+
   it("survives a restart: another Outbox on the same store delivers what was queued", async () => {
     const p = partner();
     await new Outbox(store).enqueue(message(p, "/queued-before-restart", { essential: true }));
@@ -280,5 +311,33 @@ describe("retry classification", () => {
     expect(delays[2]).toBeLessThanOrEqual(480);
     expect(delays[4]).toBeLessThanOrEqual(1200);
     expect(delays[4]).toBeGreaterThanOrEqual(800);
+  });
+});
+
+describe("push settings (partners[].push)", () => {
+  const configWith = (push: unknown) => testGatewayConfig({ port: 8080, partners: [{ id: "emsp", push } as never] });
+
+  it("become the partner's retry policy, over the defaults", () => {
+    const config = configWith({ base_delay_ms: 50, backlog_window_ms: "2000" });
+    expect(retryPolicyOf(config.partners[0].push)).toEqual({ baseDelayMs: 50, maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs, backlogWindowMs: 2000 });
+    expect(retryPolicyOf(undefined)).toEqual(DEFAULT_RETRY_POLICY);
+  });
+
+  it("are checked, naming the field", () => {
+    let error: unknown;
+    try {
+      configWith({ base_delay_ms: 0, max_delay_ms: "soon", retries: 3 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const errors = (error as ConfigError).errors;
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^partners\[0\]\.push\.base_delay_ms: must be a whole number of milliseconds/),
+        expect.stringMatching(/^partners\[0\]\.push\.max_delay_ms: must be a whole number of milliseconds/),
+        expect.stringMatching(/^partners\[0\]\.push\.retries: unknown key/),
+      ]),
+    );
   });
 });

@@ -46,6 +46,8 @@ const location = (id: string, evses: number, at = 0): Json => ({
   publish: true,
   address: `${id} street 1`,
   city: "Utrecht",
+  // required in 2.1.1
+  postal_code: "3511 AA",
   country: "NLD",
   coordinates: { latitude: "52.090730", longitude: "5.121420" },
   time_zone: "Europe/Amsterdam",
@@ -149,9 +151,10 @@ const outboxOf = async (baseUrl: string, partner: string): Promise<Json> => {
   return result.body.data.find((p: Json) => p.partner === partner);
 };
 
-/** What the eMSP holds of the CPO's objects, read through its receiver interface with the CPO's token. */
-const heldByEmsp = async (emspUrl: string, cpoToken: string, route: string): Promise<Json | undefined> => {
-  const result = await ocpiRequest("GET", `${emspUrl}/ocpi/2.3.0/receiver/${route}`, { token: cpoToken });
+/** What a gateway holds of its partner's objects, read through its receiver interface with the partner's token. */
+const heldByEmsp = async (emspUrl: string, cpoToken: string, route: string, version = "2.3.0"): Promise<Json | undefined> => {
+  const encoding = version === "2.1.1" ? "raw" : "base64";
+  const result = await ocpiRequest("GET", `${emspUrl}/ocpi/${version}/receiver/${route}`, { token: cpoToken, encoding });
   if (result.status === 404) return undefined;
   expect(result.body.status_code).toBe(1000);
   return result.body.data;
@@ -180,8 +183,8 @@ interface Pair {
   close(): Promise<void>;
 }
 
-/** A CPO and an eMSP gateway in-process; the eMSP registers with the CPO. */
-const startPair = async (push: PartnerSpec["push"], cpoSeed: Json = {}): Promise<Pair> => {
+/** A CPO and an eMSP gateway in-process; the eMSP registers with the CPO, in the highest of `emspVersions`. */
+const startPair = async (push: PartnerSpec["push"], cpoSeed: Json = {}, emspVersions?: PartnerSpec["versions"]): Promise<Pair> => {
   const [cpoPort, emspPort] = await freePorts(2);
   const tokenA = `push-token-A-${cpoPort}`;
   const cpoConfig = testGatewayConfig({
@@ -196,7 +199,8 @@ const startPair = async (push: PartnerSpec["push"], cpoSeed: Json = {}): Promise
     port: emspPort,
     party: EMSP,
     modules: MODULES,
-    partners: [{ id: "cpo", token_a: tokenA, versions_url: versionsUrlOf(cpoPort) }],
+    server: { admin_token: ADMIN_TOKEN },
+    partners: [{ id: "cpo", token_a: tokenA, versions_url: versionsUrlOf(cpoPort), versions: emspVersions }],
   });
   const cpo = await Gateway.create(cpoConfig, silent);
   await cpo.listen();
@@ -329,6 +333,19 @@ describe("pushes while the eMSP's receiver is down", () => {
     expect(await outboxOf(pair.cpoUrl, "emsp")).toMatchObject({ queued: 0, rejected: 1 });
   });
 
+  it("the eMSP's token changes reach the CPO: PUT and PATCH with the token's type", async () => {
+    const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
+    const owner = { country_code: "DE", party_id: "EMS" };
+    const appToken = { ...owner, uid: "APP-0001", type: "APP_USER", contract_id: "DE-EMS-C00001", issuer: "EMS", valid: true, whitelist: "ALLOWED", last_updated: stamp(1) };
+    await postEvent(pair.emspUrl, { module: "tokens", owner, path: ["APP-0001"], kind: "upsert", object: appToken });
+    const heldByCpo = () => heldByEmsp(pair.cpoUrl, emspToken, "tokens/DE/EMS/APP-0001?type=APP_USER");
+    await until("the CPO holds the token", async () => (await heldByCpo()) !== undefined);
+    expect(await heldByCpo()).toEqual(appToken);
+    await postEvent(pair.emspUrl, { module: "tokens", owner, path: ["APP-0001"], kind: "patch", object: { type: "APP_USER", valid: false, last_updated: stamp(2) } });
+    await until("the CPO holds the blocked token", async () => (await heldByCpo())?.valid === false);
+    expect(await heldByCpo()).toEqual({ ...appToken, valid: false, last_updated: stamp(2) });
+  });
+
   describe("POST /admin/v1/events refuses bad events with 2001 naming the field", () => {
     it.each([
       ["no owner", { module: "locations", path: ["LOC1"], kind: "upsert", object: {} }, "/owner"],
@@ -408,6 +425,34 @@ describe("a partner unreachable past its backlog window", () => {
     const current = await ocpiRequest("GET", `${pair.cpoUrl}/ocpi/2.3.0/sender/locations/LOC1`, { token: emspToken });
     expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")).toEqual(current.body.data);
     expect(evseStatuses(current.body.data)).toEqual({ "LOC1-E1": STATUSES[28 % 5], "LOC1-E2": STATUSES[29 % 5] });
+  });
+});
+
+/* ---------------------------------------------------------------- a 2.1.1 partner */
+
+describe("a 2.1.1 partner", () => {
+  let pair: Pair;
+
+  beforeAll(async () => {
+    pair = await startPair({ base_delay_ms: 50, max_delay_ms: 300 }, {}, ["2.1.1"]);
+  }, 30_000);
+
+  afterAll(async () => {
+    await pair?.close();
+  });
+
+  it("gets pushes on its one endpoint per module, in 2.1.1", async () => {
+    expect(await pair.cpo.registry.get("emsp")).toMatchObject({ version: "2.1.1" });
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
+    await postEvent(pair.cpoUrl, statusPatch("LOC1", "LOC1-E2", "CHARGING", 10));
+    await postEvent(pair.cpoUrl, { module: "tariffs", owner: OWNER, path: ["T1"], kind: "upsert", object: tariff("T1") });
+    await until("all three were delivered", async () => (await outboxOf(pair.cpoUrl, "emsp")).delivered === 3);
+    expect(await outboxOf(pair.cpoUrl, "emsp")).toMatchObject({ queued: 0, rejected: 0 });
+    const held = await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1", "2.1.1");
+    // 2.1.1 Locations name no owner and call parking_type `type`
+    expect(held).toMatchObject({ id: "LOC1", type: "UNKNOWN", evses: [{ uid: "LOC1-E1", status: "AVAILABLE" }, { uid: "LOC1-E2", status: "CHARGING" }] });
+    expect(held).not.toHaveProperty("country_code");
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "tariffs/NL/CPO/T1", "2.1.1")).toMatchObject({ id: "T1", currency: "EUR" });
   });
 });
 
