@@ -75,6 +75,7 @@ export class Gateway {
     container.registerInstance(OcpiClient, new OcpiClient(config.server.request_timeout_ms));
 
     const store = await openStore(config.store);
+    const adapters = new Map<string, Adapter>();
     try {
       container.registerInstance(TOKENS.Store, store);
       const registry = new PartnerRegistry(config, store);
@@ -98,7 +99,7 @@ export class Gateway {
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
-      const adapters = await createAdapters(config, factories, { store, config, log, changes });
+      await createAdapters(config, factories, { store, config, log, changes }, adapters);
       const served = resolveServedModules(config, plugins, adapters);
       catalog.set(served);
       for (const module of served) module.plugin.connect?.(module.role, module.port);
@@ -115,6 +116,7 @@ export class Gateway {
       return new Gateway(config, app, store, registry, container, log, adapters, background);
     } catch (error) {
       if (container.isRegistered(ResponseCache)) await container.resolve(ResponseCache).close();
+      for (const adapter of adapters.values()) await adapter.stop?.();
       await store.close();
       throw error;
     }
@@ -158,18 +160,18 @@ export class Gateway {
   }
 }
 
+/** Creates and starts every adapter the modules route to, into `adapters`, so a failure half-way can stop those already started. */
 const createAdapters = async (
   config: GatewayConfig,
   factories: readonly AdapterFactory[],
   deps: AdapterDeps,
-): Promise<Map<string, Adapter>> => {
+  adapters: Map<string, Adapter>,
+): Promise<void> => {
   const names = new Set(Object.values(config.modules).map((m) => m.adapter));
-  const adapters = new Map<string, Adapter>();
   for (const name of names) {
     const factory = factories.find((f) => f.type === adapterTypeOf(config, name))!;
     const adapter = await factory.create(config.adapters[name] ?? {}, deps);
-    await adapter.start?.();
     adapters.set(name, adapter);
+    await adapter.start?.();
   }
-  return adapters;
 };

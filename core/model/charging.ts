@@ -3,6 +3,21 @@ import type { VersionNumber } from "../protocol/types";
 import { ciString, countryCode, dateTime, enumeration, nonEmptyArray, partyId } from "./common-schemas";
 
 /** Types Sessions and CDRs share: CdrToken, ChargingPeriod, CdrDimension, AuthMethod, TokenType. */
+
+/** Canonical (2.3.0) CdrDimension and ChargingPeriod. */
+export interface CdrDimension {
+  type: string;
+  volume: number;
+  [extra: string]: unknown;
+}
+
+export interface ChargingPeriod {
+  start_date_time: string;
+  dimensions: CdrDimension[];
+  tariff_id?: string;
+  [extra: string]: unknown;
+}
+
 export const TOKEN_TYPES_22 = ["AD_HOC_USER", "APP_USER", "OTHER", "RFID"] as const;
 export const TOKEN_TYPES_23 = ["AD_HOC_USER", "APP_USER", "EMAID", "OTHER", "RFID"] as const;
 export const TOKEN_TYPES_211 = ["OTHER", "RFID"] as const;

@@ -1,8 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import type { GatewayConfig } from "../../config/types";
-import type { InterfaceRole, VersionNumber } from "../../core/protocol/types";
-import type { ModulePlugin, RouteSpec } from "../../core/plugin";
-import { portNameOf } from "../../core/plugin";
+import type { RouteSpec } from "../../core/plugin";
+import { DataModulePlugin } from "../../core/modules/data-module";
 import { TOKENS } from "../../core/tokens";
 import type { CdrsReceiverPort, CdrsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
@@ -14,10 +13,8 @@ import { CDRS_PUSH } from "./push";
 
 /** The CDRs module: CPOs serve their CDRs (Sender) and push them to eMSPs (Receiver). */
 @injectable()
-export class CdrsPlugin implements ModulePlugin {
+export class CdrsPlugin extends DataModulePlugin<CdrsSenderPort, CdrsReceiverPort> {
   readonly module = "cdrs";
-  readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
-  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner = "CPO" as const;
   readonly pushSpec = CDRS_PUSH;
   /** CDRs are immutable: one we already have is left as it is, so a repeated pull stores nothing twice */
@@ -27,15 +24,15 @@ export class CdrsPlugin implements ModulePlugin {
   };
 
   /** the public URL is needed for the Location header a POSTed CDR is answered with */
-  constructor(@inject(TOKENS.Config) private readonly config: GatewayConfig) {}
-
-  portName(role: InterfaceRole): string {
-    return portNameOf(this.module, role);
+  constructor(@inject(TOKENS.Config) private readonly config: GatewayConfig) {
+    super();
   }
 
-  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
-    return role === "SENDER"
-      ? senderRoutes(port as CdrsSenderPort)
-      : receiverRoutes(port as CdrsReceiverPort, this.config.server.public_url);
+  protected senderRoutes(port: CdrsSenderPort): RouteSpec[] {
+    return senderRoutes(port);
+  }
+
+  protected receiverRoutes(port: CdrsReceiverPort): RouteSpec[] {
+    return receiverRoutes(port, this.config.server.public_url);
   }
 }

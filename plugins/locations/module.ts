@@ -1,7 +1,7 @@
 import { injectable } from "tsyringe";
-import type { InterfaceRole, Role, VersionNumber } from "../../core/protocol/types";
-import type { ModulePlugin, RouteSpec } from "../../core/plugin";
-import { portNameOf } from "../../core/plugin";
+import type { Role } from "../../core/protocol/types";
+import type { RouteSpec } from "../../core/plugin";
+import { DataModulePlugin } from "../../core/modules/data-module";
 import type { LocationsReceiverPort, LocationsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
@@ -12,10 +12,8 @@ import { LOCATIONS_PUSH } from "./push";
 
 /** The locations module (data owner CPO): Sender and Receiver interfaces in every supported version. */
 @injectable()
-export class LocationsPlugin implements ModulePlugin {
+export class LocationsPlugin extends DataModulePlugin<LocationsSenderPort, LocationsReceiverPort> {
   readonly module = "locations";
-  readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
-  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner: Role = "CPO";
   readonly pushSpec = LOCATIONS_PUSH;
   /** a CPO's Locations pulled whole into our Receiver */
@@ -24,11 +22,11 @@ export class LocationsPlugin implements ModulePlugin {
     upsert: (port, owner, location, ctx) => (port as LocationsReceiverPort).put(owner, location, ctx),
   };
 
-  portName(role: InterfaceRole): string {
-    return portNameOf(this.module, role);
+  protected senderRoutes(port: LocationsSenderPort): RouteSpec[] {
+    return senderRoutes(port);
   }
 
-  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
-    return role === "SENDER" ? senderRoutes(port as LocationsSenderPort) : receiverRoutes(port as LocationsReceiverPort);
+  protected receiverRoutes(port: LocationsReceiverPort): RouteSpec[] {
+    return receiverRoutes(port);
   }
 }

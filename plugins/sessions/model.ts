@@ -1,4 +1,5 @@
 import type { Price } from "../../core/model/price";
+import type { ChargingPeriod } from "../../core/model/charging";
 
 /** Canonical (OCPI 2.3.0) Sessions module objects; other versions are translated at the edge (translate.ts). */
 
@@ -18,18 +19,7 @@ export interface CdrToken {
   [extra: string]: unknown;
 }
 
-export interface CdrDimension {
-  type: string;
-  volume: number;
-  [extra: string]: unknown;
-}
-
-export interface ChargingPeriod {
-  start_date_time: string;
-  dimensions: CdrDimension[];
-  tariff_id?: string;
-  [extra: string]: unknown;
-}
+export type { CdrDimension, ChargingPeriod } from "../../core/model/charging";
 
 export interface Session {
   /** the CPO owning the session */

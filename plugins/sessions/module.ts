@@ -1,7 +1,6 @@
 import { injectable } from "tsyringe";
-import type { ModulePlugin, RouteSpec } from "../../core/plugin";
-import type { InterfaceRole, VersionNumber } from "../../core/protocol/types";
-import { portNameOf } from "../../core/plugin";
+import type { RouteSpec } from "../../core/plugin";
+import { DataModulePlugin } from "../../core/modules/data-module";
 import type { SessionsReceiverPort, SessionsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
@@ -12,10 +11,8 @@ import { SESSIONS_PUSH } from "./push";
 
 /** The Sessions module (data owner CPO): sender list + charging preferences, receiver GET/PUT/PATCH. */
 @injectable()
-export class SessionsPlugin implements ModulePlugin {
+export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, SessionsReceiverPort> {
   readonly module = "sessions";
-  readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
-  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner = "CPO" as const;
   readonly pushSpec = SESSIONS_PUSH;
   /** the sessions list requires date_from; a pulled Session replaces the stored one whole */
@@ -25,11 +22,11 @@ export class SessionsPlugin implements ModulePlugin {
     upsert: (port, owner, session, ctx) => (port as SessionsReceiverPort).put(owner, session, ctx),
   };
 
-  portName(role: InterfaceRole): string {
-    return portNameOf(this.module, role);
+  protected senderRoutes(port: SessionsSenderPort): RouteSpec[] {
+    return senderRoutes(port);
   }
 
-  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
-    return role === "SENDER" ? senderRoutes(port as SessionsSenderPort) : receiverRoutes(port as SessionsReceiverPort);
+  protected receiverRoutes(port: SessionsReceiverPort): RouteSpec[] {
+    return receiverRoutes(port);
   }
 }

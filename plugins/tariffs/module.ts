@@ -1,7 +1,7 @@
 import { injectable } from "tsyringe";
-import type { ModulePlugin, RouteSpec } from "../../core/plugin";
-import type { InterfaceRole, Role, VersionNumber } from "../../core/protocol/types";
-import { portNameOf } from "../../core/plugin";
+import type { RouteSpec } from "../../core/plugin";
+import type { Role } from "../../core/protocol/types";
+import { DataModulePlugin } from "../../core/modules/data-module";
 import type { TariffsReceiverPort, TariffsSenderPort } from "./ports";
 import { patchRoute, receiverRoutes } from "./receiver";
 import { senderRoutes } from "./sender";
@@ -12,10 +12,8 @@ import { TARIFFS_PUSH } from "./push";
 
 /** The tariffs module: data owned by the CPO, pulled from its Sender or pushed to an eMSP's Receiver. */
 @injectable()
-export class TariffsPlugin implements ModulePlugin {
+export class TariffsPlugin extends DataModulePlugin<TariffsSenderPort, TariffsReceiverPort> {
   readonly module = "tariffs";
-  readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
-  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner: Role = "CPO";
   readonly pushSpec = TARIFFS_PUSH;
   readonly syncSpec: SyncSpec<Tariff> = {
@@ -23,13 +21,11 @@ export class TariffsPlugin implements ModulePlugin {
     upsert: (port, owner, tariff, ctx) => (port as TariffsReceiverPort).put(owner, tariff, ctx),
   };
 
-  portName(role: InterfaceRole): string {
-    return portNameOf(this.module, role);
+  protected senderRoutes(port: TariffsSenderPort): RouteSpec[] {
+    return senderRoutes(port);
   }
 
-  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
-    if (role === "SENDER") return senderRoutes(port as TariffsSenderPort);
-    const receiver = port as TariffsReceiverPort;
-    return [...receiverRoutes(receiver), patchRoute(receiver)];
+  protected receiverRoutes(port: TariffsReceiverPort): RouteSpec[] {
+    return [...receiverRoutes(port), patchRoute(port)];
   }
 }

@@ -1,7 +1,7 @@
 import { injectable } from "tsyringe";
-import type { ModulePlugin, RouteSpec } from "../../core/plugin";
-import type { InterfaceRole, Role, VersionNumber } from "../../core/protocol/types";
-import { portNameOf } from "../../core/plugin";
+import type { RouteSpec } from "../../core/plugin";
+import type { Role } from "../../core/protocol/types";
+import { DataModulePlugin } from "../../core/modules/data-module";
 import type { TokensReceiverPort, TokensSenderPort } from "./ports";
 import { receiverRoutes } from "./receiver";
 import { senderRoutes } from "./sender";
@@ -12,10 +12,8 @@ import { TOKENS_PUSH } from "./push";
 
 /** The tokens module: data owned by the eMSP, pushed to and authorized for CPOs. */
 @injectable()
-export class TokensPlugin implements ModulePlugin {
+export class TokensPlugin extends DataModulePlugin<TokensSenderPort, TokensReceiverPort> {
   readonly module = "tokens";
-  readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
-  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   readonly dataOwner: Role = "EMSP";
   readonly pushSpec = TOKENS_PUSH;
   /** an eMSP's Tokens pulled into our (CPO) Receiver, e.g. to authorize whitelisted tokens offline */
@@ -24,11 +22,11 @@ export class TokensPlugin implements ModulePlugin {
     upsert: (port, owner, token, ctx) => (port as TokensReceiverPort).put(owner, token, ctx),
   };
 
-  portName(role: InterfaceRole): string {
-    return portNameOf(this.module, role);
+  protected senderRoutes(port: TokensSenderPort): RouteSpec[] {
+    return senderRoutes(port);
   }
 
-  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
-    return role === "SENDER" ? senderRoutes(port as TokensSenderPort) : receiverRoutes(port as TokensReceiverPort);
+  protected receiverRoutes(port: TokensReceiverPort): RouteSpec[] {
+    return receiverRoutes(port);
   }
 }

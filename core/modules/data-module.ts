@@ -1,0 +1,28 @@
+import type { ModulePlugin, RouteSpec } from "../plugin";
+import { portNameOf } from "../plugin";
+import type { InterfaceRole, Role, VersionNumber } from "../protocol/types";
+import { SUPPORTED_VERSIONS } from "../protocol/types";
+
+/**
+ * What every data module (locations, sessions, CDRs, tariffs, tokens) has in
+ * common: both interface roles in every supported version, and one adapter
+ * port per role named `<module>.<ROLE>`. A module supplies its id, its data
+ * owner and the routes of each role; a new one starts as a copy of a sibling.
+ */
+export abstract class DataModulePlugin<SenderPort, ReceiverPort> implements ModulePlugin {
+  abstract readonly module: string;
+  abstract readonly dataOwner: Role;
+  readonly versions: readonly VersionNumber[] = SUPPORTED_VERSIONS;
+  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
+
+  portName(role: InterfaceRole): string {
+    return portNameOf(this.module, role);
+  }
+
+  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
+    return role === "SENDER" ? this.senderRoutes(port as SenderPort) : this.receiverRoutes(port as ReceiverPort);
+  }
+
+  protected abstract senderRoutes(port: SenderPort): RouteSpec[];
+  protected abstract receiverRoutes(port: ReceiverPort): RouteSpec[];
+}
