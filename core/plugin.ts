@@ -1,4 +1,4 @@
-import type { BodyMode, ObjectType } from "./model/object-type";
+import type { BodyMode, ObjectType, TranslationLoss } from "./model/object-type";
 import type { RequestContext } from "./context";
 import type { InterfaceRole, ModuleId, Role, VersionNumber } from "./protocol/types";
 import type { PageRequest } from "./http/pagination";
@@ -72,6 +72,8 @@ export interface ModulePlugin {
   readonly roles: readonly InterfaceRole[];
   /** the party role that owns this module's data; 2.1.1 lists one URL per module, chosen by it */
   readonly dataOwner?: Role;
+  /** every field a translation of this module's objects to an older version drops */
+  readonly translationLosses?: readonly TranslationLoss[];
   /** configuration modules (credentials, hubclientinfo) carry no routing headers */
   readonly configurationModule?: boolean;
   /** name of the adapter port serving `role`, e.g. "locations.SENDER"; undefined when no adapter is involved */

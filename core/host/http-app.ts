@@ -10,6 +10,7 @@ import { mountRoute, type KernelServices } from "./mount-route";
 import { authenticate } from "./authenticate";
 import { ROUTE_ROOT, modulePath } from "./urls";
 import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
+import { translationLossesRoute } from "../admin/translation-losses";
 
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
@@ -34,6 +35,7 @@ export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices,
   }
   mountAdminRoutes(router, k.config, [
     ...adminRoutes,
+    translationLossesRoute(served),
     ...served.flatMap((module) => module.plugin.adminRoutes?.(module.role, module.port) ?? []),
   ]);
   app.use(router.routes());

@@ -17,6 +17,14 @@ export interface TranslationContext {
   owner?: { country_code: string; party_id: string };
 }
 
+/** One field a version translation cannot carry; every module lists its own (see ModulePlugin.translationLosses). */
+export interface TranslationLoss {
+  object: string;
+  field: string;
+  versions: string[];
+  why: string;
+}
+
 export const silentTranslation = (params: Record<string, string> = {}): TranslationContext => ({
   dropped: () => undefined,
   params,

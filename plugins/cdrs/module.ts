@@ -1,6 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import type { GatewayConfig } from "../../config/types";
 import type { RouteSpec } from "../../core/plugin";
+import { CDR_TRANSLATION_LOSSES, cdrType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import { TOKENS } from "../../core/tokens";
 import type { CdrsReceiverPort, CdrsSenderPort } from "./ports";
@@ -8,13 +9,13 @@ import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Cdr } from "./model";
-import { cdrType } from "./translate";
 import { CDRS_PUSH } from "./push";
 
 /** The CDRs module: CPOs serve their CDRs (Sender) and push them to eMSPs (Receiver). */
 @injectable()
 export class CdrsPlugin extends DataModulePlugin<CdrsSenderPort, CdrsReceiverPort> {
   readonly module = "cdrs";
+  readonly translationLosses = CDR_TRANSLATION_LOSSES;
   readonly dataOwner = "CPO" as const;
   readonly pushSpec = CDRS_PUSH;
   /** CDRs are immutable: one we already have is left as it is, so a repeated pull stores nothing twice */

@@ -1,5 +1,5 @@
 import type { TranslationContext } from "../../core/model/object-type";
-import { defineObjectType } from "../../core/model/object-type";
+import { defineObjectType, type TranslationLoss } from "../../core/model/object-type";
 import { mapPriceFields, priceDown, priceFromNumber, priceToNumber, priceUp, type Price, type Price22 } from "../../core/model/price";
 import { TOKEN_TYPES_22 } from "../../core/model/charging";
 import type { Cdr, CdrLocation, CdrTariff, ChargingPeriod, PriceLimit } from "./model";
@@ -15,7 +15,7 @@ import { CDR_SCHEMAS } from "./schemas";
 
 type Obj = Record<string, any>;
 
-export const CDR_TRANSLATION_LOSSES: readonly { object: string; field: string; versions: string[]; why: string }[] = [
+export const CDR_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "CDR", field: "total_cost.taxes", versions: ["2.2.1"], why: "2.2.1 Price has only incl_vat: tax names, rates and accounts are summed away" },
   { object: "CDR", field: "total_fixed_cost.taxes", versions: ["2.2.1"], why: "as total_cost.taxes" },
   { object: "CDR", field: "total_energy_cost.taxes", versions: ["2.2.1"], why: "as total_cost.taxes" },

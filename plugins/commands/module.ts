@@ -16,6 +16,7 @@ import type { CommandsReceiverPort, CommandsSenderPort } from "./ports";
 import { CommandReceiver } from "./receiver";
 import { CommandSender } from "./sender";
 import { CommandsClient } from "./client";
+import { COMMANDS_TRANSLATION_LOSSES } from "./translate";
 
 /**
  * The commands module: a CPO receives commands for its charge points
@@ -26,6 +27,7 @@ import { CommandsClient } from "./client";
 @injectable()
 export class CommandsPlugin implements ModulePlugin {
   readonly module = "commands";
+  readonly translationLosses = COMMANDS_TRANSLATION_LOSSES;
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
   readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   /** eMSPs send commands: in 2.1.1, which lists one URL per module, a CPO lists its receiver and an eMSP its callbacks */

@@ -1,6 +1,6 @@
 import type { ZodType } from "zod";
 import type { VersionNumber } from "../../core/protocol/types";
-import { defineObjectType, type ObjectType, type TranslationContext } from "../../core/model/object-type";
+import { defineObjectType, type ObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
 import { invalid } from "../../core/http/errors";
 import { tokenObjectType } from "../tokens/translate";
 import type { Token } from "../tokens/model";
@@ -24,7 +24,7 @@ import {
 
 type Wire = Record<string, unknown>;
 
-export const COMMANDS_TRANSLATION_LOSSES: readonly { object: string; field: string; versions: string[]; why: string }[] = [
+export const COMMANDS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "StartSession", field: "connector_id", versions: ["2.1.1"], why: "2.2+; the charge point picks the connector" },
   { object: "StartSession", field: "authorization_reference", versions: ["2.1.1"], why: "2.2+" },
   { object: "ReserveNow", field: "authorization_reference", versions: ["2.1.1"], why: "2.2+" },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { GatewayConfig } from "../../config/types";
 import type { Credentials, CredentialsRole, Role } from "../../core/protocol/types";
-import { defineObjectType, type ObjectType } from "../../core/model/object-type";
+import { defineObjectType, type ObjectType, type TranslationLoss } from "../../core/model/object-type";
 import { businessDetails, countryCode, nonEmptyArray, partyId, role, url } from "../../core/model/common-schemas";
 
 const token = () =>
@@ -9,6 +9,11 @@ const token = () =>
 
 const credentialsRole = (version: "2.2.1" | "2.3.0") =>
   z.looseObject({ role: role(version), business_details: businessDetails(version), party_id: partyId(), country_code: countryCode() });
+
+export const CREDENTIALS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
+  { object: "Credentials", field: "hub_party_id", versions: ["2.2.1", "2.1.1"], why: "2.3.0 only" },
+  { object: "Credentials", field: "roles[1..]", versions: ["2.1.1"], why: "2.1.1 credentials carry a single party" },
+];
 
 /** 2.1.1 credentials name no role: a partner's role is the counterpart of ours. */
 const counterpartOf = (ours: Role): Role => (ours === "CPO" ? "EMSP" : ours === "EMSP" ? "CPO" : "OTHER");

@@ -7,7 +7,7 @@ import { TOKENS } from "../../core/tokens";
 import { PartnerRegistry } from "../../core/partners/partner-registry";
 import { OcpiClient } from "../../core/client/ocpi-client";
 import { ModuleCatalog } from "../../core/host/module-catalog";
-import { credentialsType } from "./credentials-type";
+import { CREDENTIALS_TRANSLATION_LOSSES, credentialsType } from "./credentials-type";
 import { CredentialsHandshake } from "./handshake";
 import { ourCredentials } from "./our-credentials";
 
@@ -21,6 +21,7 @@ export class CredentialsPlugin implements ModulePlugin {
   readonly versions: readonly VersionNumber[] = SUPPORTED_VERSIONS;
   readonly roles: readonly InterfaceRole[] = ["SENDER"];
   readonly configurationModule = true;
+  readonly translationLosses = CREDENTIALS_TRANSLATION_LOSSES;
   readonly handshake: CredentialsHandshake;
   private readonly type;
 

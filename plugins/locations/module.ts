@@ -1,19 +1,20 @@
 import { injectable } from "tsyringe";
 import type { Role } from "../../core/protocol/types";
 import type { RouteSpec } from "../../core/plugin";
+import { LOCATIONS_TRANSLATION_LOSSES, locationType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { LocationsReceiverPort, LocationsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Location } from "./model";
-import { locationType } from "./translate";
 import { LOCATIONS_PUSH } from "./push";
 
 /** The locations module (data owner CPO): Sender and Receiver interfaces in every supported version. */
 @injectable()
 export class LocationsPlugin extends DataModulePlugin<LocationsSenderPort, LocationsReceiverPort> {
   readonly module = "locations";
+  readonly translationLosses = LOCATIONS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "CPO";
   readonly pushSpec = LOCATIONS_PUSH;
   /** a CPO's Locations pulled whole into our Receiver */

@@ -1,5 +1,5 @@
 import type { TranslationContext } from "../../core/model/object-type";
-import { defineObjectType } from "../../core/model/object-type";
+import { defineObjectType, type TranslationLoss } from "../../core/model/object-type";
 import type { Connector, Evse, Location } from "./model";
 import {
   CAPABILITIES,
@@ -28,7 +28,7 @@ import {
 type Rec = Record<string, any>;
 type Drop = (field: string, why: string) => void;
 
-export const LOCATIONS_TRANSLATION_LOSSES: readonly { object: string; field: string; versions: string[]; why: string }[] = [
+export const LOCATIONS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "Location", field: "parking_places", versions: ["2.2.1", "2.1.1"], why: "2.3.0 only" },
   { object: "Location", field: "help_phone", versions: ["2.2.1", "2.1.1"], why: "2.3.0 only" },
   { object: "Location", field: "parking_type", versions: ["2.2.1", "2.1.1"], why: "custom (2.3.0 OpenEnum) value, or no 2.1.1 LocationType for it" },

@@ -1,18 +1,19 @@
 import { injectable } from "tsyringe";
 import type { RouteSpec } from "../../core/plugin";
+import { SESSIONS_TRANSLATION_LOSSES, sessionType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { SessionsReceiverPort, SessionsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Session } from "./model";
-import { sessionType } from "./translate";
 import { SESSIONS_PUSH } from "./push";
 
 /** The Sessions module (data owner CPO): sender list + charging preferences, receiver GET/PUT/PATCH. */
 @injectable()
 export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, SessionsReceiverPort> {
   readonly module = "sessions";
+  readonly translationLosses = SESSIONS_TRANSLATION_LOSSES;
   readonly dataOwner = "CPO" as const;
   readonly pushSpec = SESSIONS_PUSH;
   /** the sessions list requires date_from; a pulled Session replaces the stored one whole */

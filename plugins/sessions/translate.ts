@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineObjectType, type TranslationContext, type VersionedTranslator } from "../../core/model/object-type";
+import { defineObjectType, type TranslationContext, type VersionedTranslator, type TranslationLoss } from "../../core/model/object-type";
 import { mapPriceFields, priceDown, priceFromNumber, priceToNumber, priceUp } from "../../core/model/price";
 import { TOKEN_TYPES_22 } from "../../core/model/charging";
 import { LOCATION_211, type ChargingPeriod, type ChargingPreferences, type Session } from "./model";
@@ -11,7 +11,7 @@ import { chargingPreferencesSchema, sessionPatchSchema, sessionSchema } from "./
  */
 
 /** Each field a translation cannot carry over; the same names are passed to tx.dropped. */
-export const SESSIONS_TRANSLATION_LOSSES: readonly { object: string; field: string; versions: string[]; why: string }[] = [
+export const SESSIONS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "Session", field: "total_cost.taxes", versions: ["2.2.1"], why: "2.2.1 Price has only incl_vat: tax names, rates and accounts are summed away" },
   { object: "Session", field: "total_cost.taxes", versions: ["2.1.1"], why: "2.1.1 total_cost is a number excluding VAT: taxes are lost" },
   { object: "Session", field: "cdr_token.type", versions: ["2.2.1"], why: "EMAID and custom 2.3.0 token types do not exist in 2.2.1: sent as OTHER" },

@@ -1,19 +1,20 @@
 import { injectable } from "tsyringe";
 import type { RouteSpec } from "../../core/plugin";
 import type { Role } from "../../core/protocol/types";
+import { TARIFFS_TRANSLATION_LOSSES, tariffType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { TariffsReceiverPort, TariffsSenderPort } from "./ports";
 import { patchRoute, receiverRoutes } from "./receiver";
 import { senderRoutes } from "./sender";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Tariff } from "./model";
-import { tariffType } from "./translate";
 import { TARIFFS_PUSH } from "./push";
 
 /** The tariffs module: data owned by the CPO, pulled from its Sender or pushed to an eMSP's Receiver. */
 @injectable()
 export class TariffsPlugin extends DataModulePlugin<TariffsSenderPort, TariffsReceiverPort> {
   readonly module = "tariffs";
+  readonly translationLosses = TARIFFS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "CPO";
   readonly pushSpec = TARIFFS_PUSH;
   readonly syncSpec: SyncSpec<Tariff> = {

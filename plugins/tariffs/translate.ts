@@ -1,4 +1,4 @@
-import { defineObjectType, type ObjectType, type TranslationContext } from "../../core/model/object-type";
+import { defineObjectType, type ObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
 import { mapPriceFields, type Price22 } from "../../core/model/price";
 import type { PriceComponent, PriceLimit, TaxIncluded, Tariff, TariffElement } from "./model";
 import { TARIFF_PATCH_SCHEMAS, TARIFF_SCHEMAS } from "./schemas";
@@ -18,12 +18,11 @@ import { TARIFF_PATCH_SCHEMAS, TARIFF_SCHEMAS } from "./schemas";
  * reported as a dropped field. "N/A" (no taxes apply) needs no conversion.
  */
 
-type Loss = { object: string; field: string; versions: string[]; why: string };
 
 const BOTH = ["2.2.1", "2.1.1"];
 const OLD = ["2.1.1"];
 
-export const TARIFFS_TRANSLATION_LOSSES: readonly Loss[] = [
+export const TARIFFS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "Tariff", field: "tax_included", versions: BOTH, why: "2.3.0 only; older prices always exclude VAT (reported when YES or N/A)" },
   { object: "Tariff", field: "preauthorize_amount", versions: BOTH, why: "2.3.0 (Payments) only" },
   {

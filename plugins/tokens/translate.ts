@@ -1,4 +1,4 @@
-import { defineObjectType, type TranslationContext } from "../../core/model/object-type";
+import { defineObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
 import { TOKEN_TYPES_211, TOKEN_TYPES_22 } from "../../core/model/charging";
 import type { AuthorizationInfo, LocationReferences, Token, TokenType } from "./model";
 import {
@@ -18,7 +18,7 @@ import {
 type Wire = Record<string, unknown>;
 
 /** Every field a translation drops; the same names are passed to tx.dropped. */
-export const TOKENS_TRANSLATION_LOSSES: readonly { object: string; field: string; versions: string[]; why: string }[] = [
+export const TOKENS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "Token", field: "type", versions: ["2.2.1"], why: "2.3.0-only TokenType values (EMAID, custom) are sent as OTHER" },
   { object: "Token", field: "type", versions: ["2.1.1"], why: "2.1.1 TokenType has only OTHER and RFID; other values are sent as OTHER" },
   { object: "Token", field: "group_id", versions: ["2.1.1"], why: "not in 2.1.1" },

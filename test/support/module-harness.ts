@@ -26,6 +26,8 @@ export interface HarnessOptions {
   maxPageLimit?: number;
   seed?: Record<string, unknown[]>;
   store?: StoreConfig;
+  /** enables the admin API with this bearer token */
+  adminToken?: string;
 }
 
 export interface Harness {
@@ -68,6 +70,7 @@ export const startHarness = async (options: HarnessOptions): Promise<Harness> =>
       token_grace_seconds: 0,
       request_timeout_ms: 2000,
       log_level: "info",
+      admin_token: options.adminToken,
     },
     parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Gateway" }, ...options.party }],
     store: options.store ?? { type: "sqlite", path: path.join(dir, "gateway.db") },
