@@ -4,10 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
-import type { CacheConfig, GatewayConfig } from "../config/types";
+import type { CacheConfig } from "../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../config/types";
-import { Gateway } from "../app/gateway";
-import { benchLocation } from "./locations-bench";
+import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
 import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput, type LoadResult } from "./support";
 
 const SLOW_GATEWAY = path.resolve(__dirname, "slow-locations-gateway.js");
@@ -29,27 +28,8 @@ interface Variant {
 export const benchCachedLocations = async (seconds: number): Promise<LoadResult[]> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-cache-bench-"));
   const port = await freePort();
-  const base: GatewayConfig = {
-    server: { port, host: HOST, public_url: `http://${HOST}:${port}`, max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 5000, log_level: "warn" },
-    parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Bench CPO" } }],
-    store: { type: "sqlite", path: path.join(dir, "gateway.db") },
-    modules: { locations: { adapter: "local" } },
-    adapters: { local: { seed: path.join(dir, "seed.json") } },
-    partners: [{ id: "bench", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
-  };
-  writeFileSync(path.join(dir, "seed.json"), JSON.stringify({ locations: Array.from({ length: 1000 }, (_, i) => benchLocation(i)) }));
-
-  // Register the bench partner in the store the way a credentials exchange would leave it.
-  const setup = await Gateway.create({ ...base, cache: { ...DEFAULT_CACHE_CONFIG, redis: false } });
-  const token = await setup.registry.issueToken("bench");
-  await setup.registry.recordRegistration("bench", {
-    version: "2.3.0",
-    versionsUrl: `http://${HOST}:1/versions`,
-    endpoints: [],
-    roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "Bench eMSP" } }],
-    tokenToPartner: "unused",
-  });
-  await setup.close();
+  const base = benchGatewayConfig(dir, port);
+  const token = await registerBenchPartner({ ...base, cache: { ...DEFAULT_CACHE_CONFIG, redis: false } });
 
   const ttl = { ...DEFAULT_CACHE_CONFIG.ttl_seconds, locations: 600 };
   const variants: Variant[] = [

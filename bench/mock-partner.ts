@@ -1,5 +1,5 @@
 import http from "node:http";
-import { benchLocation } from "./locations-bench";
+import { benchLocation } from "./bench-gateway";
 
 /**
  * A partner CPO for the pull benchmark: serves `total` generated Locations

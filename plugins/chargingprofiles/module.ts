@@ -2,10 +2,8 @@ import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { Store } from "../../core/store/port";
-import type { ModulePlugin, RouteSpec } from "../../core/plugin";
-import type { AdminRoute } from "../../core/admin/admin-api";
-import type { InterfaceRole, VersionNumber } from "../../core/protocol/types";
-import { portNameOf } from "../../core/plugin";
+import type { VersionNumber } from "../../core/protocol/types";
+import { AsyncModulePlugin } from "../../core/async/async-module";
 import { TOKENS } from "../../core/tokens";
 import { PendingRequests } from "../../core/async/pending-requests";
 import { asyncTimeoutSeconds } from "../../core/async/outgoing";
@@ -25,48 +23,30 @@ import { ChargingProfilesClient } from "./client";
  * (SENDER). Results are asynchronous and kept pending in the store (core/async).
  */
 @injectable()
-export class ChargingProfilesPlugin implements ModulePlugin {
+export class ChargingProfilesPlugin extends AsyncModulePlugin<
+  ChargingProfilesReceiverPort,
+  ChargingProfilesSenderPort,
+  ProfileRequestReceiver,
+  ProfileRequestSender
+> {
   readonly module = "chargingprofiles";
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1"];
-  readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
-  private receiver?: ProfileRequestReceiver;
-  private sender?: ProfileRequestSender;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Store) private readonly store: Store,
-    private readonly pending: PendingRequests,
+    pending: PendingRequests,
     private readonly outbox: Outbox,
     private readonly partners: PartnerClient,
     private readonly registry: PartnerRegistry,
-  ) {}
-
-  portName(role: InterfaceRole): string {
-    return portNameOf(this.module, role);
+  ) {
+    super(pending);
   }
 
-  connect(role: InterfaceRole, port: unknown): void {
-    if (role === "RECEIVER") {
-      const receiver = this.receiverFor(port);
-      this.pending.register(receiver);
-      (port as ChargingProfilesReceiverPort).connect(receiver);
-    } else {
-      this.pending.register(this.senderFor(port));
-    }
-  }
-
-  routes(role: InterfaceRole, port: unknown): RouteSpec[] {
-    return role === "RECEIVER" ? this.receiverFor(port).routes() : this.senderFor(port).routes();
-  }
-
-  adminRoutes(role: InterfaceRole, port: unknown): AdminRoute[] {
-    return role === "RECEIVER" ? this.receiverFor(port).adminRoutes() : this.senderFor(port).adminRoutes();
-  }
-
-  private receiverFor(port: unknown): ProfileRequestReceiver {
-    this.receiver ??= new ProfileRequestReceiver(
-      port as ChargingProfilesReceiverPort,
+  protected createReceiver(port: ChargingProfilesReceiverPort): ProfileRequestReceiver {
+    return new ProfileRequestReceiver(
+      port,
       this.pending,
       this.outbox,
       new ProfileSenders(this.store),
@@ -74,17 +54,9 @@ export class ChargingProfilesPlugin implements ModulePlugin {
       this.log.child({ module: this.module }),
       asyncTimeoutSeconds(this.config),
     );
-    return this.receiver;
   }
 
-  private senderFor(port: unknown): ProfileRequestSender {
-    this.sender ??= new ProfileRequestSender(
-      port as ChargingProfilesSenderPort,
-      this.pending,
-      new ChargingProfilesClient(this.partners),
-      this.registry,
-      this.config,
-    );
-    return this.sender;
+  protected createSender(port: ChargingProfilesSenderPort): ProfileRequestSender {
+    return new ProfileRequestSender(port, this.pending, new ChargingProfilesClient(this.partners), this.registry, this.config);
   }
 }
