@@ -2,21 +2,21 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Adapter, AdapterFactory } from "../../core/plugin";
 import type { LocalModule } from "./local-module";
-import { LOCAL_CHANGES_PORT_NAMES, localChangesPorts } from "./changes";
 
 /**
  * The `local` adapter: every module's ports over the gateway's own store.
  * It is the embedded default, and the receiver-side store of an eMSP that
  * keeps partner data. `adapters.local.seed` names a JSON file
  * `{ "locations": [], "tariffs": [], "sessions": [], "cdrs": [], "tokens": [] }`
- * (2.3.0 form) loaded at start.
+ * (2.3.0 form) loaded at start. Change events about our own data
+ * (POST /admin/v1/events) reach it through its RECEIVER ports.
  */
 export const createLocalAdapterFactory = (modules: readonly LocalModule[]): AdapterFactory => ({
   type: "local",
-  portNames: [...modules.flatMap((m) => m.portNames), ...LOCAL_CHANGES_PORT_NAMES],
-  async create(settings, { store, changes, log }): Promise<Adapter> {
+  portNames: modules.flatMap((m) => m.portNames),
+  async create(settings, { store, log }): Promise<Adapter> {
     const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log }) }));
-    const ports = Object.assign({}, ...parts.map((p) => p.ports), localChangesPorts(store, changes));
+    const ports = Object.assign({}, ...parts.map((p) => p.ports));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
     return {
       ports,

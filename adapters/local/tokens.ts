@@ -8,7 +8,7 @@ import { parseDateTime } from "../../core/model/datetime";
 import { OwnedCollection } from "./owned-collection";
 
 /** Token identity is uid + type (ocpi-notes §3.5): the same uid may exist as RFID and as APP_USER. */
-export const keyOf = (ref: TokenRef): string => `${ref.uid}:${ref.type}`;
+const keyOf = (ref: TokenRef): string => `${ref.uid}:${ref.type}`;
 
 /**
  * The tokens module of the `local` adapter. One collection, scoped by owner:

@@ -7,7 +7,7 @@ import { Status } from "../protocol/status";
 import { issuesOf } from "../model/object-type";
 import { withoutNulls } from "../model/without-nulls";
 import { sameParty } from "../protocol/types";
-import type { ChangesPort, PushSpec } from "./push-spec";
+import type { ChangeOutcome, ChangesPort, PushSpec } from "./push-spec";
 
 const eventSchema = z.strictObject({
   module: z.string({ error: "must be a module id" }).min(1, { error: "must be a module id" }),
@@ -24,11 +24,17 @@ const eventSchema = z.strictObject({
   object: z.record(z.string(), z.unknown(), { error: "must be an object (canonical 2.3.0 form)" }).optional(),
 });
 
-/** What the events route needs of a served module: its push spec, our parties serving it, and its adapter's CHANGES port. */
+/**
+ * What the events route needs of a served module: its push spec, our
+ * parties serving it, and where a change goes: its adapter's CHANGES port,
+ * or else its RECEIVER port (through `spec.apply`), then the change feed.
+ */
 export interface EventTarget {
   spec: PushSpec;
   parties: ServedModule["parties"];
   port?: ChangesPort;
+  receiver?: unknown;
+  publish(change: DataChange): Promise<void>;
 }
 
 /**
@@ -36,8 +42,10 @@ export interface EventTarget {
  * (a legacy system behind its adapter) posts them here, one change of our
  * own data per request. The change is checked like a partner's push would
  * be (2001 naming the field), then handed to the CHANGES port of the
- * adapter serving the module, which applies it and publishes it: the
- * answer comes once the pushes are queued.
+ * adapter serving the module, which applies it and publishes it, or, when
+ * the adapter has none, stored through the module's RECEIVER port by the
+ * rules of a partner's push and published: the answer comes once the
+ * pushes are queued.
  */
 export const eventsRoute = (targetOf: (module: string) => EventTarget | undefined): AdminRoute => ({
   method: "POST",
@@ -48,7 +56,8 @@ export const eventsRoute = (targetOf: (module: string) => EventTarget | undefine
     const event = parsed.data;
     const target = targetOf(event.module);
     if (!target) throw invalid(`/module: no module ${event.module} with pushes is served here`);
-    if (!target.port) throw invalid(`/module: the adapter serving ${event.module} takes no change events`);
+    if (!target.port && (!target.spec.apply || target.receiver === undefined))
+      throw invalid(`/module: the adapter serving ${event.module} takes no change events`);
     const owner = { country_code: event.owner.country_code.toUpperCase(), party_id: event.owner.party_id.toUpperCase() };
     if (!target.parties.some((p) => sameParty(p, owner)))
       throw invalid(`/owner: ${owner.country_code}/${owner.party_id} is not one of our parties serving ${event.module}`);
@@ -58,11 +67,18 @@ export const eventsRoute = (targetOf: (module: string) => EventTarget | undefine
     const change: DataChange = { module: event.module, owner, path: event.path, kind: event.kind };
     if (event.kind !== "delete") change.object = checkedObject(event.object, change, target.spec);
     else if (event.object !== undefined) throw invalid("/object: a delete carries no object");
-    const outcome = await target.port.apply(change);
+    const outcome = await applyChange(target, change);
     if (!outcome.applied) throw outcome.unknownObject ? new OcpiError(Status.INVALID_PARAMETERS, outcome.reason, 404) : invalid(outcome.reason);
     return { data: null };
   },
 });
+
+const applyChange = async (target: EventTarget, change: DataChange): Promise<ChangeOutcome> => {
+  if (target.port) return target.port.apply(change);
+  const outcome = await target.spec.apply!(target.receiver, change, { party: change.owner });
+  if (outcome.applied) await target.publish(change);
+  return outcome;
+};
 
 /** The object validated as the canonical (2.3.0) object or PATCH fragment at the path's depth, and matching the path. */
 const checkedObject = (object: Record<string, unknown> | undefined, change: DataChange, spec: PushSpec): Record<string, unknown> => {

@@ -38,7 +38,7 @@ export class PushService {
     @inject(TOKENS.Store) store: Store,
     @inject(TOKENS.Logger) log: Logger,
     private readonly outbox: Outbox,
-    feed: ChangeFeed,
+    private readonly feed: ChangeFeed,
     private readonly registry: PartnerRegistry,
     partners: PartnerClient,
     background: BackgroundServices,
@@ -74,8 +74,15 @@ export class PushService {
       adapters.get(this.config.modules[module]?.adapter ?? "")?.ports[changesPortName(module)] as ChangesPort | undefined;
     return [
       eventsRoute((module) => {
-        const served = this.catalog.served.find((s) => s.plugin.module === module && s.plugin.pushSpec);
-        return served && { spec: served.plugin.pushSpec!, parties: served.parties, port: changesPortOf(module) };
+        const served = this.catalog.served.filter((s) => s.plugin.module === module && s.plugin.pushSpec);
+        if (!served.length) return undefined;
+        return {
+          spec: served[0].plugin.pushSpec!,
+          parties: served[0].parties,
+          port: changesPortOf(module),
+          receiver: served.find((s) => s.role === "RECEIVER")?.port,
+          publish: (change) => this.feed.publish(change),
+        };
       }),
       outboxRoute(this.outbox, this.registry, this.resync),
     ];

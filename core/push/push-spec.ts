@@ -4,6 +4,7 @@ import type { PageRequest } from "../http/pagination";
 import type { PortContext } from "../ports";
 import type { VersionNumber } from "../protocol/types";
 import type { DataChange } from "../events/change-feed";
+import { OcpiError } from "../http/errors";
 
 export type ChangeKind = DataChange["kind"];
 
@@ -38,6 +39,12 @@ export interface PushSpec {
   essential?(change: DataChange): boolean;
   /** a full resync pushes every object of the module again (not needed for essential-only modules like CDRs) */
   readonly resync: boolean;
+  /**
+   * Stores a change event about our own data (POST /admin/v1/events) through
+   * the module's RECEIVER port, by the rules a partner's push follows; used
+   * when the adapter serving the module has no CHANGES port of its own.
+   */
+  apply?(receiver: unknown, change: DataChange, ctx: PortContext): Promise<ChangeOutcome>;
 }
 
 /** The `list` every SENDER port has: a full resync pages through it. */
@@ -57,6 +64,25 @@ export interface ChangesPort {
 
 /** Whether the change was applied; when not, why (answered with 2001, on HTTP 404 when the object is unknown). */
 export type ChangeOutcome = { applied: true } | { applied: false; reason: string; unknownObject?: boolean };
+
+export const APPLIED: ChangeOutcome = { applied: true };
+
+export const unknownObject = (what: string): ChangeOutcome => ({ applied: false, unknownObject: true, reason: `${what} not found` });
+
+export const unsupportedChange = (change: DataChange): ChangeOutcome => ({
+  applied: false,
+  reason: `${change.module}: a ${change.kind} at path depth ${change.path.length} is not supported`,
+});
+
+/** A receiver rule's "no such object" (an OcpiError on HTTP 404, as the merge helpers throw) as an outcome. */
+export const orUnknownObject = async (apply: () => Promise<ChangeOutcome>): Promise<ChangeOutcome> => {
+  try {
+    return await apply();
+  } catch (error) {
+    if (error instanceof OcpiError && error.httpStatus === 404) return { applied: false, unknownObject: true, reason: error.message };
+    throw error;
+  }
+};
 
 export const changesPortName = (module: string): string => `${module}.CHANGES`;
 

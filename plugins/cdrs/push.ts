@@ -1,4 +1,7 @@
-import type { PushSpec } from "../../core/push/push-spec";
+import { isDeepStrictEqual } from "node:util";
+import { APPLIED, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import type { CdrsReceiverPort } from "./ports";
+import type { Cdr } from "./model";
 import { cdrType } from "./translate";
 
 /**
@@ -13,4 +16,13 @@ export const CDRS_PUSH: PushSpec = {
   target: () => ({ path: "" }),
   essential: () => true,
   resync: false,
+  async apply(port, change, ctx) {
+    const receiver = port as CdrsReceiverPort;
+    if (change.kind !== "upsert") return unsupportedChange(change);
+    const cdr = change.object as unknown as Cdr;
+    if (await receiver.insert(change.owner, cdr, ctx)) return APPLIED;
+    // The backend retrying an event we took: pushed again (receivers take an identical CDR again), so nothing is lost.
+    if (isDeepStrictEqual(await receiver.get(change.owner, cdr.id, ctx), cdr)) return APPLIED;
+    return { applied: false, reason: `CDR ${cdr.id} already exists with other content; CDRs cannot be replaced (send a credit CDR)` };
+  },
 };

@@ -1,5 +1,9 @@
-import type { PushSpec } from "../../core/push/push-spec";
 import type { DataChange } from "../../core/events/change-feed";
+import type { PortContext } from "../../core/ports";
+import { APPLIED, orUnknownObject, unknownObject, unsupportedChange, type ChangeOutcome, type PushSpec } from "../../core/push/push-spec";
+import type { LocationsReceiverPort } from "./ports";
+import type { Connector, Evse, Location } from "./model";
+import { patchConnector, patchEvse, patchLocation, putConnector, putEvse } from "./merge";
 import { connectorType, evseType, locationType } from "./translate";
 
 /** Fields of an EVSE status update: a PATCH setting only these supersedes the waiting one before it. */
@@ -19,4 +23,31 @@ export const LOCATIONS_PUSH: PushSpec = {
   methods: { upsert: "PUT", patch: "PATCH" },
   collapse: (change) => (isStatusPatch(change) ? "status" : undefined),
   resync: true,
+  apply: (receiver, change, ctx) => applyLocationChange(receiver as LocationsReceiverPort, change, ctx),
+};
+
+/** A change of our own Location, EVSE or Connector, stored with the merge and last_updated rules of a partner's push. */
+const applyLocationChange = async (receiver: LocationsReceiverPort, c: DataChange, ctx: PortContext): Promise<ChangeOutcome> => {
+  const [locationId, evseUid, connectorId] = c.path;
+  const object = c.object ?? {};
+  const stamp = String(object.last_updated);
+  const update = (apply: (current: Location) => Location) =>
+    orUnknownObject(async () => ((await receiver.update(c.owner, locationId, apply, ctx)) ? APPLIED : unknownObject(`Location ${locationId}`)));
+  switch (`${c.kind}/${c.path.length}`) {
+    case "upsert/1":
+      await receiver.put(c.owner, object as unknown as Location, ctx);
+      return APPLIED;
+    case "patch/1":
+      return update((current) => patchLocation(current, object as Partial<Location>, stamp));
+    case "upsert/2":
+      return update((current) => putEvse(current, object as unknown as Evse).location);
+    case "patch/2":
+      return update((current) => patchEvse(current, evseUid, object as Partial<Evse>, stamp));
+    case "upsert/3":
+      return update((current) => putConnector(current, evseUid, object as unknown as Connector).location);
+    case "patch/3":
+      return update((current) => patchConnector(current, evseUid, connectorId, object as Partial<Connector>, stamp));
+    default:
+      return unsupportedChange(c);
+  }
 };

@@ -1,4 +1,6 @@
-import type { PushSpec } from "../../core/push/push-spec";
+import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import type { SessionsReceiverPort } from "./ports";
+import type { Session, SessionPatch } from "./model";
 import type { DataChange } from "../../core/events/change-feed";
 import { sessionType } from "./translate";
 
@@ -16,4 +18,14 @@ export const SESSIONS_PUSH: PushSpec = {
   methods: { upsert: "PUT", patch: "PATCH" },
   essential: isFinal,
   resync: true,
+  async apply(port, change, ctx) {
+    const receiver = port as SessionsReceiverPort;
+    const [id] = change.path;
+    if (change.kind === "upsert") {
+      await receiver.put(change.owner, change.object as unknown as Session, ctx);
+      return APPLIED;
+    }
+    if (change.kind === "patch") return (await receiver.patch(change.owner, id, change.object as SessionPatch, ctx)) ? APPLIED : unknownObject(`Session ${id}`);
+    return unsupportedChange(change);
+  },
 };

@@ -1,5 +1,8 @@
-import { defaultTarget, type PushSpec } from "../../core/push/push-spec";
-import { silentTranslation } from "../../core/model/object-type";
+import { APPLIED, defaultTarget, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import { issuesOf, silentTranslation } from "../../core/model/object-type";
+import { invalidFields } from "../../core/http/errors";
+import type { TokensReceiverPort } from "./ports";
+import { tokenSchema } from "./schemas";
 import { DEFAULT_TOKEN_TYPE, type Token, type TokenType } from "./model";
 import { tokenObjectType } from "./translate";
 
@@ -21,4 +24,22 @@ export const TOKENS_PUSH: PushSpec = {
     return { ...defaultTarget(change), query: { type: wire.type } };
   },
   resync: true,
+  async apply(port, change, ctx) {
+    const receiver = port as TokensReceiverPort;
+    // a PATCH names the token's type when it is not RFID, as the receiver's ?type= does
+    const ref = { uid: change.path[0], type: typeOf(change.object) };
+    if (change.kind === "upsert") {
+      await receiver.put(change.owner, change.object as unknown as Token, ctx);
+      return APPLIED;
+    }
+    if (change.kind === "patch")
+      return (await receiver.patch(change.owner, ref, change.object as Partial<Token>, mustStayValid, ctx)) ? APPLIED : unknownObject(`Token ${ref.uid}`);
+    return unsupportedChange(change);
+  },
+};
+
+/** A patched token must still be a valid canonical Token. */
+const mustStayValid = (merged: Token): void => {
+  const result = tokenSchema("2.3.0").safeParse(merged);
+  if (!result.success) throw invalidFields(issuesOf(result.error));
 };
