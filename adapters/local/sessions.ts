@@ -7,7 +7,6 @@ import type { LocalModule } from "./local-module";
 import { OwnedCollection } from "./owned-collection";
 import { PROFILE_TYPES, type ChargingPreferences, type ChargingPreferencesResponse, type Session } from "../../plugins/sessions/model";
 import type { SessionsReceiverPort, SessionsSenderPort } from "../../plugins/sessions/ports";
-import { applySessionPatch } from "../../plugins/sessions/patch";
 import { sessionSchema } from "../../plugins/sessions/schemas";
 
 type StoredPreferences = ChargingPreferences & { session_id: string; last_updated: string };
@@ -58,7 +57,7 @@ export const localSessions: LocalModule = {
     const receiver: SessionsReceiverPort = {
       get: (owner: PartyRef, id) => sessions.get(owner, id),
       put: (owner, session) => sessions.put(owner, session.id, session),
-      patch: async (owner, id, fragment) => (await sessions.modify(owner, id, (current) => applySessionPatch(current, fragment))) !== undefined,
+      update: (owner, id, change) => sessions.modify(owner, id, change),
     };
 
     return {

@@ -2,7 +2,7 @@ import type { Page } from "../../core/plugin";
 import type { PageRequest } from "../../core/http/pagination";
 import type { PortContext, PutOutcome } from "../../core/ports";
 import type { PartyRef } from "../../core/protocol/types";
-import type { ChargingPreferences, ChargingPreferencesResponse, Session, SessionPatch } from "./model";
+import type { ChargingPreferences, ChargingPreferencesResponse, Session } from "./model";
 
 /** Our CPO side: the sessions of `ctx.party`, which partners pull, and their charging preferences. */
 export interface SessionsSenderPort {
@@ -22,9 +22,10 @@ export interface SessionsReceiverPort {
   /** Create or replace the whole session (charging_periods included). */
   put(owner: PartyRef, session: Session, ctx: PortContext): Promise<PutOutcome>;
   /**
-   * Apply a fragment with the semantics of applySessionPatch (patch.ts:
-   * charging_periods appended). The receiver route has checked that the
-   * merged result is a valid Session. false = unknown session.
+   * Replaces the stored Session by `change(current)` in one atomic step:
+   * the plugin provides the PATCH rules (charging_periods appended) and the
+   * validity check. `change` may throw (nothing is stored) and may run more
+   * than once, so it must be pure. Undefined when the Session is unknown.
    */
-  patch(owner: PartyRef, id: string, fragment: SessionPatch, ctx: PortContext): Promise<boolean>;
+  update(owner: PartyRef, id: string, change: (current: Session) => Session, ctx: PortContext): Promise<Session | undefined>;
 }

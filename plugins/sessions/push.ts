@@ -1,6 +1,7 @@
 import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
 import type { SessionsReceiverPort } from "./ports";
 import type { Session, SessionPatch } from "./model";
+import { applySessionPatch } from "./patch";
 import type { DataChange } from "../../core/events/change-feed";
 import { sessionType } from "./translate";
 
@@ -25,7 +26,10 @@ export const SESSIONS_PUSH: PushSpec = {
       await receiver.put(change.owner, change.object as unknown as Session, ctx);
       return APPLIED;
     }
-    if (change.kind === "patch") return (await receiver.patch(change.owner, id, change.object as SessionPatch, ctx)) ? APPLIED : unknownObject(`Session ${id}`);
+    if (change.kind === "patch") {
+      const patched = await receiver.update(change.owner, id, (current) => applySessionPatch(current, change.object as SessionPatch), ctx);
+      return patched ? APPLIED : unknownObject(`Session ${id}`);
+    }
     return unsupportedChange(change);
   },
 };

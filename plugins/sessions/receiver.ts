@@ -44,11 +44,17 @@ export const receiverRoutes = (port: SessionsReceiverPort): RouteSpec[] => [
       const id = req.params.session_id;
       const fragment = req.body as SessionPatch;
       checkBodyIdentity(fragment, owner, { id });
-      const what = `Session ${owner.country_code}/${owner.party_id}/${id}`;
-      const current = await port.get(owner, id, portContext(req));
-      if (!current) throw notFound(what);
-      checkMerged(req, applySessionPatch(current, fragment));
-      if (!(await port.patch(owner, id, fragment, portContext(req)))) throw notFound(what);
+      const patched = await port.update(
+        owner,
+        id,
+        (current) => {
+          const merged = applySessionPatch(current, fragment);
+          checkMerged(req, merged);
+          return merged;
+        },
+        portContext(req),
+      );
+      if (!patched) throw notFound(`Session ${owner.country_code}/${owner.party_id}/${id}`);
       return {};
     },
   },
