@@ -146,13 +146,19 @@ const regularHours = () =>
 const exceptionalPeriod = () => z.looseObject({ period_begin: dateTime(), period_end: dateTime() });
 
 const hours = (v: VersionNumber) =>
-  z.looseObject({
-    // 2.1.1 offers regular_hours or twentyfourseven; 2.2+ always has twentyfourseven
-    twentyfourseven: v === "2.1.1" ? z.boolean().optional() : z.boolean(),
-    regular_hours: z.array(regularHours()).optional(),
-    exceptional_openings: z.array(exceptionalPeriod()).optional(),
-    exceptional_closings: z.array(exceptionalPeriod()).optional(),
-  });
+  z
+    .looseObject({
+      // 2.1.1 offers regular_hours or twentyfourseven; 2.2+ always has twentyfourseven
+      twentyfourseven: v === "2.1.1" ? z.boolean().optional() : z.boolean(),
+      regular_hours: z.array(regularHours()).optional(),
+      exceptional_openings: z.array(exceptionalPeriod()).optional(),
+      exceptional_closings: z.array(exceptionalPeriod()).optional(),
+    })
+    .superRefine((h, ctx) => {
+      // Not open around the clock means the opening hours must say when it is open.
+      if (h.twentyfourseven !== true && !h.regular_hours?.length)
+        ctx.addIssue({ code: "custom", path: ["regular_hours"], message: "at least one entry is required when twentyfourseven is not true" });
+    });
 
 /** At least one of uid, visual_number, group_id; uid needs type; visual_number needs issuer. */
 const publishToken = (v: VersionNumber) =>

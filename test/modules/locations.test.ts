@@ -361,6 +361,7 @@ describe("locations module", () => {
         ["bad coordinates", "/coordinates/latitude", (b) => (b.coordinates.latitude = "52.3")],
         ["bad country", "/country", (b) => (b.country = "NL")],
         ["bad opening hours", "/opening_times/regular_hours/0/period_begin", (b) => (b.opening_times = { twentyfourseven: false, regular_hours: [{ weekday: 1, period_begin: "7:00", period_end: "18:00" }] })],
+        ["closed hours without regular hours", "/opening_times/regular_hours", (b) => (b.opening_times = { twentyfourseven: false })],
         ["publish_allowed_to while published", "/publish_allowed_to", (b) => (b.publish_allowed_to = [{ visual_number: "1", issuer: "X" }])],
       ];
 
