@@ -9,22 +9,40 @@ export const keyOf = (id: string): string => id.toUpperCase();
 
 /**
  * Locations in the gateway's store, per owning party and sorted by
- * last_updated. The Sender side serves our own party's Locations (seeded,
- * or written by another adapter); the Receiver side keeps what partners push.
+ * last_updated. The Sender side serves our own party's published Locations
+ * (seeded, or written through change events); the Receiver side keeps what
+ * partners push. A Location with publish false is for the token owners in
+ * its publish_allowed_to only, whom this adapter cannot tell apart: no
+ * partner gets it from the Sender.
  */
 export const localLocations: LocalModule = {
   seedKey: "locations",
   portNames: ["locations.SENDER", "locations.RECEIVER"],
   create(store: Store) {
     const locations = new OwnedCollection<Location>(store, "locations");
+    // The Sender serves only published Locations; a second index keeps its pages O(page).
+    const published = new OwnedCollection<Location>(store, "locations.published");
+    const index = async (owner: PartyRef, location: Location | undefined) => {
+      if (!location) return;
+      if (location.publish === false) await published.delete(owner, keyOf(location.id));
+      else await published.put(owner, keyOf(location.id), location);
+    };
     const sender: LocationsSenderPort = {
-      list: (page, ctx) => locations.list(ctx.party, page),
-      get: (id, ctx) => locations.get(ctx.party, keyOf(id)),
+      list: (page, ctx) => published.list(ctx.party, page),
+      get: (id, ctx) => published.get(ctx.party, keyOf(id)),
     };
     const receiver: LocationsReceiverPort = {
       get: (owner, id) => locations.get(owner, keyOf(id)),
-      put: (owner, location) => locations.put(owner, keyOf(location.id), location),
-      update: (owner, id, change) => locations.modify(owner, keyOf(id), change),
+      async put(owner, location) {
+        const outcome = await locations.put(owner, keyOf(location.id), location);
+        await index(owner, location);
+        return outcome;
+      },
+      async update(owner, id, change) {
+        const updated = await locations.modify(owner, keyOf(id), change);
+        await index(owner, updated);
+        return updated;
+      },
     };
     return {
       ports: { "locations.SENDER": sender, "locations.RECEIVER": receiver },
@@ -33,7 +51,7 @@ export const localLocations: LocalModule = {
           if (typeof object[field] !== "string") throw new Error(`a Location needs a string ${field}`);
         const location = object as unknown as Location;
         const owner: PartyRef = { country_code: location.country_code, party_id: location.party_id };
-        await locations.put(owner, keyOf(location.id), location);
+        await receiver.put(owner, location, { party: owner });
       },
     };
   },

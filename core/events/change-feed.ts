@@ -14,6 +14,11 @@ export interface DataChange {
   kind: "upsert" | "patch" | "delete";
   /** canonical (2.3.0) object or fragment; absent for deletes */
   object?: Record<string, unknown>;
+  /**
+   * Not for every partner: the object is not published (a Location with
+   * publish false, or a part of one). It invalidates caches but is not pushed.
+   */
+  withheld?: boolean;
 }
 
 export type ChangeListener = (change: DataChange) => void | Promise<void>;

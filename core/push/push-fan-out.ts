@@ -31,7 +31,7 @@ export class PushFanOut {
 
   async onChange(change: DataChange): Promise<void> {
     const spec = this.specs.get(change.module);
-    if (!spec || !spec.methods[change.kind]) return;
+    if (!spec || !spec.methods[change.kind] || change.withheld) return;
     if (!this.config.parties.some((p) => sameParty(p, change.owner))) return;
     if (spec.objectTypes[change.path.length - 1] === undefined) {
       this.log.warn({ module: change.module, depth: change.path.length }, "change below the module's deepest object; not pushed");

@@ -7,9 +7,11 @@ import type { Location } from "./model";
 export type { Connector, Evse, Location } from "./model";
 
 /**
- * Sender interface: our own party's Locations (`ctx.party`). EVSEs and
- * connectors are served from their Location, so a backend answers for
- * whole Locations only.
+ * Sender interface: our own party's Locations (`ctx.party`) that the
+ * calling partner (`ctx.partnerId`) may see: never a Location with publish
+ * false, unless the backend can tell that the partner owns one of the
+ * tokens in its publish_allowed_to. EVSEs and connectors are served from
+ * their Location, so a backend answers for whole Locations only.
  */
 export interface LocationsSenderPort {
   /** a page of `ctx.party`'s Locations, filtered on last_updated (from inclusive, to exclusive) */

@@ -26,16 +26,27 @@ export const LOCATIONS_PUSH: PushSpec = {
   apply: (receiver, change, ctx) => applyLocationChange(receiver as LocationsReceiverPort, change, ctx),
 };
 
-/** A change of our own Location, EVSE or Connector, stored with the merge and last_updated rules of a partner's push. */
+/**
+ * A change of our own Location, EVSE or Connector, stored with the merge and
+ * last_updated rules of a partner's push. A change to an unpublished
+ * Location is marked withheld: it is for the token owners in
+ * publish_allowed_to only, which the gateway cannot address one by one.
+ */
 const applyLocationChange = async (receiver: LocationsReceiverPort, c: DataChange, ctx: PortContext): Promise<ChangeOutcome> => {
   const [locationId, evseUid, connectorId] = c.path;
   const object = c.object ?? {};
   const stamp = String(object.last_updated);
   const update = (apply: (current: Location) => Location) =>
-    orUnknownObject(async () => ((await receiver.update(c.owner, locationId, apply, ctx)) ? APPLIED : unknownObject(`Location ${locationId}`)));
+    orUnknownObject(async () => {
+      const stored = await receiver.update(c.owner, locationId, apply, ctx);
+      if (!stored) return unknownObject(`Location ${locationId}`);
+      c.withheld = stored.publish === false;
+      return APPLIED;
+    });
   switch (`${c.kind}/${c.path.length}`) {
     case "upsert/1":
       await receiver.put(c.owner, object as unknown as Location, ctx);
+      c.withheld = object.publish === false;
       return APPLIED;
     case "patch/1":
       return update((current) => patchLocation(current, object as Partial<Location>, stamp));

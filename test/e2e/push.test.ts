@@ -333,6 +333,18 @@ describe("pushes while the eMSP's receiver is down", () => {
     expect(await outboxOf(pair.cpoUrl, "emsp")).toMatchObject({ queued: 0, rejected: 1 });
   });
 
+  it("an unpublished Location and changes to it are stored but not pushed", async () => {
+    const before = answered.length;
+    const home = { ...location("HOME1", 1), publish: false, publish_allowed_to: [{ visual_number: "123", issuer: "X" }] };
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["HOME1"], kind: "upsert", object: home });
+    await postEvent(pair.cpoUrl, statusPatch("HOME1", "HOME1-E1", "CHARGING", 6000));
+    // a published change queued behind them arrives: everything before it was decided
+    await postEvent(pair.cpoUrl, statusPatch("LOC1", "LOC1-E1", "AVAILABLE", 6001));
+    await until("the later push arrived", async () => evseStatuses(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1"))["LOC1-E1"] === "AVAILABLE");
+    expect(answered.slice(before).filter((a) => a.url.includes("HOME1"))).toEqual([]);
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/HOME1")).toBeUndefined();
+  });
+
   it("the eMSP's token changes reach the CPO: PUT and PATCH with the token's type", async () => {
     const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
     const owner = { country_code: "DE", party_id: "EMS" };

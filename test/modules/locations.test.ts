@@ -521,6 +521,18 @@ describe("locations module", () => {
       expect((await senderGet("2.3.0", window)).body.data).toEqual([]);
       expect((await senderGet("2.3.0", "?date_from=2017-01-01T00:00:00Z")).body.data.map((l: Json) => l.id)).toEqual(["OWN-1"]);
     });
+
+    it("an unpublished Location is withheld from the Sender, and appears once it is published", async () => {
+      const hidden = { ...baseLocation("NL", "GWY", "HOME-1", "2030-01-01T00:00:00Z"), publish: false, publish_allowed_to: [{ visual_number: "123", issuer: "X" }] };
+      expect((await put("2.3.0", "/NL/GWY/HOME-1", hidden)).status).toBe(201);
+      const listed = await senderGet("2.3.0", "?date_from=2030-01-01T00:00:00Z");
+      expect(listed.body.data).toEqual([]);
+      expect(listed.headers["x-total-count"]).toBe("0");
+      expect((await h.http.get(h.path("2.3.0", "SENDER", "locations", "/HOME-1")).set("Authorization", h.auth)).status).toBe(404);
+      expect((await put("2.3.0", "/NL/GWY/HOME-1", { ...baseLocation("NL", "GWY", "HOME-1", "2030-01-02T00:00:00Z"), publish: true })).status).toBe(200);
+      const shown = await senderGet("2.3.0", "?date_from=2030-01-01T00:00:00Z");
+      expect(shown.body.data.map((l: Json) => [l.id, l.publish])).toEqual([["HOME-1", true]]);
+    });
   });
 });
 
