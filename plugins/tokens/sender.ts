@@ -5,7 +5,7 @@ import { portContext } from "../../core/modules/receiver-rules";
 import { DEFAULT_TOKEN_TYPE, type LocationReferences } from "./model";
 import type { AuthorizeOutcome, TokensSenderPort } from "./ports";
 import { authorizationInfoObjectType, locationReferencesObjectType, tokenObjectType } from "./translate";
-import { queryTokenType, storedTypesBehind211 } from "./token-paths";
+import { queryTokenType, storedTypesBehind } from "./token-paths";
 
 /**
  * Sender interface (eMSP side): our party's tokens, paginated, and real-time
@@ -28,7 +28,7 @@ export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
     response: authorizationInfoObjectType,
     handle: async (req: OcpiRequest<LocationReferences | undefined>) => {
       const type = queryTokenType(req) ?? DEFAULT_TOKEN_TYPE;
-      const types = req.ctx.version === "2.1.1" ? storedTypesBehind211(type) : [type];
+      const types = storedTypesBehind(req.ctx.version, type);
       let outcome: AuthorizeOutcome = { kind: "unknown_token" };
       for (const candidate of types) {
         outcome = await port.authorize({ uid: req.params.token_uid, type: candidate }, req.body, portContext(req));

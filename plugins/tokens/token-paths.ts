@@ -1,4 +1,5 @@
 import type { OcpiRequest } from "../../core/plugin";
+import type { VersionNumber } from "../../core/protocol/types";
 import { invalid, invalidFields } from "../../core/http/errors";
 import { tokenType } from "../../core/model/charging";
 import { issuesOf } from "../../core/model/object-type";
@@ -25,18 +26,21 @@ export const queryTokenType = (req: OcpiRequest): TokenType | undefined => {
 export const receiverTokenRefs = (req: OcpiRequest, bodyType?: TokenType): TokenRef[] => {
   const uid = req.params.token_uid;
   const type = queryTokenType(req);
-  if (type !== undefined) return [{ uid, type }];
+  if (type !== undefined) return storedTypesBehind(req.ctx.version, type).map((t) => ({ uid, type: t }));
   if (req.ctx.version !== "2.1.1") return [{ uid, type: DEFAULT_TOKEN_TYPE }];
   if (bodyType !== undefined) return [{ uid, type: bodyType }];
-  return [{ uid, type: "RFID" }, ...storedTypesBehind211("OTHER").map((t) => ({ uid, type: t }))];
+  return [{ uid, type: "RFID" }, ...storedTypesBehind("2.1.1", "OTHER").map((t) => ({ uid, type: t }))];
 };
 
 /**
- * 2.1.1 knows only RFID and OTHER; every newer type goes down as OTHER
- * (plugins/tokens/translate.ts), so a 2.1.1 partner's OTHER may mean any of them.
+ * Types a version cannot name go down as OTHER (plugins/tokens/translate.ts):
+ * 2.1.1 knows only RFID and OTHER, 2.2.1 lacks EMAID. So a partner's OTHER
+ * may mean any of them; the first stored one answers.
  */
-export const storedTypesBehind211 = (type: TokenType): TokenType[] =>
-  type === "OTHER" ? ["OTHER", "APP_USER", "AD_HOC_USER", "EMAID"] : [type];
+export const storedTypesBehind = (version: VersionNumber, type: TokenType): TokenType[] => {
+  if (type !== "OTHER" || version === "2.3.0") return [type];
+  return version === "2.1.1" ? ["OTHER", "APP_USER", "AD_HOC_USER", "EMAID"] : ["OTHER", "EMAID"];
+};
 
 /** The merged result of a PATCH must still be a valid canonical Token; 2001 naming the fields otherwise (per partner strictness). */
 export const canonicalTokenCheck = (req: OcpiRequest) => (merged: Token): void => {
