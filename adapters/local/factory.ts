@@ -14,8 +14,8 @@ import type { LocalModule } from "./local-module";
 export const createLocalAdapterFactory = (modules: readonly LocalModule[]): AdapterFactory => ({
   type: "local",
   portNames: modules.flatMap((m) => m.portNames),
-  async create(settings, { store, log }): Promise<Adapter> {
-    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log }) }));
+  async create(settings, { store, log, config }): Promise<Adapter> {
+    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties }) }));
     const ports = Object.assign({}, ...parts.map((p) => p.ports));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
     return {

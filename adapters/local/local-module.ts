@@ -1,10 +1,12 @@
 import type { Store } from "../../core/store/port";
 import type { Logger } from "pino";
+import type { PartyRef } from "../../core/protocol/types";
 
-/** What a module may use besides the store: the adapter's settings (`adapters.local`) and the logger. */
+/** What a module may use besides the store: the adapter's settings (`adapters.local`), the logger and our own parties. */
 export interface LocalModuleContext {
   settings: Record<string, unknown>;
   log: Logger;
+  parties: readonly PartyRef[];
 }
 
 /**

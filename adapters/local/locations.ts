@@ -1,7 +1,8 @@
 import type { Store } from "../../core/store/port";
 import type { PartyRef } from "../../core/protocol/types";
 import type { LocationsReceiverPort, LocationsSenderPort, Location } from "../../plugins/locations/ports";
-import type { LocalModule } from "./local-module";
+import type { LocalModule, LocalModuleContext } from "./local-module";
+import { sameParty } from "../../core/protocol/types";
 import { OwnedCollection } from "./owned-collection";
 
 /** Location ids are CiStrings: one key whatever the case a partner uses. */
@@ -18,12 +19,13 @@ export const keyOf = (id: string): string => id.toUpperCase();
 export const localLocations: LocalModule = {
   seedKey: "locations",
   portNames: ["locations.SENDER", "locations.RECEIVER"],
-  create(store: Store) {
+  create(store: Store, context?: LocalModuleContext) {
     const locations = new OwnedCollection<Location>(store, "locations");
-    // The Sender serves only published Locations; a second index keeps its pages O(page).
+    // The Sender serves only our published Locations; a second index keeps its pages O(page).
     const published = new OwnedCollection<Location>(store, "locations.published");
+    const ours = (owner: PartyRef) => !context || context.parties.some((p) => sameParty(p, owner));
     const index = async (owner: PartyRef, location: Location | undefined) => {
-      if (!location) return;
+      if (!location || !ours(owner)) return;
       if (location.publish === false) await published.delete(owner, keyOf(location.id));
       else await published.put(owner, keyOf(location.id), location);
     };
