@@ -17,6 +17,8 @@ import { ModuleCatalog } from "../core/host/module-catalog";
 import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core/host/served-modules";
 import { buildHttpApp } from "../core/host/http-app";
 import { LossyTranslationLog } from "../core/model/lossy";
+import { issuesOf } from "../core/model/object-type";
+import { withoutNulls } from "../core/model/without-nulls";
 import { CredentialsPlugin } from "../plugins/credentials/module";
 import { ChangeFeed } from "../core/events/change-feed";
 import { Outbox } from "../core/outbox/outbox";
@@ -99,7 +101,7 @@ export class Gateway {
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
-      await createAdapters(config, factories, { store, config, log, changes }, adapters);
+      await createAdapters(config, factories, { store, config, log, changes, validateCanonical: canonicalValidator(plugins) }, adapters);
       const served = resolveServedModules(config, plugins, adapters);
       catalog.set(served);
       for (const module of served) module.plugin.connect?.(module.role, module.port);
@@ -159,6 +161,15 @@ export class Gateway {
     await this.store.close();
   }
 }
+
+/** Checks objects against the 2.3.0 schema of a module's top-level object type, as its plugin declares it (push or sync spec). */
+const canonicalValidator = (plugins: readonly ModulePlugin[]) => (module: string, object: unknown): string[] => {
+  const plugin = plugins.find((p) => p.module === module);
+  const type = plugin?.pushSpec?.objectTypes[0] ?? plugin?.syncSpec?.type;
+  if (!type) return [];
+  const result = type.schema("2.3.0", "full").safeParse(withoutNulls(object));
+  return result.success ? [] : issuesOf(result.error).map((i) => `${i.pointer || "/"}: ${i.message}`);
+};
 
 /** Creates and starts every adapter the modules route to, into `adapters`, so a failure half-way can stop those already started. */
 const createAdapters = async (

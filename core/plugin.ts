@@ -115,6 +115,8 @@ export interface AdapterDeps {
   log: Logger;
   /** where an adapter reports changes of data our parties own (pushes and cache invalidation follow) */
   changes: ChangeFeed;
+  /** problems of `object` as a canonical (2.3.0) object of `module`'s top-level type; empty when valid (or the module has no such type) */
+  validateCanonical(module: string, object: unknown): string[];
 }
 
 export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

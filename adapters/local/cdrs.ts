@@ -1,10 +1,9 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Store } from "../../core/store/port";
 import type { PartyRef } from "../../core/protocol/types";
 import type { LocalModule, LocalModulePorts } from "./local-module";
 import type { Cdr } from "../../plugins/cdrs/model";
 import type { CdrsReceiverPort, CdrsSenderPort } from "../../plugins/cdrs/ports";
-import { CDR_SCHEMAS } from "../../plugins/cdrs/schemas";
-import { issuesOf } from "../../core/model/object-type";
 import { OwnedCollection } from "./owned-collection";
 
 /**
@@ -28,12 +27,12 @@ export const localCdrs: LocalModule = {
     return {
       ports: { "cdrs.SENDER": sender, "cdrs.RECEIVER": receiver },
       async seed(object) {
-        const parsed = CDR_SCHEMAS["2.3.0"].safeParse(object);
-        if (!parsed.success)
-          throw new Error(`invalid 2.3.0 CDR: ${issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; ")}`);
-        const cdr = parsed.data as Cdr;
+        const cdr = object as unknown as Cdr;
         const owner: PartyRef = { country_code: cdr.country_code.toUpperCase(), party_id: cdr.party_id.toUpperCase() };
-        if (!(await cdrs.insert(owner, cdr.id, cdr))) throw new Error(`CDR ${owner.country_code}/${owner.party_id}/${cdr.id} seeded twice`);
+        if (await cdrs.insert(owner, cdr.id, cdr)) return;
+        // The seed is applied at every start: the same CDR again is fine, another one under its id is not.
+        if (!isDeepStrictEqual(await cdrs.get(owner, cdr.id), cdr))
+          throw new Error(`CDR ${owner.country_code}/${owner.party_id}/${cdr.id} is already stored with other content; CDRs cannot be replaced`);
       },
     };
   },

@@ -14,7 +14,7 @@ import type { LocalModule } from "./local-module";
 export const createLocalAdapterFactory = (modules: readonly LocalModule[]): AdapterFactory => ({
   type: "local",
   portNames: modules.flatMap((m) => m.portNames),
-  async create(settings, { store, log, config }): Promise<Adapter> {
+  async create(settings, { store, log, config, validateCanonical }): Promise<Adapter> {
     const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties }) }));
     const ports = Object.assign({}, ...parts.map((p) => p.ports));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
@@ -32,6 +32,8 @@ export const createLocalAdapterFactory = (modules: readonly LocalModule[]): Adap
           if (!Array.isArray(objects)) throw new Error(`adapters.local.seed: "${part.module.seedKey}" must be an array`);
           for (const [index, object] of objects.entries()) {
             try {
+              const problems = validateCanonical(part.module.seedKey, object);
+              if (problems.length) throw new Error(`not a valid 2.3.0 object: ${problems.join("; ")}`);
               await part.seed(object as Record<string, unknown>);
             } catch (error) {
               throw new Error(`adapters.local.seed: ${part.module.seedKey}[${index}]: ${(error as Error).message}`);

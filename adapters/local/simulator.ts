@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Store } from "../../core/store/port";
-import { COMMAND_TYPES } from "../../plugins/commands/model";
-import { PROFILE_OPERATIONS } from "../../plugins/chargingprofiles/model";
+import { COMMAND_TYPES } from "../../plugins/commands/ports";
+import { PROFILE_OPERATIONS } from "../../plugins/chargingprofiles/ports";
 
 /**
  * The simulated charge point of the `local` adapter: it accepts every

@@ -1,6 +1,9 @@
 import type { PortContext } from "../../core/ports";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponseType, ChargingProfileResult, ProfileOperation } from "./model";
 
+/** The operations a ChargingProfilesReceiverPort is handed. */
+export { PROFILE_OPERATIONS } from "./model";
+
 /** A charging-profile request a partner sent us, as the adapter gets it (without the response_url). */
 export interface ReceivedProfileRequest {
   /** the gateway's id of the request: the adapter reports the result under it */

@@ -2,6 +2,9 @@ import type { PortContext } from "../../core/ports";
 import type { Location } from "../locations/model";
 import type { CommandRequest, CommandResponseType, CommandResult, CommandType, DisplayText } from "./model";
 
+/** The command types a CommandsReceiverPort is handed. */
+export { COMMAND_TYPES } from "./model";
+
 /** A command a partner sent us, as the adapter gets it. */
 export interface ReceivedCommand {
   /** the gateway's id of the command: the adapter reports the outcome under it */

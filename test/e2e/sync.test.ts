@@ -133,7 +133,7 @@ class CpoProxy {
 
   constructor(
     readonly port: number,
-    private readonly target: number,
+    target: number,
   ) {
     this.server = http.createServer((req, res) => {
       const url = new URL(req.url!, `http://127.0.0.1:${port}`);
