@@ -1,3 +1,4 @@
+import { Status } from "../../core/protocol/status";
 import { notFound } from "../../core/http/errors";
 import type { PutOutcome } from "../../core/ports";
 import { sameId, type Connector, type Evse, type Location } from "./model";
@@ -26,7 +27,7 @@ const upsert = <T>(list: readonly T[], item: T, idOf: (t: T) => string): { list:
 
 const evseIndex = (location: Location, uid: string): number => {
   const index = (location.evses ?? []).findIndex((e) => sameId(e.uid, uid));
-  if (index < 0) throw notFound(`EVSE ${uid} of Location ${location.id}`);
+  if (index < 0) throw notFound(`EVSE ${uid} of Location ${location.id}`, Status.UNKNOWN_LOCATION);
   return index;
 };
 
@@ -78,7 +79,7 @@ export const patchConnector = (location: Location, evseUid: string, connectorId:
   const index = evseIndex(location, evseUid);
   const evse = location.evses![index];
   const at = (evse.connectors ?? []).findIndex((c) => sameId(c.id, connectorId));
-  if (at < 0) throw notFound(`Connector ${connectorId} of EVSE ${evseUid}`);
+  if (at < 0) throw notFound(`Connector ${connectorId} of EVSE ${evseUid}`, Status.UNKNOWN_LOCATION);
   const connectors = [...evse.connectors];
   connectors[at] = { ...connectors[at], ...fragment, last_updated: stamp };
   return withEvse(location, index, { ...evse, connectors, last_updated: stamp }, stamp);

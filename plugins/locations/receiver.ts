@@ -1,4 +1,5 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import { Status } from "../../core/protocol/status";
 import { httpStatusOf, type PutOutcome } from "../../core/ports";
 import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
 import { invalid, notFound } from "../../core/http/errors";
@@ -22,12 +23,12 @@ const CONNECTOR = `${EVSE}/:connector_id`;
 export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
   const stored = async (req: OcpiRequest): Promise<Location> => {
     const location = await port.get(ownerFromPath(req), req.params.location_id, portContext(req));
-    if (!location) throw notFound(`Location ${req.params.location_id}`);
+    if (!location) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
     return location;
   };
   const storedEvse = async (req: OcpiRequest): Promise<Evse> => {
     const evse = findEvse(await stored(req), req.params.evse_uid);
-    if (!evse) throw notFound(`EVSE ${req.params.evse_uid}`);
+    if (!evse) throw notFound(`EVSE ${req.params.evse_uid}`, Status.UNKNOWN_LOCATION);
     return evse;
   };
 
@@ -35,7 +36,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
   const change = async (req: OcpiRequest, apply: (current: Location) => Location): Promise<void> => {
     const owner = ownerFromPath(req);
     const updated = await port.update(owner, req.params.location_id, (current) => checked(req, apply(current)), portContext(req));
-    if (!updated) throw notFound(`Location ${req.params.location_id}`);
+    if (!updated) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
   };
 
   /** A PUT of a child: reports whether it created or replaced the child. */
@@ -58,7 +59,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       response: connectorType,
       handle: async (req) => {
         const connector = findConnector(await storedEvse(req), req.params.connector_id);
-        if (!connector) throw notFound(`Connector ${req.params.connector_id}`);
+        if (!connector) throw notFound(`Connector ${req.params.connector_id}`, Status.UNKNOWN_LOCATION);
         return { data: connector };
       },
     },

@@ -1,4 +1,5 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import { Status } from "../../core/protocol/status";
 import { portContext } from "../../core/modules/receiver-rules";
 import { notFound } from "../../core/http/errors";
 import type { Evse, Location } from "./model";
@@ -14,12 +15,12 @@ import { findConnector, findEvse } from "./merge";
 export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
   const location = async (req: OcpiRequest): Promise<Location> => {
     const found = await port.get(req.params.location_id, portContext(req));
-    if (!found) throw notFound(`Location ${req.params.location_id}`);
+    if (!found) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
     return found;
   };
   const evse = async (req: OcpiRequest): Promise<Evse> => {
     const found = findEvse(await location(req), req.params.evse_uid);
-    if (!found) throw notFound(`EVSE ${req.params.evse_uid}`);
+    if (!found) throw notFound(`EVSE ${req.params.evse_uid}`, Status.UNKNOWN_LOCATION);
     return found;
   };
   return [
@@ -40,7 +41,7 @@ export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
       response: connectorType,
       handle: async (req) => {
         const found = findConnector(await evse(req), req.params.connector_id);
-        if (!found) throw notFound(`Connector ${req.params.connector_id}`);
+        if (!found) throw notFound(`Connector ${req.params.connector_id}`, Status.UNKNOWN_LOCATION);
         return { data: found };
       },
     },

@@ -1,4 +1,5 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import { Status } from "../../core/protocol/status";
 import { httpStatusOf } from "../../core/ports";
 import { notFound } from "../../core/http/errors";
 import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
@@ -25,7 +26,7 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
         const token = await port.get(owner, ref, portContext(req));
         if (token) return { data: token };
       }
-      throw notFound("Token");
+      throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
     },
   },
   {
@@ -52,7 +53,7 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
       for (const ref of refs) {
         if (await port.patch(owner, ref, req.body, canonicalTokenCheck(req), portContext(req))) return { data: null };
       }
-      throw notFound("Token");
+      throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
     },
   },
 ];

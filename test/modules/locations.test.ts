@@ -236,10 +236,10 @@ describe("locations module", () => {
       expect((await get("2.3.0", "/NL/TNM/CO-1")).body.data.last_updated).toBe("2021-02-02T00:00:00Z");
     });
 
-    it("a child pushed into an unknown parent answers HTTP 404 with 2001 and stores nothing", async () => {
+    it("a child pushed into an unknown parent answers HTTP 404 with 2003 (unknown Location) and stores nothing", async () => {
       const noLocation = await put("2.3.0", "/NL/TNM/NOPE/1", evse("1", ["1"], "2020-01-01T00:00:00Z"));
       expect(noLocation.status).toBe(404);
-      expect(noLocation.body.status_code).toBe(2001);
+      expect(noLocation.body.status_code).toBe(2003);
       expect(await stored("NL", "TNM", "NOPE")).toBeUndefined();
       await put("2.3.0", "/NL/TNM/PARENT", baseLocation("NL", "TNM", "PARENT"));
       const noEvse = await put("2.3.0", "/NL/TNM/PARENT/4444/1", connector("1", "2020-01-01T00:00:00Z"));
@@ -616,7 +616,7 @@ describe("locations sender", () => {
     for (const rest of ["/NOPE", "/LOC0005/NOPE", "/LOC0005/3255/9"]) {
       const response = await sender(rest);
       expect(response.status).toBe(404);
-      expect(response.body.status_code).toBe(2001);
+      expect(response.body.status_code).toBe(2003);
     }
   });
 

@@ -199,10 +199,10 @@ describe("tokens module", () => {
       expect((await get(tokenUrl("2.3.0", t))).body.data).toEqual(t);
     });
 
-    it("PATCH of an unknown token is HTTP 404", async () => {
+    it("PATCH of an unknown token is HTTP 404 with 2004 (unknown Token)", async () => {
       const res = await patch(receiver("2.3.0", "/NL/TNM/NOSUCH"), { valid: false, last_updated: "2024-01-01T00:00:00Z" });
       expect(res.status).toBe(404);
-      expect(res.body.status_code).toBe(2001);
+      expect(res.body.status_code).toBe(2004);
     });
 
     it("GET of an unknown token is HTTP 404", async () => {
