@@ -280,6 +280,7 @@ export const partnerSchema = z.strictObject({
     )
     .optional(),
   sync_overlap_seconds: int(0, 86400, MESSAGES.syncOverlap).optional(),
+  max_page_limit: int(1, 10000, MESSAGES.maxPageLimit).optional(),
   push: z
     .strictObject({
       base_delay_ms: int(1, 86_400_000, MESSAGES.pushDelay).optional(),

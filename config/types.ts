@@ -86,6 +86,8 @@ export interface PartnerConfig {
   sync?: Record<string, string>;
   /** how far before the last pull's start an incremental pull asks from (date_from), for clock skew and late writes; default 60 */
   sync_overlap_seconds?: number;
+  /** cap on `limit` of the lists this partner reads from us, when it must differ from server.max_page_limit */
+  max_page_limit?: number;
   /** delivery of pushes to this partner (README "Pushes"); defaults in core/outbox/retry-policy.ts */
   push?: PartnerPushConfig;
 }

@@ -65,7 +65,8 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
         ? { country_code: params.country_code.toUpperCase(), party_id: params.party_id.toUpperCase() }
         : partner.record.roles[0];
     const tx = (name: string) => k.lossy.context(partner.id, name, version, params, owner);
-    const page = route.paginated ? parsePageRequest(ctx.query, k.config.server.max_page_limit) : EMPTY_PAGE;
+    const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
+    const page = route.paginated ? parsePageRequest(ctx.query, maxPageLimit) : EMPTY_PAGE;
     const body = route.body ? readBody(ctx, route, rc, tx) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
     const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page };
@@ -83,7 +84,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
         : item;
     let data: unknown;
     if (reply.page) {
-      writePageHeaders(ctx, reply.page, page, k.config.server.max_page_limit, k.config.server.public_url);
+      writePageHeaders(ctx, reply.page, page, maxPageLimit, k.config.server.public_url);
       data = reply.page.items.map(down);
     } else {
       data = Array.isArray(reply.data) ? reply.data.map(down) : down(reply.data);

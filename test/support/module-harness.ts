@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import request from "supertest";
 import pino from "pino";
 import type { InjectionToken } from "tsyringe";
-import type { GatewayConfig, PartyConfig, Role, StoreConfig, Strictness, VersionNumber } from "../../config/types";
+import type { GatewayConfig, PartnerConfig, PartyConfig, Role, StoreConfig, Strictness, VersionNumber } from "../../config/types";
 import type { CredentialsRole, InterfaceRole } from "../../core/protocol/types";
 import type { ModulePlugin } from "../../core/plugin";
 import type { LocalModule } from "../../adapters/local/local-module";
@@ -28,6 +28,8 @@ export interface HarnessOptions {
   store?: StoreConfig;
   /** enables the admin API with this bearer token */
   adminToken?: string;
+  /** further settings of the registered partner's YAML entry */
+  partnerConfig?: Partial<PartnerConfig>;
 }
 
 export interface Harness {
@@ -84,6 +86,7 @@ export const startHarness = async (options: HarnessOptions): Promise<Harness> =>
         header_prefix: "OCPI",
         strictness: options.strictness ?? "reject",
         callback_hosts: [],
+        ...options.partnerConfig,
       },
     ],
   };
