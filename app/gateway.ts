@@ -32,6 +32,7 @@ import { SyncScheduler } from "../core/sync/sync-scheduler";
 import { syncAdminRoutes } from "../core/sync/sync-admin";
 import { syncConfigErrors } from "../core/sync/sync-targets";
 import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
+import { describeIssue } from "../core/http/errors";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -124,9 +125,10 @@ export class Gateway {
     }
   }
 
+  /** The credentials handshake of the plugin instance that serves requests (resolving anew would build every plugin again). */
   get credentials() {
-    return this.container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin).find((p): p is CredentialsPlugin => p instanceof CredentialsPlugin)!
-      .handshake;
+    const served = this.container.resolve(ModuleCatalog).served;
+    return served.map((s) => s.plugin).find((p): p is CredentialsPlugin => p instanceof CredentialsPlugin)!.handshake;
   }
 
   /** Outbound calls to registered partners, for module clients (plugins/<module>/client.ts). */
@@ -168,7 +170,7 @@ const canonicalValidator = (plugins: readonly ModulePlugin[]) => (module: string
   const type = plugin?.pushSpec?.objectTypes[0] ?? plugin?.syncSpec?.type;
   if (!type) return [];
   const result = type.schema("2.3.0", "full").safeParse(withoutNulls(object));
-  return result.success ? [] : issuesOf(result.error).map((i) => `${i.pointer || "/"}: ${i.message}`);
+  return result.success ? [] : issuesOf(result.error).map(describeIssue);
 };
 
 /** Creates and starts every adapter the modules route to, into `adapters`, so a failure half-way can stop those already started. */

@@ -25,6 +25,7 @@ export const localTariffs: LocalModule = {
     const receiver: TariffsReceiverPort = {
       get: (owner, id) => tariffs.get(owner, id),
       put: (owner, tariff) => tariffs.put(owner, tariff.id, tariff),
+      update: (owner, id, change) => tariffs.modify(owner, id, change),
       delete: (owner, id) => tariffs.delete(owner, id),
     };
     return {

@@ -8,6 +8,7 @@ import { OcpiClient, PartnerCallError, type CallResult, type CallTarget } from "
 import type { OutboundRequest } from "../outbox/outbox";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
+import { describeIssues } from "../http/errors";
 
 export interface ModuleCall {
   module: ModuleId;
@@ -143,7 +144,7 @@ export class PartnerClient {
         const parsed = type.schema(record.version!, "full").safeParse(withoutNulls(raw));
         const tx = this.lossy.context(partnerId, type.name, record.version!, {}, record.roles[0]);
         if (parsed.success) items.push(type.up(parsed.data, record.version!, tx));
-        else onInvalid(raw, issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; "));
+        else onInvalid(raw, describeIssues(issuesOf(parsed.error)));
       }
       yield items;
       next = nextLink(result.headers.get("link"), result.headers.get("x-limit"), filters.limit);

@@ -25,8 +25,12 @@ export interface FieldIssue {
 
 export const invalid = (message: string): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, message);
 
-export const invalidFields = (issues: FieldIssue[]): OcpiError =>
-  invalid(issues.map((i) => `${i.pointer || "/"}: ${i.message}`).join("; "));
+/** One issue as `pointer: message`, the form every 2001 message and log line uses. */
+export const describeIssue = (issue: FieldIssue): string => `${issue.pointer || "/"}: ${issue.message}`;
+
+export const describeIssues = (issues: FieldIssue[]): string => issues.map(describeIssue).join("; ");
+
+export const invalidFields = (issues: FieldIssue[]): OcpiError => invalid(describeIssues(issues));
 
 /** Unknown object on GET (and PATCH of an unknown object): HTTP 404 with an envelope. */
 export const notFound = (what: string, statusCode: number = Status.INVALID_PARAMETERS): OcpiError =>

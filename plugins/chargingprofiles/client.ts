@@ -6,6 +6,7 @@ import { withoutNulls } from "../../core/model/without-nulls";
 import type { ChargingProfile, ChargingProfileResponse } from "./model";
 import { chargingProfileResponseSchema } from "./schemas";
 import { setChargingProfileType } from "./translate";
+import { describeIssues } from "../../core/http/errors";
 
 /** Outbound calls of the chargingprofiles module to a partner CPO's Receiver interface (2.2+ only). */
 export class ChargingProfilesClient {
@@ -34,7 +35,7 @@ export class ChargingProfilesClient {
     const result = await this.partners.call(partnerId, { module: "chargingprofiles", role: "RECEIVER", ...call });
     const parsed = chargingProfileResponseSchema().safeParse(withoutNulls(result.envelope.data));
     if (!parsed.success) {
-      const problems = issuesOf(parsed.error).map((i) => `${i.pointer || "/"}: ${i.message}`).join("; ");
+      const problems = describeIssues(issuesOf(parsed.error));
       throw new PartnerCallError("malformed", `${call.method} chargingprofiles: the partner's ChargingProfileResponse is invalid: ${problems}`);
     }
     return parsed.data as ChargingProfileResponse;

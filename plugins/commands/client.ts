@@ -7,6 +7,7 @@ import { withoutNulls } from "../../core/model/without-nulls";
 import type { CommandRequest, CommandResponse } from "./model";
 import type { CommandSpec } from "./command-types";
 import { commandResponseType } from "./translate";
+import { describeIssues } from "../../core/http/errors";
 
 /** Outbound calls of the commands module: POSTing a command to a partner CPO in its negotiated version. */
 export class CommandsClient {
@@ -26,7 +27,7 @@ export class CommandsClient {
     });
     const parsed = commandResponseType.schema(version, "full").safeParse(withoutNulls(result.envelope.data));
     if (!parsed.success) {
-      const problems = issuesOf(parsed.error).map((i) => `${i.pointer || "/"}: ${i.message}`).join("; ");
+      const problems = describeIssues(issuesOf(parsed.error));
       throw new PartnerCallError("malformed", `POST commands/${spec.type}: the partner's CommandResponse is invalid: ${problems}`);
     }
     return commandResponseType.up(parsed.data, version, this.lossy.context(partnerId, commandResponseType.name, version, {}));

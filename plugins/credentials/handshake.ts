@@ -7,7 +7,7 @@ import type { Discovered } from "../../core/client/discovery";
 import type { ObjectType } from "../../core/model/object-type";
 import { discover } from "../../core/client/discovery";
 import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
-import { OcpiError, methodNotAllowed } from "../../core/http/errors";
+import { OcpiError, methodNotAllowed, describeIssues } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
 import { checkCallbackUrl } from "../../core/partners/callback-policy";
 import { issuesOf, silentTranslation } from "../../core/model/object-type";
@@ -116,7 +116,7 @@ export class CredentialsHandshake {
     }
     const parsed = this.type.schema(found.version, "full").safeParse(answer);
     if (!parsed.success) {
-      const issues = issuesOf(parsed.error).map((i) => `${i.pointer}: ${i.message}`).join("; ");
+      const issues = describeIssues(issuesOf(parsed.error));
       throw new Error(`Partner answered invalid credentials: ${issues}`);
     }
     const theirs = this.type.up(parsed.data, found.version, silentTranslation());

@@ -1,8 +1,9 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { Status } from "../../core/protocol/status";
+import { ocpiTimestamp } from "../../core/http/envelope";
 import { httpStatusOf, type PutOutcome } from "../../core/ports";
 import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
-import { invalid, notFound } from "../../core/http/errors";
+import { invalid, notFound, describeIssues } from "../../core/http/errors";
 import { issuesOf, silentTranslation } from "../../core/model/object-type";
 import type { Connector, Evse, Location } from "./model";
 import type { LocationsReceiverPort } from "./ports";
@@ -135,7 +136,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
 
 /** The PATCH's last_updated; 2.1.1 PATCHes may lack it, then the time of receipt stands in. */
 const stampOf = (fragment: { last_updated?: string }): string =>
-  fragment.last_updated ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  fragment.last_updated ?? ocpiTimestamp();
 
 /**
  * Never store a half-valid Location: the result of a merge must still be a
@@ -147,7 +148,7 @@ const checked = (req: OcpiRequest, location: Location): Location => {
   const wire = locationType.down(location, version, silentTranslation());
   const result = locationType.schema(version, "full").safeParse(wire);
   if (result.success) return location;
-  const problems = issuesOf(result.error).map((i) => `${i.pointer || "/"}: ${i.message}`).join("; ");
+  const problems = describeIssues(issuesOf(result.error));
   if (req.ctx.partner.config.strictness === "reject") throw invalid(`the Location after this change would be invalid: ${problems}`);
   req.ctx.log.warn({ problems }, "stored a Location that is invalid after a change (strictness: log)");
   return location;

@@ -15,6 +15,12 @@ export interface TariffsReceiverPort {
   get(owner: PartyRef, id: string, ctx: PortContext): Promise<Tariff | undefined>;
   /** creates or replaces the whole tariff */
   put(owner: PartyRef, tariff: Tariff, ctx: PortContext): Promise<PutOutcome>;
+  /**
+   * 2.1.1 PATCH: replaces the stored tariff by `change(current)` in one
+   * atomic step (the plugin merges and validates). `change` may throw
+   * (nothing is stored) and may run more than once. Undefined when unknown.
+   */
+  update(owner: PartyRef, id: string, change: (current: Tariff) => Tariff, ctx: PortContext): Promise<Tariff | undefined>;
   /** false when there was no such tariff */
   delete(owner: PartyRef, id: string, ctx: PortContext): Promise<boolean>;
 }

@@ -74,13 +74,18 @@ export const patchRoute = (port: TariffsReceiverPort): RouteSpec => ({
     const id = tariffIdOf(req);
     const fragment = req.body as Partial<Tariff>;
     checkBodyIdentity(fragment, owner, { id });
-    const ctx = portContext(req);
-    const current = await port.get(owner, id, ctx);
-    if (!current) throw notFound("Tariff");
-    const merged = { ...current, ...fragment } as Tariff;
-    const check = TARIFF_SCHEMAS["2.3.0"].safeParse(merged);
-    if (!check.success) throw invalidFields(issuesOf(check.error));
-    await port.put(owner, merged, ctx);
+    const patched = await port.update(
+      owner,
+      id,
+      (current) => {
+        const merged = { ...current, ...fragment } as Tariff;
+        const check = TARIFF_SCHEMAS["2.3.0"].safeParse(merged);
+        if (!check.success) throw invalidFields(issuesOf(check.error));
+        return merged;
+      },
+      portContext(req),
+    );
+    if (!patched) throw notFound("Tariff");
     return { data: null };
   },
 });
