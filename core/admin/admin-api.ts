@@ -5,6 +5,7 @@ import type { GatewayConfig } from "../../config/types";
 import { envelope } from "../http/envelope";
 import { unauthorized } from "../http/errors";
 import { requestBody } from "../http/json-body";
+import { flatQuery } from "../http/pagination";
 
 /**
  * The gateway's own API for the backend behind it (not for roaming
@@ -41,10 +42,9 @@ export const mountAdminRoutes = (router: Router, config: GatewayConfig, routes: 
   for (const route of routes) {
     router.register(ADMIN_ROOT + route.path, [route.method], async (ctx: Context) => {
       authorize(ctx);
-      const query = Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
       const reply = await route.handle({
         params: ctx.params as Record<string, string>,
-        query,
+        query: flatQuery(ctx.query),
         body: requestBody(ctx.request as { rawBody?: string; body?: unknown }),
         requestId: ctx.state.requestId,
       });

@@ -12,7 +12,7 @@ import { sameParty } from "../protocol/types";
 import { envelope } from "../http/envelope";
 import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
-import { parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
+import { flatQuery, parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
 import { requestBody } from "../http/json-body";
 import { issuesOf, type TranslationContext } from "../model/object-type";
 import { authenticate } from "./authenticate";
@@ -124,6 +124,3 @@ const resolveParty = (serving: PartyConfig[], all: PartyConfig[], to?: PartyRef)
   if (!party) throw invalid(`to-country-code/to-party-id ${to.country_code}/${to.party_id} is not a party served here`);
   return party;
 };
-
-const flatQuery = (query: Context["query"]): Record<string, string | undefined> =>
-  Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));

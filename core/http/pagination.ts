@@ -29,6 +29,10 @@ const dateParam = (name: string, raw: string | undefined): number | undefined =>
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
+/** Query parameters with one value each: a repeated parameter counts by its first occurrence. */
+export const flatQuery = (query: Context["query"]): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(query).map(([k, v]) => [k, single(v)]));
+
 export const parsePageRequest = (query: Context["query"], maxLimit: number): PageRequest => {
   const requested = nonNegativeInt("limit", single(query.limit), 1);
   return {
