@@ -1,7 +1,9 @@
 import type { BodyMode, ObjectType, TranslationLoss } from "./model/object-type";
 import type { RequestContext } from "./context";
-import type { InterfaceRole, ModuleId, Role, VersionNumber } from "./protocol/types";
+import type { InterfaceRole, ModuleId, PartyRef, Role, VersionNumber } from "./protocol/types";
 import type { PageRequest } from "./http/pagination";
+import type { PortContext } from "./ports";
+import type { PartyScope } from "./partners/party-scope";
 import type { Logger } from "pino";
 import type { Store } from "./store/port";
 import type { GatewayConfig } from "../config/types";
@@ -26,6 +28,10 @@ export interface OcpiRequest<B = any> {
   body: B;
   /** parsed list parameters, for paginated routes */
   page: PageRequest;
+  /** the owner named by the path (`:country_code/:party_id`), already checked against the partner's scope by the kernel */
+  owner?: PartyRef;
+  /** what the adapter port is told about this call: partner, our party, version, the partner's scope */
+  port: PortContext & { scope: PartyScope };
 }
 
 export interface OcpiReply {
@@ -55,8 +61,10 @@ export interface RouteSpec {
    * list parameters (not on the partner or its version): served through the
    * response cache (core/cache). One cached answer serves every request, so
    * neither the handler nor the version translation may mutate it.
+   * `per-scope`: the answer also depends on the partner's scope (`req.port.scope`,
+   * e.g. Sessions and CDRs belong to their token's owner), which joins the key.
    */
-  cache?: boolean;
+  cache?: boolean | "per-scope";
   handle(req: OcpiRequest): Promise<OcpiReply>;
 }
 

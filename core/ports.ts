@@ -1,4 +1,8 @@
 import type { PartyRef, VersionNumber } from "./protocol/types";
+import type { PartyScope } from "./partners/party-scope";
+
+export type { PartyScope } from "./partners/party-scope";
+export { inScope } from "./partners/party-scope";
 
 /**
  * What an adapter port learns about the call it serves. Built from the HTTP
@@ -12,6 +16,12 @@ export interface PortContext {
   /** the partner's negotiated version (adapters work on the canonical model regardless) */
   version?: VersionNumber;
   correlationId?: string;
+  /**
+   * whose objects the partner may see and act on (core/partners/party-scope.ts); set whenever the call is made
+   * for a partner (its requests, pushes and resyncs to it), absent for work on our own behalf. A Sender port
+   * listing Sessions or CDRs returns only those whose token owner is `inScope`.
+   */
+  scope?: PartyScope;
 }
 
 /** Receiver PUT answers 201 for a new object and 200 for a replaced one. */

@@ -9,6 +9,9 @@ import type { LossyTranslationLog } from "../model/lossy";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
 import { sameParty } from "../protocol/types";
+import { EMPTY_SCOPE, inScope } from "../partners/party-scope";
+import { scopeOf } from "../partners/scope-of";
+import { ownerInScope } from "../modules/receiver-rules";
 import { envelope } from "../http/envelope";
 import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
@@ -43,7 +46,10 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
       throw notFound(`Module ${plugin.module}`);
 
     const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(ctx.headers);
-    if (routing.from && partner.via === "registered") checkSender(routing.from, partner.record.roles, partner.record.hubPartyId);
+    const scope = partner.via === "registered" ? await scopeOf(k.config, k.registry, partner.record) : EMPTY_SCOPE;
+    // A registered partner speaks for the parties in its scope only (a configured hub relays for others).
+    if (routing.from && partner.via === "registered" && !inScope(scope, routing.from))
+      throw invalid(`from-country-code/from-party-id ${routing.from.country_code}/${routing.from.party_id} is not one of the partner's parties`);
     const party = resolveParty(served.parties, k.config.parties, routing.to);
 
     const rc: RequestContext = {
@@ -59,17 +65,15 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
       log: k.log.child({ requestId: ctx.state.requestId, partner: partner.id, module: plugin.module }),
     };
     const params = { ...(ctx.params as Record<string, string>) };
-    // 2.1.1 objects lack owner fields: the path's owner, or the partner's only party, fills them in.
-    const owner =
-      params.country_code && params.party_id
-        ? { country_code: params.country_code.toUpperCase(), party_id: params.party_id.toUpperCase() }
-        : partner.record.roles[0];
-    const tx = (name: string) => k.lossy.context(partner.id, name, version, params, owner);
+    const pathOwner = params.country_code && params.party_id ? ownerInScope(scope, params.country_code, params.party_id) : undefined;
+    // 2.1.1 objects lack owner fields: the path's owner, or the partner's first party, fills them in.
+    const tx = (name: string) => k.lossy.context(partner.id, name, version, params, pathOwner ?? partner.record.roles[0]);
     const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
     const page = route.paginated ? parsePageRequest(ctx.query, maxPageLimit) : EMPTY_PAGE;
     const body = route.body ? readBody(ctx, route, rc, tx) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
-    const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page };
+    const port = { partnerId: partner.id, party, version, correlationId: rc.correlationId, scope };
+    const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner: pathOwner, port };
     const reply: OcpiReply = k.cache ? await k.cache.serve(route, request) : await route.handle(request);
 
     if (!plugin.configurationModule && version !== "2.1.1") {
@@ -109,13 +113,6 @@ const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name:
   }
   const wire = result.success ? result.data : cleaned;
   return spec.type.up(wire, rc.version, tx(spec.type.name));
-};
-
-/** A registered partner may only speak for its own roles, unless it is a hub relaying for others. */
-const checkSender = (from: PartyRef, roles: PartyRef[], hubPartyId?: string): void => {
-  const isHub = hubPartyId !== undefined || roles.some((r) => (r as { role?: string }).role === "HUB");
-  if (!isHub && roles.length > 0 && !roles.some((r) => sameParty(r, from)))
-    throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's roles`);
 };
 
 const resolveParty = (serving: PartyConfig[], all: PartyConfig[], to?: PartyRef): PartyConfig => {

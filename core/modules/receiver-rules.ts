@@ -1,26 +1,25 @@
-import type { OcpiRequest } from "../plugin";
-import type { PortContext } from "../ports";
 import type { PartyRef } from "../protocol/types";
-import { sameParty } from "../protocol/types";
+import type { PartyScope } from "../partners/party-scope";
+import { inScope } from "../partners/party-scope";
 import { invalid } from "../http/errors";
 
 /**
- * Rules every receiver interface shares (ocpi-notes §1.9): the owner in the
- * path must be one of the authenticated partner's roles, and the owner and
- * id inside a pushed object must equal the path's.
+ * The owner a partner names for an object it pushes or reads (the path's
+ * country_code/party_id, or a posted CDR's own fields), checked once by the
+ * partner isolation rule (core/partners/party-scope.ts, ocpi-notes §1.9).
+ * CiString: matched case-insensitively, kept upper-case.
  */
-export const ownerFromPath = (req: OcpiRequest): PartyRef => {
-  const owner = { country_code: req.params.country_code.toUpperCase(), party_id: req.params.party_id.toUpperCase() };
+export const ownerInScope = (scope: PartyScope, countryCode: string, partyId: string): PartyRef => {
+  const owner = { country_code: countryCode.toUpperCase(), party_id: partyId.toUpperCase() };
   if (!/^[A-Z]{2}$/.test(owner.country_code)) throw invalid("path country_code must be 2 letters");
   if (!/^[A-Z0-9]{3}$/.test(owner.party_id)) throw invalid("path party_id must be 3 alphanumeric characters");
-  const { roles, hubPartyId } = req.ctx.partner.record;
-  const relaying = hubPartyId !== undefined || roles.some((r) => r.role === "HUB");
-  if (!relaying && !roles.some((r) => sameParty(r, owner)))
-    throw invalid(`${owner.country_code}/${owner.party_id} is not one of the partner's parties`);
+  if (!inScope(scope, owner)) throw invalid(`${owner.country_code}/${owner.party_id} is not one of the partner's parties`);
   return owner;
 };
 
-/** The object's own country_code/party_id and id must match the URL (2001 otherwise). */
+const sameCiString = (a: unknown, b: string): boolean => String(a).toUpperCase() === b.toUpperCase();
+
+/** The object's own country_code/party_id and id must match the URL (2001 otherwise); CiStrings compare case-insensitively. */
 export const checkBodyIdentity = (
   body: Record<string, unknown>,
   owner: PartyRef,
@@ -28,20 +27,13 @@ export const checkBodyIdentity = (
 ): void => {
   const cc = body.country_code;
   const pid = body.party_id;
-  if (cc !== undefined && String(cc).toUpperCase() !== owner.country_code)
+  if (cc !== undefined && !sameCiString(cc, owner.country_code))
     throw invalid(`/country_code ${String(cc)} differs from the URL's ${owner.country_code}`);
-  if (pid !== undefined && String(pid).toUpperCase() !== owner.party_id)
+  if (pid !== undefined && !sameCiString(pid, owner.party_id))
     throw invalid(`/party_id ${String(pid)} differs from the URL's ${owner.party_id}`);
   for (const [field, expected] of Object.entries(ids)) {
     if (expected === undefined) continue;
-    if (body[field] !== undefined && body[field] !== expected) throw invalid(`/${field} ${String(body[field])} differs from the URL's ${expected}`);
+    if (body[field] !== undefined && !sameCiString(body[field], expected))
+      throw invalid(`/${field} ${String(body[field])} differs from the URL's ${expected}`);
   }
 };
-
-/** The port context of an HTTP request. */
-export const portContext = (req: OcpiRequest): PortContext => ({
-  partnerId: req.ctx.partner.id,
-  party: req.ctx.party,
-  version: req.ctx.version,
-  correlationId: req.ctx.correlationId,
-});

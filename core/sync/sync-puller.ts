@@ -3,14 +3,15 @@ import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { Store } from "../store/port";
 import type { PortContext } from "../ports";
-import type { PartnerRecord } from "../partners/partner-record";
+import { scopeOf } from "../partners/scope-of";
+import { inScope } from "../partners/party-scope";
 import { TOKENS } from "../tokens";
 import { ocpiTimestamp } from "../http/envelope";
 import { PartnerClient } from "../client/partner-client";
 import { PartnerRegistry } from "../partners/partner-registry";
 import { ModuleCatalog } from "../host/module-catalog";
 import { ResponseCache } from "../cache/response-cache";
-import { sameParty, type PartyRef } from "../protocol/types";
+import type { PartyRef } from "../protocol/types";
 import { Lease } from "./lease";
 import { SyncStates } from "./sync-state";
 import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
@@ -105,7 +106,8 @@ export class SyncPuller {
       const { watermark } = await this.states.get(partnerId, module);
       const full = options.full === true || watermark === undefined;
       const dateFrom = full ? (target.spec.dateFromRequired ? EPOCH : undefined) : ocpiTimestamp(new Date(watermark - this.overlapMs(partnerId)));
-      const ctx: PortContext = { partnerId, party: target.party, version: record.version };
+      const scope = await scopeOf(this.config, this.registry, record);
+      const ctx: PortContext = { partnerId, party: target.party, version: record.version, scope };
       const reject = (id: string | undefined, problems: string) => {
         if (run.rejected++ < REJECTIONS_LOGGED) this.log.warn({ ...logged, id, problems }, "pulled object rejected");
       };
@@ -117,7 +119,8 @@ export class SyncPuller {
         const storedBefore = run.objects;
         for (const object of page) {
           const owner = ownerOf(object);
-          if (!owner || !this.mayOwn(record, owner)) {
+          // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts).
+          if (!owner || !inScope(scope, owner)) {
             reject(idOf(object), "owned by a party that is not the partner's");
             continue;
           }
@@ -151,13 +154,6 @@ export class SyncPuller {
 
   private overlapMs(partnerId: string): number {
     return (this.registry.configOf(partnerId).sync_overlap_seconds ?? DEFAULT_SYNC_OVERLAP_SECONDS) * 1000;
-  }
-
-  /** The receiver rule for pushes, applied to pulls: a partner stores objects of its own parties; a hub relays others', never ours. */
-  private mayOwn(record: PartnerRecord, owner: PartyRef): boolean {
-    const relaying = record.hubPartyId !== undefined || record.roles.some((r) => r.role === "HUB");
-    if (relaying) return !this.config.parties.some((p) => sameParty(p, owner));
-    return record.roles.some((r) => sameParty(r, owner));
   }
 }
 

@@ -2,7 +2,7 @@ import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { Status } from "../../core/protocol/status";
 import { ocpiTimestamp } from "../../core/http/envelope";
 import { httpStatusOf, type PutOutcome } from "../../core/ports";
-import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
+import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import { invalid, notFound, describeIssues } from "../../core/http/errors";
 import { issuesOf, silentTranslation } from "../../core/model/object-type";
 import type { Connector, Evse, Location } from "./model";
@@ -23,7 +23,7 @@ const CONNECTOR = `${EVSE}/:connector_id`;
  */
 export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
   const stored = async (req: OcpiRequest): Promise<Location> => {
-    const location = await port.get(ownerFromPath(req), req.params.location_id, portContext(req));
+    const location = await port.get(req.owner!, req.params.location_id, req.port);
     if (!location) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
     return location;
   };
@@ -35,8 +35,8 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
 
   /** Applies a change to the stored Location, validating the result; 404 when the Location is unknown. */
   const change = async (req: OcpiRequest, apply: (current: Location) => Location): Promise<void> => {
-    const owner = ownerFromPath(req);
-    const updated = await port.update(owner, req.params.location_id, (current) => checked(req, apply(current)), portContext(req));
+    const owner = req.owner!;
+    const updated = await port.update(owner, req.params.location_id, (current) => checked(req, apply(current)), req.port);
     if (!updated) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
   };
 
@@ -69,10 +69,10 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       path: LOC,
       body: { type: locationType, mode: "full" },
       handle: async (req) => {
-        const owner = ownerFromPath(req);
+        const owner = req.owner!;
         const location = req.body as Location;
         checkBodyIdentity(location, owner, { id: req.params.location_id });
-        return { httpStatus: httpStatusOf(await port.put(owner, location, portContext(req))) };
+        return { httpStatus: httpStatusOf(await port.put(owner, location, req.port)) };
       },
     },
     {
@@ -81,7 +81,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       body: { type: evseType, mode: "full" },
       handle: async (req) => {
         const evse = req.body as Evse;
-        checkBodyIdentity(evse, ownerFromPath(req), { uid: req.params.evse_uid });
+        checkBodyIdentity(evse, req.owner!, { uid: req.params.evse_uid });
         return putChild(req, (current) => putEvse(current, evse));
       },
     },
@@ -91,7 +91,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       body: { type: connectorType, mode: "full" },
       handle: async (req) => {
         const connector = req.body as Connector;
-        checkBodyIdentity(connector, ownerFromPath(req), { id: req.params.connector_id });
+        checkBodyIdentity(connector, req.owner!, { id: req.params.connector_id });
         return putChild(req, (current) => putConnector(current, req.params.evse_uid, connector));
       },
     },
@@ -101,7 +101,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       body: { type: locationType, mode: "patch" },
       handle: async (req) => {
         const fragment = req.body as Partial<Location>;
-        checkBodyIdentity(fragment, ownerFromPath(req), { id: req.params.location_id });
+        checkBodyIdentity(fragment, req.owner!, { id: req.params.location_id });
         const stamp = stampOf(fragment);
         await change(req, (current) => patchLocation(current, fragment, stamp));
         return { data: null };
@@ -113,7 +113,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       body: { type: evseType, mode: "patch" },
       handle: async (req) => {
         const fragment = req.body as Partial<Evse>;
-        checkBodyIdentity(fragment, ownerFromPath(req), { uid: req.params.evse_uid });
+        checkBodyIdentity(fragment, req.owner!, { uid: req.params.evse_uid });
         const stamp = stampOf(fragment);
         await change(req, (current) => patchEvse(current, req.params.evse_uid, fragment, stamp));
         return { data: null };
@@ -125,7 +125,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       body: { type: connectorType, mode: "patch" },
       handle: async (req) => {
         const fragment = req.body as Partial<Connector>;
-        checkBodyIdentity(fragment, ownerFromPath(req), { id: req.params.connector_id });
+        checkBodyIdentity(fragment, req.owner!, { id: req.params.connector_id });
         const stamp = stampOf(fragment);
         await change(req, (current) => patchConnector(current, req.params.evse_uid, req.params.connector_id, fragment, stamp));
         return { data: null };

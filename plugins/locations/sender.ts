@@ -1,6 +1,5 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { Status } from "../../core/protocol/status";
-import { portContext } from "../../core/modules/receiver-rules";
 import { notFound } from "../../core/http/errors";
 import type { Evse, Location } from "./model";
 import type { LocationsSenderPort } from "./ports";
@@ -14,7 +13,7 @@ import { findConnector, findEvse } from "./merge";
  */
 export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
   const location = async (req: OcpiRequest): Promise<Location> => {
-    const found = await port.get(req.params.location_id, portContext(req));
+    const found = await port.get(req.params.location_id, req.port);
     if (!found) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
     return found;
   };
@@ -30,7 +29,7 @@ export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
       paginated: true,
       cache: true,
       response: locationType,
-      handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+      handle: async (req) => ({ page: await port.list(req.page, req.port) }),
     },
     { method: "GET", path: "/:location_id", cache: true, response: locationType, handle: async (req) => ({ data: await location(req) }) },
     { method: "GET", path: "/:location_id/:evse_uid", cache: true, response: evseType, handle: async (req) => ({ data: await evse(req) }) },

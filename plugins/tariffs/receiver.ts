@@ -1,5 +1,5 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
-import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
+import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import { httpStatusOf } from "../../core/ports";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
@@ -27,8 +27,8 @@ export const receiverRoutes = (port: TariffsReceiverPort): RouteSpec[] => [
     path: PATH,
     response: tariffType,
     handle: async (req) => {
-      const owner = ownerFromPath(req);
-      const tariff = await port.get(owner, tariffIdOf(req), portContext(req));
+      const owner = req.owner!;
+      const tariff = await port.get(owner, tariffIdOf(req), req.port);
       if (!tariff) throw notFound("Tariff");
       return { data: tariff };
     },
@@ -38,13 +38,13 @@ export const receiverRoutes = (port: TariffsReceiverPort): RouteSpec[] => [
     path: PATH,
     body: { type: tariffType, mode: "full" },
     handle: async (req) => {
-      const owner = ownerFromPath(req);
+      const owner = req.owner!;
       const id = tariffIdOf(req);
       const body = req.body as Tariff;
       checkBodyIdentity(body, owner, { id });
       // identity from the path when a lenient (strictness: log) partner left it out
       const tariff: Tariff = { ...body, country_code: body.country_code ?? owner.country_code, party_id: body.party_id ?? owner.party_id, id: body.id ?? id };
-      const outcome = await port.put(owner, tariff, portContext(req));
+      const outcome = await port.put(owner, tariff, req.port);
       return { data: null, httpStatus: httpStatusOf(outcome) };
     },
   },
@@ -52,8 +52,8 @@ export const receiverRoutes = (port: TariffsReceiverPort): RouteSpec[] => [
     method: "DELETE",
     path: PATH,
     handle: async (req) => {
-      const owner = ownerFromPath(req);
-      if (!(await port.delete(owner, tariffIdOf(req), portContext(req)))) throw notFound("Tariff");
+      const owner = req.owner!;
+      if (!(await port.delete(owner, tariffIdOf(req), req.port))) throw notFound("Tariff");
       return { data: null };
     },
   },
@@ -70,7 +70,7 @@ export const patchRoute = (port: TariffsReceiverPort): RouteSpec => ({
   versions: ["2.1.1"],
   body: { type: tariffType, mode: "patch" },
   handle: async (req) => {
-    const owner = ownerFromPath(req);
+    const owner = req.owner!;
     const id = tariffIdOf(req);
     const fragment = req.body as Partial<Tariff>;
     checkBodyIdentity(fragment, owner, { id });
@@ -83,7 +83,7 @@ export const patchRoute = (port: TariffsReceiverPort): RouteSpec => ({
         if (!check.success) throw invalidFields(issuesOf(check.error));
         return merged;
       },
-      portContext(req),
+      req.port,
     );
     if (!patched) throw notFound("Tariff");
     return { data: null };

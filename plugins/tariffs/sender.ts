@@ -1,5 +1,4 @@
 import type { RouteSpec } from "../../core/plugin";
-import { portContext } from "../../core/modules/receiver-rules";
 import type { TariffsSenderPort } from "./ports";
 import { tariffType } from "./translate";
 
@@ -11,6 +10,6 @@ export const senderRoutes = (port: TariffsSenderPort): RouteSpec[] => [
     paginated: true,
     cache: true,
     response: tariffType,
-    handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+    handle: async (req) => ({ page: await port.list(req.page, req.port) }),
   },
 ];

@@ -2,7 +2,7 @@ import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { Status } from "../../core/protocol/status";
 import { httpStatusOf } from "../../core/ports";
 import { notFound } from "../../core/http/errors";
-import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
+import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import type { Token } from "./model";
 import type { TokensReceiverPort } from "./ports";
 import { tokenObjectType } from "./translate";
@@ -21,9 +21,9 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
     path: PATH,
     response: tokenObjectType,
     handle: async (req) => {
-      const owner = ownerFromPath(req);
+      const owner = req.owner!;
       for (const ref of receiverTokenRefs(req)) {
-        const token = await port.get(owner, ref, portContext(req));
+        const token = await port.get(owner, ref, req.port);
         if (token) return { data: token };
       }
       throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
@@ -34,10 +34,10 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
     path: PATH,
     body: { type: tokenObjectType, mode: "full" },
     handle: async (req: OcpiRequest<Token>) => {
-      const owner = ownerFromPath(req);
+      const owner = req.owner!;
       const [ref] = receiverTokenRefs(req, req.body.type);
       checkBodyIdentity(req.body, owner, { uid: ref.uid, type: ref.type });
-      const outcome = await port.put(owner, req.body, portContext(req));
+      const outcome = await port.put(owner, req.body, req.port);
       return { data: null, httpStatus: httpStatusOf(outcome) };
     },
   },
@@ -46,12 +46,12 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
     path: PATH,
     body: { type: tokenObjectType, mode: "patch" },
     handle: async (req: OcpiRequest<Partial<Token>>) => {
-      const owner = ownerFromPath(req);
+      const owner = req.owner!;
       const refs = receiverTokenRefs(req, req.body.type);
       // The fragment may repeat the identity, but not change it.
       checkBodyIdentity(req.body, owner, { uid: refs[0].uid, type: refs.length === 1 ? refs[0].type : undefined });
       for (const ref of refs) {
-        if (await port.patch(owner, ref, req.body, canonicalTokenCheck(req), portContext(req))) return { data: null };
+        if (await port.patch(owner, ref, req.body, canonicalTokenCheck(req), req.port)) return { data: null };
       }
       throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
     },

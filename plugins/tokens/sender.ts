@@ -1,7 +1,6 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { notFound, OcpiError } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
-import { portContext } from "../../core/modules/receiver-rules";
 import { DEFAULT_TOKEN_TYPE, type LocationReferences } from "./model";
 import type { AuthorizeOutcome, TokensSenderPort } from "./ports";
 import { authorizationInfoObjectType, locationReferencesObjectType, tokenObjectType } from "./translate";
@@ -19,7 +18,7 @@ export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
     paginated: true,
     cache: true,
     response: tokenObjectType,
-    handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+    handle: async (req) => ({ page: await port.list(req.page, req.port) }),
   },
   {
     method: "POST",
@@ -31,7 +30,7 @@ export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
       const types = storedTypesBehind(req.ctx.version, type);
       let outcome: AuthorizeOutcome = { kind: "unknown_token" };
       for (const candidate of types) {
-        outcome = await port.authorize({ uid: req.params.token_uid, type: candidate }, req.body, portContext(req));
+        outcome = await port.authorize({ uid: req.params.token_uid, type: candidate }, req.body, req.port);
         if (outcome.kind !== "unknown_token") break;
       }
       switch (outcome.kind) {

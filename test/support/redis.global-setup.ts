@@ -42,9 +42,16 @@ const buildDist = (): string => {
   try {
     execFileSync(tsc, ["-p", "tsconfig.build.json", "--outDir", outDir], { cwd: ROOT, stdio: "pipe" });
   } catch (error) {
-    fs.rmSync(outDir, { recursive: true, force: true });
     const e = error as { stdout?: Buffer; stderr?: Buffer; message: string };
     const details = `${e.stdout?.toString() ?? ""}${e.stderr?.toString() ?? ""}`.trim() || e.message;
+    // tsc still emits JavaScript on type errors. Outside CI a run may go on with it (work in progress elsewhere in
+    // the tree); in CI (CI=true) a type error fails the run.
+    const emitted = fs.existsSync(path.join(outDir, "app", "gateway.js"));
+    if (!process.env.CI && emitted) {
+      process.stderr.write(`\nwarning: the build has type errors (tests run on the emitted JavaScript):\n${details}\n`);
+      return outDir;
+    }
+    fs.rmSync(outDir, { recursive: true, force: true });
     throw new Error(`Build (tsc -p tsconfig.build.json) failed; the tests need a fresh build:\n${details}`);
   }
   return outDir;

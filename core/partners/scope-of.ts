@@ -1,0 +1,24 @@
+import type { GatewayConfig, PartnerConfig } from "../../config/types";
+import type { PartyRef } from "../protocol/types";
+import type { PartnerRecord } from "./partner-record";
+import type { PartnerRegistry } from "./partner-registry";
+import type { PartyScope } from "./party-scope";
+
+const partyOf = (p: PartyRef): PartyRef => ({ country_code: p.country_code.toUpperCase(), party_id: p.party_id.toUpperCase() });
+
+/** A partner relays for others only when the operator said so: `partners[].roles` lists HUB. Never from its credentials. */
+export const isConfiguredHub = (config: PartnerConfig): boolean => (config.roles ?? []).some((r) => r.role === "HUB");
+
+/**
+ * The scope of a registered partner (core/partners/party-scope.ts): its
+ * registered parties and, for a configured hub, everything but ours and
+ * other partners' parties. Reads the other registrations only for hubs.
+ */
+export const scopeOf = async (config: GatewayConfig, registry: PartnerRegistry, record: PartnerRecord): Promise<PartyScope> => {
+  const parties = record.roles.filter((r) => r.role !== "HUB").map(partyOf);
+  if (!isConfiguredHub(registry.configOf(record.id))) return { parties, relay: false, excluded: [] };
+  const others = (await registry.list())
+    .filter((r) => r.id !== record.id && r.status === "registered")
+    .flatMap((r) => r.roles.map(partyOf));
+  return { parties, relay: true, excluded: [...config.parties.map(partyOf), ...others] };
+};

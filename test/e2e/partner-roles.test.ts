@@ -1,0 +1,189 @@
+import "reflect-metadata";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import request from "supertest";
+import { Gateway } from "../../app/gateway";
+import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
+import { freePorts } from "../support/gateway-process";
+
+/**
+ * Roles a partner may take are the operator's config, not the partner's
+ * word (issue #8, defect 1): a partner that registers claiming HUB, our
+ * party or another partner's party is refused with 2001 and nothing is
+ * stored; receivers then apply one isolation rule (core/partners/party-scope.ts):
+ * a partner writes only its own parties' objects, a configured hub relays
+ * others' but never ours nor a directly connected partner's.
+ */
+
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+
+/** A partner platform's discovery side: versions and 2.2.1 details per partner id, on one loopback listener. */
+const startPartnerPlatform = async () => {
+  const server = http.createServer((req, res) => {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const [, id, what] = (req.url ?? "").split("/");
+    const data =
+      what === "versions"
+        ? [{ version: "2.2.1", url: `${base}/${id}/details` }]
+        : { version: "2.2.1", endpoints: [{ identifier: "credentials", role: "RECEIVER", url: `${base}/${id}/credentials` }] };
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify({ data, status_code: 1000, timestamp: new Date().toISOString() }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+};
+
+let gateway: Gateway;
+let platform: Awaited<ReturnType<typeof startPartnerPlatform>>;
+const TOKEN_A: Record<string, string> = { "emsp-a": "token-a-of-emsp-a", "emsp-b": "token-a-of-emsp-b", hub: "token-a-of-the-hub", intruder: "token-a-of-intruder" };
+/** the token each partner got from us when it registered */
+const issued: Record<string, string> = {};
+
+beforeAll(async () => {
+  platform = await startPartnerPlatform();
+  const [port] = await freePorts(1);
+  const partner = (id: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    token_a: TOKEN_A[id],
+    versions_url: `${platform.base}/${id}/versions`,
+    versions: ["2.2.1" as const],
+    ...extra,
+  });
+  gateway = await Gateway.create(
+    testGatewayConfig({
+      port,
+      modules: { tokens: { adapter: "local" } },
+      partners: [
+        partner("emsp-a", { roles: [{ role: "EMSP", party: "DEAAA" }] }),
+        partner("emsp-b"),
+        partner("hub", { roles: [{ role: "HUB", party: "DEHUB" }] }),
+        partner("intruder"),
+      ],
+    }),
+  );
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await new Promise((resolve) => platform?.server.close(resolve));
+  removeTempDirs();
+});
+
+const role = (role: string, country_code: string, party_id: string) => ({ role, country_code, party_id, business_details: { name: `${country_code}${party_id}` } });
+
+const credentials = (method: "post" | "put", id: string, roles: unknown[], token = TOKEN_A[id]) =>
+  request(gateway.app.callback())
+    [method]("/ocpi/2.2.1/credentials")
+    .set("Authorization", `Token ${b64(token)}`)
+    .send({ token: `token-for-us-from-${id}`, url: `${platform.base}/${id}/versions`, roles });
+
+const register = async (id: string, roles: unknown[]) => {
+  const response = await credentials("post", id, roles);
+  expect(response.body.status_code).toBe(1000);
+  issued[id] = response.body.data.token;
+};
+
+const token = (country_code: string, party_id: string, uid: string) => ({
+  country_code,
+  party_id,
+  uid,
+  type: "RFID",
+  contract_id: `${country_code}-${party_id}-${uid}`,
+  issuer: "Test issuer",
+  valid: true,
+  whitelist: "ALLOWED",
+  last_updated: "2026-01-01T00:00:00Z",
+});
+
+const putToken = (partnerId: string, owner: [string, string], uid: string, from?: [string, string]) => {
+  const req = request(gateway.app.callback())
+    .put(`/ocpi/2.2.1/receiver/tokens/${owner[0]}/${owner[1]}/${uid}`)
+    .set("Authorization", `Token ${b64(issued[partnerId])}`);
+  if (from) req.set("OCPI-from-country-code", from[0]).set("OCPI-from-party-id", from[1]).set("OCPI-to-country-code", "NL").set("OCPI-to-party-id", "GWY");
+  return req.send(token(owner[0], owner[1], uid));
+};
+
+const getToken = (partnerId: string, owner: [string, string], uid: string) =>
+  request(gateway.app.callback())
+    .get(`/ocpi/2.2.1/receiver/tokens/${owner[0]}/${owner[1]}/${uid}`)
+    .set("Authorization", `Token ${b64(issued[partnerId])}`);
+
+describe("roles a partner may claim are config (partners[].roles)", () => {
+  it("refuses HUB from a partner not configured as a hub: 2001, nothing stored, token A still valid", async () => {
+    const response = await credentials("post", "intruder", [role("HUB", "FR", "HUB")]);
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/\/roles\/0: role HUB is not allowed/);
+    expect((await gateway.registry.get("intruder"))?.status).toBe("pending");
+    const stillBootstrap = await request(gateway.app.callback()).get("/ocpi/2.2.1/credentials").set("Authorization", `Token ${b64(TOKEN_A.intruder)}`);
+    expect(stillBootstrap.body.status_code).toBe(1000);
+  });
+
+  it("refuses a claim of one of our own parties", async () => {
+    const response = await credentials("post", "intruder", [role("EMSP", "NL", "GWY")]);
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/NL\/GWY is one of our own parties/);
+    expect((await gateway.registry.get("intruder"))?.status).toBe("pending");
+  });
+
+  it("refuses a party the config does not allow, and takes the one it does", async () => {
+    const refused = await credentials("post", "emsp-a", [role("EMSP", "DE", "BBB")]);
+    expect(refused.body.status_code).toBe(2001);
+    expect(refused.body.status_message).toMatch(/role EMSP for DE\/BBB is not allowed/);
+    await register("emsp-a", [role("EMSP", "DE", "AAA")]);
+    expect((await gateway.registry.get("emsp-a"))?.roles.map((r) => `${r.role}:${r.country_code}${r.party_id}`)).toEqual(["EMSP:DEAAA"]);
+  });
+
+  it("refuses a party another registered partner holds: first come, first served", async () => {
+    await register("emsp-b", [role("EMSP", "FR", "EMB")]);
+    const response = await credentials("post", "intruder", [role("EMSP", "FR", "EMB")]);
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/FR\/EMB is registered by another partner/);
+  });
+
+  it("lets a configured hub register as HUB, for its configured party only", async () => {
+    const wrongParty = await credentials("post", "hub", [role("HUB", "IT", "HUB")]);
+    expect(wrongParty.body.status_code).toBe(2001);
+    expect(wrongParty.body.status_message).toMatch(/role HUB is allowed for DEHUB only/);
+    await register("hub", [role("HUB", "DE", "HUB")]);
+  });
+
+  it("refuses a credentials PUT that claims HUB; the registered roles stay", async () => {
+    const response = await credentials("put", "emsp-b", [role("HUB", "FR", "EMB")], issued["emsp-b"]);
+    expect(response.body.status_code).toBe(2001);
+    expect((await gateway.registry.get("emsp-b"))?.roles.map((r) => r.role)).toEqual(["EMSP"]);
+    expect((await putToken("emsp-b", ["FR", "EMB"], "BTOK")).body.status_code).toBe(1000);
+  });
+});
+
+describe("receivers apply one isolation rule", () => {
+  it("a partner cannot write another partner's token (the original stays)", async () => {
+    const response = await putToken("emsp-a", ["FR", "EMB"], "BTOK");
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/FR\/EMB is not one of the partner's parties/);
+    expect((await getToken("emsp-b", ["FR", "EMB"], "BTOK")).body.data.contract_id).toBe("FR-EMB-BTOK");
+  });
+
+  it("a partner cannot write a token under our own party, nor read another's", async () => {
+    expect((await putToken("emsp-a", ["NL", "GWY"], "OWN1")).body.status_code).toBe(2001);
+    expect((await getToken("emsp-a", ["FR", "EMB"], "BTOK")).body.status_code).toBe(2001);
+  });
+
+  it("a partner cannot speak for another party in the routing headers", async () => {
+    const response = await putToken("emsp-a", ["DE", "AAA"], "ATOK", ["FR", "EMB"]);
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/from-country-code\/from-party-id FR\/EMB/);
+    expect((await putToken("emsp-a", ["DE", "AAA"], "ATOK", ["DE", "AAA"])).body.status_code).toBe(1000);
+  });
+
+  it("a configured hub relays parties reachable through it, never ours nor a directly connected partner's", async () => {
+    expect((await putToken("hub", ["IT", "XYZ"], "T1")).body.status_code).toBe(1000);
+    expect((await putToken("hub", ["NL", "GWY"], "OWN1")).body.status_code).toBe(2001);
+    expect((await putToken("hub", ["FR", "EMB"], "BTOK")).body.status_code).toBe(2001);
+    expect((await getToken("emsp-b", ["FR", "EMB"], "BTOK")).body.data.contract_id).toBe("FR-EMB-BTOK");
+  });
+
+  it("path owners match case-insensitively (CiString) and by the same rule", async () => {
+    expect((await getToken("emsp-a", ["de", "aaa"], "ATOK")).body.status_code).toBe(1000);
+    expect((await getToken("emsp-a", ["fr", "emb"], "BTOK")).body.status_code).toBe(2001);
+  });
+});
