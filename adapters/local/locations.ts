@@ -3,10 +3,15 @@ import type { PartyRef } from "../../core/protocol/types";
 import type { LocationsReceiverPort, LocationsSenderPort, Location } from "../../plugins/locations/ports";
 import type { LocalModule, LocalModuleContext } from "./local-module";
 import { sameParty } from "../../core/protocol/types";
+import { ciKey } from "../../core/model/common-schemas";
 import { OwnedCollection } from "./owned-collection";
 
-/** Location ids are CiStrings: one key whatever the case a partner uses. */
-export const keyOf = (id: string): string => id.toUpperCase();
+/**
+ * A Location id as a store key. OwnedCollection already matches ids
+ * case-insensitively; this stays only for the commands and chargingprofiles
+ * modules, which still import it.
+ */
+export const keyOf = ciKey;
 
 /**
  * Locations in the gateway's store, per owning party and sorted by
@@ -26,22 +31,22 @@ export const localLocations: LocalModule = {
     const ours = (owner: PartyRef) => !context || context.parties.some((p) => sameParty(p, owner));
     const index = async (owner: PartyRef, location: Location | undefined) => {
       if (!location || !ours(owner)) return;
-      if (location.publish === false) await published.delete(owner, keyOf(location.id));
-      else await published.put(owner, keyOf(location.id), location);
+      if (location.publish === false) await published.delete(owner, location.id);
+      else await published.put(owner, location.id, location);
     };
     const sender: LocationsSenderPort = {
       list: (page, ctx) => published.list(ctx.party, page),
-      get: (id, ctx) => published.get(ctx.party, keyOf(id)),
+      get: (id, ctx) => published.get(ctx.party, id),
     };
     const receiver: LocationsReceiverPort = {
-      get: (owner, id) => locations.get(owner, keyOf(id)),
+      get: (owner, id) => locations.get(owner, id),
       async put(owner, location) {
-        const outcome = await locations.put(owner, keyOf(location.id), location);
+        const outcome = await locations.put(owner, location.id, location);
         await index(owner, location);
         return outcome;
       },
       async update(owner, id, change) {
-        const updated = await locations.modify(owner, keyOf(id), change);
+        const updated = await locations.modify(owner, id, change);
         await index(owner, updated);
         return updated;
       },

@@ -4,11 +4,16 @@ import type { Page } from "../../core/plugin";
 import type { PutOutcome } from "../../core/ports";
 import { partyKey, type PartyRef } from "../../core/protocol/types";
 import { parseDateTime } from "../../core/model/datetime";
+import { ciKey } from "../../core/model/common-schemas";
 
 /**
  * Objects of one module, kept per owning party in the gateway's store and
  * indexed by `last_updated`, so a date-filtered page costs O(page) and not
  * O(collection). Used by every module of the `local` adapter.
+ *
+ * Keys are object ids, which are CiStrings (ocpi-notes §1.5): every method
+ * stores and looks up under `ciKey` of the key, so `tok1` and `TOK1` are one
+ * object, which keeps the case it was last written with.
  */
 export class OwnedCollection<T extends { last_updated: string }> {
   constructor(
@@ -25,12 +30,12 @@ export class OwnedCollection<T extends { last_updated: string }> {
   }
 
   get(owner: PartyRef, key: string): Promise<T | undefined> {
-    return this.store.get<T>(this.collection(owner), key);
+    return this.store.get<T>(this.collection(owner), ciKey(key));
   }
 
   async put(owner: PartyRef, key: string, value: T): Promise<PutOutcome> {
     let outcome: PutOutcome = "created";
-    await this.store.update<T>(this.collection(owner), key, (current) => {
+    await this.store.update<T>(this.collection(owner), ciKey(key), (current) => {
       outcome = current ? "updated" : "created";
       return { value, sortKey: sortKeyOf(value) };
     });
@@ -39,7 +44,7 @@ export class OwnedCollection<T extends { last_updated: string }> {
 
   /** Writes only when absent (CDRs are immutable); true when it wrote. */
   insert(owner: PartyRef, key: string, value: T): Promise<boolean> {
-    return this.store.putIfAbsent(this.collection(owner), key, value, sortKeyOf(value));
+    return this.store.putIfAbsent(this.collection(owner), ciKey(key), value, sortKeyOf(value));
   }
 
   /**
@@ -48,7 +53,7 @@ export class OwnedCollection<T extends { last_updated: string }> {
    */
   async modify(owner: PartyRef, key: string, change: (current: T) => T): Promise<T | undefined> {
     let found = false;
-    const result = await this.store.update<T>(this.collection(owner), key, (current) => {
+    const result = await this.store.update<T>(this.collection(owner), ciKey(key), (current) => {
       found = current !== undefined;
       if (!current) return undefined;
       const value = change(current);
@@ -58,7 +63,7 @@ export class OwnedCollection<T extends { last_updated: string }> {
   }
 
   delete(owner: PartyRef, key: string): Promise<boolean> {
-    return this.store.delete(this.collection(owner), key);
+    return this.store.delete(this.collection(owner), ciKey(key));
   }
 }
 

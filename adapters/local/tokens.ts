@@ -7,7 +7,11 @@ import type { AuthorizeOutcome, TokensReceiverPort, TokensSenderPort } from "../
 import { parseDateTime } from "../../core/model/datetime";
 import { OwnedCollection } from "./owned-collection";
 
-/** Token identity is uid + type (ocpi-notes §3.5): the same uid may exist as RFID and as APP_USER. */
+/**
+ * Token identity is uid + type (ocpi-notes §3.5): the same uid may exist as
+ * RFID and as APP_USER. The uid is a CiString: OwnedCollection matches the
+ * whole key case-insensitively.
+ */
 const keyOf = (ref: TokenRef): string => `${ref.uid}:${ref.type}`;
 
 /**

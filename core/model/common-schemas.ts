@@ -9,23 +9,51 @@ import { isDateTime } from "./datetime";
  */
 export const dateTime = () => z.string().refine(isDateTime, { message: "must be an OCPI DateTime (UTC, e.g. 2024-01-31T12:00:00Z)" });
 
-/** printable ASCII, case-insensitive identifiers */
+/**
+ * CiString (ocpi-notes §1.5): "case-insensitive, printable ASCII";
+ * "non-printables (CR, LF, TAB) not allowed". Compare and key them with
+ * `ciKey`/`sameCiString`, never with `===`.
+ */
 export const ciString = (max: number) =>
   z.string().max(max, { message: `must be at most ${max} characters` }).regex(/^[\x20-\x7e]*$/, { message: "must be printable ASCII" });
 
-export const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
+/** The one spelling of a CiString under which it is stored and looked up; the object keeps the case it was written with. */
+export const ciKey = (value: string): string => value.toUpperCase();
+
+export const sameCiString = (a: string, b: string): boolean => ciKey(a) === ciKey(b);
+
+/**
+ * Control characters (C0 with TAB, CR and LF, DEL, C1), line and paragraph
+ * separators, and lone surrogates (not UTF-8 at all).
+ */
+const NON_PRINTABLE = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/**
+ * OCPI `string` (ocpi-notes §1.5): "case-sensitive, printable UTF-8, no
+ * control chars" in 2.2+. 2.1.1 says printable ASCII, but its partners send
+ * UTF-8 names and addresses: the 2.2+ rule holds for every version. Every
+ * free-text field of every module is built here, so the rule lives once.
+ */
+export const text = (max?: number) => {
+  const string = max === undefined ? z.string() : z.string().max(max, { message: `must be at most ${max} characters` });
+  return string.refine((v) => !NON_PRINTABLE.test(v), { message: "must be printable (no control characters such as tab, CR or LF)" });
+};
+
+/** HH:MM, 24 h, local time (regular hours of a Location, tariff restrictions) */
+export const timeOfDay = () =>
+  z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, { message: "must be a time of day HH:MM (00:00-23:59)" });
 
 export const countryCode = () => z.string().regex(/^[A-Za-z]{2}$/, { message: "must be exactly 2 letters (ISO 3166-1 alpha-2)" });
 export const partyId = () => z.string().regex(/^[A-Za-z0-9]{3}$/, { message: "must be exactly 3 alphanumeric characters" });
 export const country3 = () => z.string().regex(/^[A-Za-z]{3}$/, { message: "must be exactly 3 letters (ISO 3166-1 alpha-3)" });
 export const currency = () => z.string().regex(/^[A-Z]{3}$/, { message: "must be a 3-letter ISO 4217 currency code" });
 export const language = () => z.string().regex(/^[a-z]{2}$/i, { message: "must be a 2-letter ISO 639-1 language code" });
-export const url = () =>
-  z.string().max(255, { message: "must be at most 255 characters" }).refine((v) => /^https?:\/\/\S+$/i.test(v), { message: "must be an http(s) URL" });
+/** URL: a string(255) (printable, like every string) that is http(s) */
+export const url = () => text(255).refine((v) => /^https?:\/\/\S+$/i.test(v), { message: "must be an http(s) URL" });
 
 /** A closed enumeration, or in 2.3.0 an OpenEnum (known values plus custom ones). */
 export const enumeration = <T extends string>(values: readonly [T, ...T[]], open = false) =>
-  open ? z.string().min(1).max(255) : z.enum(values, { message: `must be one of ${values.join(", ")}` });
+  open ? text(255).min(1, { message: "must not be empty" }) : z.enum(values, { message: `must be one of ${values.join(", ")}` });
 
 export const nonEmptyArray = <T extends z.ZodType>(item: T) => z.array(item).min(1, { message: "must contain at least one element" });
 
@@ -62,7 +90,7 @@ const ROLES_23 = ["CPO", "EMSP", "NAP", "NSP", "OTHER", "SCSP"] as const;
 export const role = (version: VersionNumber) => (version === "2.3.0" ? enumeration(ROLES_23) : enumeration(ROLES_22));
 
 export const taxAmount = () =>
-  z.looseObject({ name: z.string(), account_number: z.string().optional(), percentage: z.number().optional(), amount: z.number() });
+  z.looseObject({ name: text(), account_number: text().optional(), percentage: z.number().optional(), amount: z.number() });
 
 /** Price: `before_taxes`/`taxes` in 2.3.0, `excl_vat`/`incl_vat` in 2.2.1; 2.1.1 has plain numbers instead. */
 export const price = (version: VersionNumber) =>

@@ -74,9 +74,10 @@ const cdrLocation = (version: VersionNumber) => {
       evse_uid: ciString(36),
       evse_id: ciString(48),
       connector_id: ciString(36),
-      connector_standard: z.string(),
-      connector_format: z.string(),
-      connector_power_type: z.string(),
+      // checked against their enumerations below unless the ids are #NA
+      connector_standard: text(),
+      connector_format: text(),
+      connector_power_type: text(),
     })
     .superRefine((location, ctx) => {
       const reservationOnly = [location.evse_uid, location.evse_id, location.connector_id].includes(NOT_APPLICABLE);
@@ -177,7 +178,7 @@ const cdr22 = (version: "2.2.1" | "2.3.0") =>
 const location211 = () =>
   z.looseObject({
     id: text(39),
-    type: z.string(),
+    type: text(),
     name: text(255).optional(),
     address: text(45),
     city: text(45),

@@ -15,6 +15,7 @@ import {
   partyId,
   patchOf,
   text,
+  timeOfDay,
   url,
 } from "../../core/model/common-schemas";
 
@@ -140,8 +141,8 @@ const idOf = (v: VersionNumber) => ciString(v === "2.1.1" ? 39 : 36);
 const regularHours = () =>
   z.looseObject({
     weekday: z.int().min(1).max(7),
-    period_begin: z.string().regex(/^([0-1][0-9]|2[0-3]):[0-5][0-9]$/, { message: "must be HH:MM (24 h)" }),
-    period_end: z.string().regex(/^([0-1][0-9]|2[0-3]):[0-5][0-9]$/, { message: "must be HH:MM (24 h)" }),
+    period_begin: timeOfDay(),
+    period_end: timeOfDay(),
   });
 const exceptionalPeriod = () => z.looseObject({ period_begin: dateTime(), period_end: dateTime() });
 

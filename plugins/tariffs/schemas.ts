@@ -13,6 +13,7 @@ import {
   patchOf,
   price,
   priceLimit,
+  timeOfDay,
   url,
 } from "../../core/model/common-schemas";
 import {
@@ -29,10 +30,6 @@ import {
  * absent or null (cardinality `?`/`*`, §1.5). All enums of this module are
  * closed, also in 2.3.0 (§1.11).
  */
-
-/** HH:MM, 24 h, local time of the Location */
-const timeOfDay = () =>
-  z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, { message: "must be a time of day HH:MM (00:00-23:59)" });
 
 /** YYYY-MM-DD, local date of the Location */
 const localDate = () =>
