@@ -104,6 +104,7 @@ const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name:
     if (spec.optional) return undefined;
     throw invalid(`Request body with a ${spec.type.name} is required`);
   }
+  checkMediaType(ctx.state.bodyMediaType, rc);
   const cleaned = withoutNulls(raw);
   const result = spec.type.schema(rc.version, spec.mode).safeParse(cleaned);
   if (!result.success) {
@@ -113,6 +114,27 @@ const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name:
   }
   const wire = result.success ? result.data : cleaned;
   return spec.type.up(wire, rc.version, tx(spec.type.name));
+};
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+/** partner + media type already logged, so a lenient partner's every request does not log again */
+const loggedMediaTypes = new Set<string>();
+
+/**
+ * A body must be JSON (Part A: `Content-Type: application/json`). It was
+ * parsed as JSON regardless (core/http/json-body.ts), since many partners
+ * omit the header, which is accepted; one that names another type is
+ * refused under `strictness: reject` and accepted, logged once per partner
+ * and type, otherwise.
+ */
+const checkMediaType = (mediaType: string | undefined, rc: RequestContext): void => {
+  if (mediaType === undefined || JSON_MEDIA_TYPE.test(mediaType)) return;
+  if (rc.partner.config.strictness === "reject")
+    throw invalid(`Content-Type ${mediaType} is not application/json: the body must be sent as JSON`);
+  const key = `${rc.partner.id}\n${mediaType}`;
+  if (loggedMediaTypes.has(key)) return;
+  loggedMediaTypes.add(key);
+  rc.log.warn({ contentType: mediaType }, "accepted a body sent with a Content-Type other than JSON (lenient strictness)");
 };
 
 const resolveParty = (serving: PartyConfig[], all: PartyConfig[], to?: PartyRef): PartyConfig => {
