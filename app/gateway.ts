@@ -77,7 +77,7 @@ export class Gateway {
     container.registerInstance(ModuleCatalog, catalog);
     container.registerInstance(OcpiClient, new OcpiClient(config.server.request_timeout_ms));
 
-    const store = await openStore(config.store);
+    const store = await openStore(config.store, log);
     const adapters = new Map<string, Adapter>();
     try {
       container.registerInstance(TOKENS.Store, store);

@@ -3,7 +3,7 @@
  * the startup log line): secrets become "***", which reveals neither a part of
  * the value nor its length.
  *
- * Masked: partners[].token_a, credentials in URLs (store.url, cache.redis_url, versions_url, and
+ * Masked: partners[].token_a, credentials in URLs (store.url and .nodes, cache.redis_url and .redis_nodes, versions_url, and
  * any URL string under adapters), and adapter settings whose key name looks
  * secret (contains token, password, passwd, pwd, secret, key, credential).
  */
@@ -45,7 +45,9 @@ export function maskSecrets<T extends GatewayConfig>(config: T): T {
   const copy = structuredClone(config);
   if (copy.server?.admin_token !== undefined) copy.server.admin_token = MASK;
   if (copy.store?.type === "redis" && typeof copy.store.url === "string") copy.store.url = maskUrlCredentials(copy.store.url);
+  if (copy.store?.type === "redis-cluster" && Array.isArray(copy.store.nodes)) copy.store.nodes = copy.store.nodes.map(maskUrlCredentials);
   if (typeof copy.cache?.redis_url === "string") copy.cache.redis_url = maskUrlCredentials(copy.cache.redis_url);
+  if (Array.isArray(copy.cache?.redis_nodes)) copy.cache.redis_nodes = copy.cache.redis_nodes.map(maskUrlCredentials);
   for (const partner of copy.partners ?? []) {
     if (partner.token_a !== undefined) partner.token_a = MASK;
     if (typeof partner.versions_url === "string") partner.versions_url = maskUrlCredentials(partner.versions_url);

@@ -47,7 +47,9 @@ export const MESSAGES = {
   imageCategory: oneOf(IMAGE_CATEGORIES),
   imageType: 'must be a file type of 1-4 lowercase letters, e.g. "png"',
   imageSize: "must be an integer between 1 and 99999 (pixels)",
-  storeType: oneOf(["sqlite", "redis"]),
+  storeType: oneOf(["sqlite", "redis", "redis-cluster"]),
+  redisNodes: "must list at least one redis:// or rediss:// URL of a cluster node",
+  storeTimeout: "must be a whole number of milliseconds between 1 and 60000",
   sqlitePath: "must be a non-empty file path",
   redisUrl: "must be a redis:// or rediss:// URL",
   keyPrefix: "must be a string of at most 100 characters",
@@ -215,6 +217,7 @@ export const partySchema = z.strictObject({
 const sqliteStoreSchema = z.strictObject({
   type: z.literal("sqlite"),
   path: z.string({ error: msg(MESSAGES.sqlitePath) }).min(1, { error: MESSAGES.sqlitePath }).default(DEFAULT_SQLITE_PATH),
+  busy_timeout_ms: int(1, 60_000, MESSAGES.storeTimeout).optional(),
 });
 
 const redisStoreSchema = z.strictObject({
@@ -226,11 +229,25 @@ const redisStoreSchema = z.strictObject({
     .string({ error: msg(MESSAGES.keyPrefix) })
     .max(100, { error: MESSAGES.keyPrefix })
     .default(DEFAULT_REDIS_KEY_PREFIX),
+  command_timeout_ms: int(1, 60_000, MESSAGES.storeTimeout).optional(),
+});
+
+const redisNodesSchema = z
+  .array(
+    z.string({ error: msg(MESSAGES.redisUrl) }).refine((s) => isUrlWith(s, ["redis:", "rediss:"]) !== undefined, { error: MESSAGES.redisUrl }),
+    { error: msg(MESSAGES.redisNodes) },
+  )
+  .min(1, { error: MESSAGES.redisNodes });
+
+const redisClusterStoreSchema = redisStoreSchema.omit({ type: true, url: true }).extend({
+  type: z.literal("redis-cluster"),
+  nodes: redisNodesSchema,
+  replica_ack_timeout_ms: int(1, 60_000, MESSAGES.storeTimeout).optional(),
 });
 
 export const storeSchema = nullAsAbsent(
   z
-    .discriminatedUnion("type", [sqliteStoreSchema, redisStoreSchema])
+    .discriminatedUnion("type", [sqliteStoreSchema, redisStoreSchema, redisClusterStoreSchema])
     .default({ type: "sqlite", path: DEFAULT_SQLITE_PATH }),
 );
 
@@ -304,6 +321,11 @@ export const cacheSchema = nullAsAbsent(
         .string({ error: msg(MESSAGES.redisUrl) })
         .refine((s) => isUrlWith(s, ["redis:", "rediss:"]) !== undefined, { error: MESSAGES.redisUrl })
         .optional(),
+      redis_nodes: redisNodesSchema.optional(),
+    })
+    .refine((cache) => !(cache.redis_url && cache.redis_nodes), {
+      path: ["redis_nodes"],
+      error: "give either redis_url or redis_nodes, not both",
     })
     .prefault({}),
 );

@@ -56,7 +56,11 @@ export interface ServerConfig {
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
 
-export type StoreConfig = { type: "sqlite"; path: string } | { type: "redis"; url: string; key_prefix: string };
+/** Timeouts (ms) bound how long a request waits for a store that is down; unset: the store's defaults (core/store). */
+export type StoreConfig =
+  | { type: "sqlite"; path: string; busy_timeout_ms?: number }
+  | { type: "redis"; url: string; key_prefix: string; command_timeout_ms?: number }
+  | { type: "redis-cluster"; nodes: string[]; key_prefix: string; command_timeout_ms?: number; replica_ack_timeout_ms?: number };
 
 export interface ModuleRouteConfig {
   /** name of the adapter (key of `adapters`, or a built-in like `local`) that serves this module */
@@ -121,6 +125,8 @@ export interface CacheConfig {
   redis: boolean;
   /** a Redis for the cache only (e.g. beside a SQLite store) */
   redis_url?: string;
+  /** a Redis Cluster for the cache only: URLs of some of its nodes */
+  redis_nodes?: string[];
 }
 
 export const DEFAULT_CACHE_TTL_SECONDS: Readonly<Record<string, number>> = { locations: 60, tariffs: 300, tokens: 60, sessions: 10, cdrs: 60 };

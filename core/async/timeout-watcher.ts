@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { BackgroundService } from "../background";
 import type { PendingRequests } from "./pending-requests";
+import { storeUnavailableIn } from "../store/store-unavailable";
 
 const DEFAULT_INTERVAL_MS = 250;
 
@@ -36,7 +37,10 @@ export class TimeoutWatcher implements BackgroundService {
     if (this.running) return;
     this.running = this.pending
       .sweep()
-      .catch((error) => this.log.error({ err: error }, "sweep of pending asynchronous requests failed"))
+      // A store outage is logged once by the store, not at every tick; the next tick after it sweeps again.
+      .catch((error) => {
+        if (!storeUnavailableIn(error)) this.log.error({ err: error }, "sweep of pending asynchronous requests failed");
+      })
       .finally(() => (this.running = undefined));
   }
 }

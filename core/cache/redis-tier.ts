@@ -1,14 +1,14 @@
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { freshToken } from "./generations";
+import { createRedisClient, type RedisClient, type RedisTarget } from "../store/redis-connection";
 
 // A cache command that takes longer than this is treated as Redis being unavailable: the request goes on without it.
 const COMMAND_TIMEOUT_MS = 250;
 const CONNECT_TIMEOUT_MS = 1000;
 // After a failed command Redis is left alone this long (not retried on every request), unless the connection comes back first.
 const RETRY_AFTER_MS = 1000;
-const MAX_RECONNECT_DELAY_MS = 1000;
 
+// KEYS are the tokens of one module, which share its hash tag: one cluster slot.
 // Reads the generation tokens of KEYS, creating absent ones from ARGV, so a
 // Redis that lost its data (restart without persistence) starts new generations
 // instead of reviving old ones.
@@ -40,7 +40,7 @@ interface Scripts {
  * instance serves from its own tier and the adapters.
  */
 export class RedisTier {
-  private readonly redis: Redis & Scripts;
+  private readonly redis: RedisClient & Scripts;
   private readonly pending = new Set<string>();
   private available = true;
   private retryAt = 0;
@@ -48,17 +48,14 @@ export class RedisTier {
   private closing = false;
 
   constructor(
-    url: string,
+    target: RedisTarget,
     private readonly prefix: string,
     private readonly log: Logger,
   ) {
-    this.redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
-    }) as Redis & Scripts;
+    this.redis = createRedisClient(target, {
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    }) as RedisClient & Scripts;
     this.redis.defineCommand("cacheGenerations", { lua: GENERATIONS_LUA });
     this.redis.on("error", (error: Error) => this.failed(error));
     this.redis.on("close", () => this.failed());

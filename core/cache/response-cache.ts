@@ -7,6 +7,7 @@ import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
 import { partyKey, type PartyRef } from "../protocol/types";
 import { Generations } from "./generations";
 import { RedisTier } from "./redis-tier";
+import type { RedisTarget } from "../store/redis-connection";
 
 interface LocalEntry {
   /** the generation the answer was stored under; a different current generation means it was invalidated */
@@ -45,18 +46,27 @@ export class ResponseCache {
   constructor(
     private readonly config: CacheConfig,
     log: Logger,
-    redis?: { url: string; keyPrefix: string },
+    redis?: { target: RedisTarget; keyPrefix: string },
   ) {
     this.local = new LRUCache({ max: config.max_entries });
-    if (redis) this.redis = new RedisTier(redis.url, `${redis.keyPrefix}cache:`, log);
+    if (redis) this.redis = new RedisTier(redis.target, `${redis.keyPrefix}cache:`, log);
   }
 
   /** The cache a gateway config asks for: Redis is `cache.redis_url`, else the store's Redis. */
   static fromConfig(config: GatewayConfig, log: Logger): ResponseCache {
     const cache = config.cache ?? DEFAULT_CACHE_CONFIG;
-    const keyPrefix = config.store.type === "redis" ? config.store.key_prefix : DEFAULT_REDIS_KEY_PREFIX;
-    const url = cache.redis_url ?? (config.store.type === "redis" ? config.store.url : undefined);
-    return new ResponseCache(cache, log, cache.redis && url ? { url, keyPrefix } : undefined);
+    const store = config.store;
+    const keyPrefix = store.type === "sqlite" ? DEFAULT_REDIS_KEY_PREFIX : store.key_prefix;
+    const target: RedisTarget | undefined = cache.redis_url
+      ? { url: cache.redis_url }
+      : cache.redis_nodes
+        ? { nodes: cache.redis_nodes }
+        : store.type === "redis"
+          ? { url: store.url }
+          : store.type === "redis-cluster"
+            ? { nodes: store.nodes }
+            : undefined;
+    return new ResponseCache(cache, log, cache.redis && target ? { target, keyPrefix } : undefined);
   }
 
   /**

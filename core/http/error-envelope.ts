@@ -3,11 +3,17 @@ import type { Logger } from "pino";
 import { OcpiError } from "./errors";
 import { envelope } from "./envelope";
 import { Status } from "../protocol/status";
+import { storeUnavailableIn } from "../store/store-unavailable";
+
+/** Seconds a client is told to wait after a store outage answer: about one reconnect or failover step. */
+const STORE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Turns every failure below it into a protocol envelope: OcpiError with its
  * own codes, an unknown route into HTTP 404, anything unexpected into HTTP
- * 500 + 3000 naming the request id, never a stack trace.
+ * 500 + 3000 naming the request id, never a stack trace. A store outage is
+ * HTTP 503 + 3000 with Retry-After, not logged here: the store logs it once
+ * per outage, not once per request.
  */
 export const errorEnvelope =
   (log: Logger): Middleware =>
@@ -29,6 +35,13 @@ export const errorEnvelope =
         ctx.status = error.httpStatus;
         for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
         ctx.body = envelope(undefined, error.statusCode, error.message);
+        return;
+      }
+      const outage = storeUnavailableIn(error);
+      if (outage) {
+        ctx.status = 503;
+        ctx.set("Retry-After", String(STORE_RETRY_AFTER_SECONDS));
+        ctx.body = envelope(undefined, Status.SERVER_ERROR, outage.message);
         return;
       }
       log.error({ err: error, requestId: ctx.state.requestId, path: ctx.path, method: ctx.method }, "unexpected error");

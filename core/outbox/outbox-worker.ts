@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Store } from "../store/port";
 import type { BackgroundService } from "../background";
+import { storeUnavailableIn } from "../store/store-unavailable";
 import type { Outbox, OutboxCounts, OutboxMessage, OutboundRequest } from "./outbox";
 import { isRetryable, retryDelay, type RetryPolicy } from "./retry-policy";
 
@@ -82,7 +83,10 @@ export class OutboxWorker implements BackgroundService {
       return;
     }
     this.scanning = this.scan()
-      .catch((error) => this.log.error({ err: error }, "outbox scan failed"))
+      // A store outage is logged once by the store, not at every poll; the next poll after it resumes delivery.
+      .catch((error) => {
+        if (!storeUnavailableIn(error)) this.log.error({ err: error }, "outbox scan failed");
+      })
       .finally(() => {
         this.scanning = undefined;
         if (this.again) {
@@ -125,7 +129,7 @@ export class OutboxWorker implements BackgroundService {
         },
         (error) => {
           this.lanes.delete(partnerId);
-          this.log.error({ err: error, partner: partnerId }, "outbox delivery failed");
+          if (!storeUnavailableIn(error)) this.log.error({ err: error, partner: partnerId }, "outbox delivery failed");
         },
       );
       this.lanes.set(partnerId, lane);

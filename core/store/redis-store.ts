@@ -1,15 +1,25 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { Logger } from "pino";
 import type { RangeQuery, Store, StoredPage, UpdateDecision } from "./port";
+import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
+import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
 
 export interface RedisStoreOptions {
-  url: string;
+  target: RedisTarget;
   /** prepended to every key, e.g. "ocpi:"; must not contain braces (they would hijack the cluster hash tag) */
   keyPrefix: string;
-  /** overrides of the connection defaults below */
-  redisOptions?: RedisOptions;
-  /** connection errors; without it they are swallowed (ioredis keeps reconnecting) */
-  onError?: (err: Error) => void;
+  /** a command without an answer after this long fails with StoreUnavailableError; default 1000 */
+  commandTimeoutMs?: number;
+  /**
+   * Cluster only: every write waits this long for a replica to acknowledge it (WAIT 1), and fails with
+   * StoreUnavailableError when none did, so an acknowledged write survives the failover of its master; default 500
+   */
+  replicaAckTimeoutMs?: number;
+  /** outages are logged here, once when they start and once when they end */
+  log?: Logger;
 }
+
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1000;
+export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 500;
 
 // An omitted sort key is sent as "" and means: keep the entry's current one (0 for a new entry).
 const WRITE_LUA = `
@@ -61,17 +71,24 @@ const RELEASE_LOCK_LUA = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
 
+const DELETE_LUA = `
+local removed = redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return removed`;
+
+/** Every script that writes; in cluster mode each is followed by WAIT on the same node (see `write`). */
+const WRITE_SCRIPTS = {
+  storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
+  storePutIfAbsent: { numberOfKeys: 2, lua: PUT_IF_ABSENT_LUA },
+  storeCompareAndSet: { numberOfKeys: 2, lua: COMPARE_AND_SET_LUA },
+  storeDelete: { numberOfKeys: 2, lua: DELETE_LUA },
+  storeAcquireLock: { numberOfKeys: 1, lua: ACQUIRE_LOCK_LUA },
+  storeRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
+  storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
+};
+type WriteScript = keyof typeof WRITE_SCRIPTS;
+
 interface Scripts {
-  storeWrite(values: string, index: string, key: string, json: string, sortKey: string): Promise<number>;
-  storePutIfAbsent(values: string, index: string, key: string, json: string, sortKey: string): Promise<number>;
-  storeCompareAndSet(
-    values: string,
-    index: string,
-    key: string,
-    json: string,
-    sortKey: string,
-    expected: string,
-  ): Promise<number>;
   storeRange(
     values: string,
     index: string,
@@ -80,10 +97,9 @@ interface Scripts {
     offset: number,
     limit: number,
   ): Promise<[number, ...string[]]>;
-  storeAcquireLock(lock: string, owner: string, ttlMs: number): Promise<number>;
-  storeRenewLock(lock: string, owner: string, ttlMs: number): Promise<number>;
-  storeReleaseLock(lock: string, owner: string): Promise<number>;
 }
+
+type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<number>>;
 
 const MAX_UPDATE_ATTEMPTS = 100;
 
@@ -106,45 +122,53 @@ function sortKeyArg(sortKey: number | undefined): string {
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Store shared by several gateway instances. Per collection there is a hash of
- * key -> JSON and a sorted set of key by sort key; both carry the collection as
- * hash tag, so every multi-key command stays in one Redis Cluster slot.
+ * Store shared by several gateway instances, on one Redis or a Redis Cluster.
+ * Per collection there is a hash of key -> JSON and a sorted set of key by
+ * sort key; both carry the collection as hash tag, so every script touches
+ * one cluster slot (a lock is a single key).
+ *
+ * Connection-level failures (Redis down, a command timing out, a cluster
+ * failing over) reject with StoreUnavailableError within about the command
+ * timeout: nothing is queued while disconnected.
  */
 export class RedisStore implements Store {
   readonly kind = "redis" as const;
-  private readonly redis: Redis & Scripts;
+  private readonly redis: Client;
   private readonly prefix: string;
+  private readonly replicaAckTimeoutMs: number | undefined;
+  private readonly health: StoreHealth;
   private lastError: Error | undefined;
+  private closing = false;
 
   constructor(options: RedisStoreOptions) {
     if (/[{}]/.test(options.keyPrefix)) {
       throw new Error(`Redis key prefix must not contain braces: ${options.keyPrefix}`);
     }
     this.prefix = options.keyPrefix;
-    this.redis = new Redis(options.url, {
-      // While Redis is down, fail commands within about a second instead of queueing them for minutes.
-      maxRetriesPerRequest: 2,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-      ...options.redisOptions,
-    }) as Redis & Scripts;
+    this.health = new StoreHealth("redis", options.log);
+    const cluster = "nodes" in options.target;
+    this.replicaAckTimeoutMs = cluster ? (options.replicaAckTimeoutMs ?? DEFAULT_REPLICA_ACK_TIMEOUT_MS) : undefined;
+    this.redis = createRedisClient(options.target, {
+      commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    }) as Client;
     this.redis.on("error", (err: Error) => {
       this.lastError = err;
-      options.onError?.(err);
     });
-    this.redis.defineCommand("storeWrite", { numberOfKeys: 2, lua: WRITE_LUA });
-    this.redis.defineCommand("storePutIfAbsent", { numberOfKeys: 2, lua: PUT_IF_ABSENT_LUA });
-    this.redis.defineCommand("storeCompareAndSet", { numberOfKeys: 2, lua: COMPARE_AND_SET_LUA });
+    // A cluster reports per-node connection errors on a separate event.
+    if (cluster) this.redis.on("node error", (err: Error) => (this.lastError = err));
+    this.redis.on("close", () => {
+      if (!this.closing) this.health.failed(this.lastError?.message ?? "connection closed");
+    });
+    this.redis.on("ready", () => this.health.succeeded(true));
+    for (const [name, script] of Object.entries(WRITE_SCRIPTS)) this.redis.defineCommand(name, script);
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
-    this.redis.defineCommand("storeAcquireLock", { numberOfKeys: 1, lua: ACQUIRE_LOCK_LUA });
-    this.redis.defineCommand("storeRenewLock", { numberOfKeys: 1, lua: RENEW_LOCK_LUA });
-    this.redis.defineCommand("storeReleaseLock", { numberOfKeys: 1, lua: RELEASE_LOCK_LUA });
   }
 
   /** Resolves once the connection is ready; rejects (and closes) when it is not within `readyTimeoutMs`. */
-  static async connect(url: string, keyPrefix: string, readyTimeoutMs = 10_000): Promise<RedisStore> {
-    const store = new RedisStore({ url, keyPrefix });
+  static async connect(options: RedisStoreOptions, readyTimeoutMs = 10_000): Promise<RedisStore> {
+    const store = new RedisStore(options);
     try {
-      await store.ready(readyTimeoutMs);
+      await whenReady(store.redis, readyTimeoutMs, () => store.lastError);
     } catch (err) {
       await store.close();
       throw err;
@@ -152,38 +176,17 @@ export class RedisStore implements Store {
     return store;
   }
 
-  /** True while the connection is up; false while ioredis is reconnecting. */
-  get connected(): boolean {
-    return this.redis.status === "ready";
-  }
-
-  ready(timeoutMs: number): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.redis.off("ready", onReady);
-        const cause = this.lastError ? `: ${this.lastError.message}` : "";
-        reject(new Error(`Redis not ready within ${timeoutMs} ms${cause}`));
-      }, timeoutMs);
-      this.redis.once("ready", onReady);
-    });
-  }
-
   async get<T>(collection: string, key: string): Promise<T | undefined> {
-    const json = await this.redis.hget(this.keys(collection)[0], key);
+    const json = await this.run(() => this.redis.hget(this.keys(collection)[0], key));
     return json === null ? undefined : (JSON.parse(json) as T);
   }
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {
-    await this.redis.storeWrite(...this.keys(collection), key, encode(value), sortKeyArg(sortKey));
+    await this.write("storeWrite", ...this.keys(collection), key, encode(value), sortKeyArg(sortKey));
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
-    const wrote = await this.redis.storePutIfAbsent(...this.keys(collection), key, encode(value), sortKeyArg(sortKey));
+    const wrote = await this.write("storePutIfAbsent", ...this.keys(collection), key, encode(value), sortKeyArg(sortKey));
     return wrote === 1;
   }
 
@@ -199,13 +202,13 @@ export class RedisStore implements Store {
   ): Promise<T | undefined> {
     const [values, index] = this.keys(collection);
     for (let attempt = 1; ; attempt++) {
-      const stored = await this.redis.hget(values, key);
+      const stored = await this.run(() => this.redis.hget(values, key));
       const current = stored === null ? undefined : (JSON.parse(stored) as T);
       const decision = change(current);
       if (decision === undefined) return current;
       const json = encode(decision.value);
       const sortKey = sortKeyArg(decision.sortKey);
-      const swapped = await this.redis.storeCompareAndSet(values, index, key, json, sortKey, stored ?? "");
+      const swapped = await this.write("storeCompareAndSet", values, index, key, json, sortKey, stored ?? "");
       if (swapped === 1) return JSON.parse(json) as T;
       if (attempt >= MAX_UPDATE_ATTEMPTS) {
         throw new Error(`update of ${collection}/${key} lost ${attempt} races in a row; giving up`);
@@ -216,39 +219,37 @@ export class RedisStore implements Store {
   }
 
   async delete(collection: string, key: string): Promise<boolean> {
-    const [values, index] = this.keys(collection);
-    const results = await this.redis.multi().hdel(values, key).zrem(index, key).exec();
-    if (!results) throw new Error("Redis transaction aborted");
-    const [hdel] = results;
-    if (hdel[0]) throw hdel[0];
-    return (hdel[1] as number) > 0;
+    return (await this.write("storeDelete", ...this.keys(collection), key)) > 0;
   }
 
   async range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>> {
-    const [total, ...jsons] = await this.redis.storeRange(
-      ...this.keys(collection),
-      query.from === undefined ? "-inf" : scoreArg(query.from),
-      // "(" makes the upper bound exclusive.
-      query.to === undefined ? "+inf" : `(${scoreArg(query.to)}`,
-      Math.max(0, query.offset),
-      query.limit,
+    const [total, ...jsons] = await this.run(() =>
+      this.redis.storeRange(
+        ...this.keys(collection),
+        query.from === undefined ? "-inf" : scoreArg(query.from),
+        // "(" makes the upper bound exclusive.
+        query.to === undefined ? "+inf" : `(${scoreArg(query.to)}`,
+        Math.max(0, query.offset),
+        query.limit,
+      ),
     );
     return { total, items: jsons.map((json) => JSON.parse(json) as T) };
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.storeAcquireLock(this.lockKey(name), owner, Math.max(1, Math.ceil(ttlMs)))) === 1;
+    return (await this.write("storeAcquireLock", this.lockKey(name), owner, Math.max(1, Math.ceil(ttlMs)))) === 1;
   }
 
   async renewLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.storeRenewLock(this.lockKey(name), owner, Math.max(1, Math.ceil(ttlMs)))) === 1;
+    return (await this.write("storeRenewLock", this.lockKey(name), owner, Math.max(1, Math.ceil(ttlMs)))) === 1;
   }
 
   async releaseLock(name: string, owner: string): Promise<void> {
-    await this.redis.storeReleaseLock(this.lockKey(name), owner);
+    await this.write("storeReleaseLock", this.lockKey(name), owner);
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.redis.status === "end") return;
     if (this.redis.status !== "ready") {
       // quit() would sit in the offline queue until a reconnect that may never come.
@@ -260,6 +261,54 @@ export class RedisStore implements Store {
     } catch {
       this.redis.disconnect();
     }
+  }
+
+  /**
+   * Runs a write script. On a cluster, WAIT 1 follows it in one pipeline, so
+   * it runs on the node that holds the key, right after the script: the
+   * write is acknowledged only once a replica has it, and a write no replica
+   * took within `replicaAckTimeoutMs` fails (its master may be failing over,
+   * or have no replica left) rather than risk being lost by a failover.
+   */
+  private write(script: WriteScript, ...args: (string | number)[]): Promise<number> {
+    const waitMs = this.replicaAckTimeoutMs;
+    if (waitMs === undefined) return this.run(() => this.redis[script](...args));
+    return this.run(async () => {
+      const pipeline = this.redis.pipeline() as unknown as Record<WriteScript, (...a: (string | number)[]) => unknown> & {
+        wait(replicas: number, timeoutMs: number): unknown;
+        exec(): Promise<[Error | null, unknown][] | null>;
+      };
+      pipeline[script](...args);
+      pipeline.wait(1, waitMs);
+      const results = await pipeline.exec();
+      if (!results) throw new Error("Redis pipeline aborted");
+      const [[scriptError, result], [waitError, replicas]] = results;
+      if (scriptError) throw scriptError;
+      if (waitError) throw waitError;
+      if ((replicas as number) < 1) {
+        throw new StoreUnavailableError("redis", `no replica acknowledged the write within ${waitMs} ms`);
+      }
+      return result as number;
+    });
+  }
+
+  /** Turns connection-level failures into StoreUnavailableError and keeps the outage log up to date. */
+  private async run<R>(command: () => Promise<R>): Promise<R> {
+    let result: R;
+    try {
+      result = await command();
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) {
+        this.health.failed(error.reason);
+        throw error;
+      }
+      if (!isRedisOutage(error)) throw error;
+      const reason = (error as Error).message;
+      this.health.failed(reason);
+      throw new StoreUnavailableError("redis", reason);
+    }
+    this.health.succeeded();
+    return result;
   }
 
   /** [values hash, sort index]; the shared `{collection}` hash tag puts both in one cluster slot */

@@ -1,11 +1,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "libsql";
+import type { Logger } from "pino";
 import type { RangeQuery, Store, StoredPage, UpdateDecision } from "./port";
+import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[]>;
 
+export interface SqliteStoreOptions {
+  /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
+  busyTimeoutMs?: number;
+  /** outages are logged here, once when they start and once when they end */
+  log?: Logger;
+}
+
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 1000;
+
+// Locked beyond the busy timeout, I/O errors, a full disk, a read-only or unopenable file: the
+// request is fine, the file cannot take it now. Extended codes (SQLITE_IOERR_WRITE, …) share the prefix.
+const OUTAGE_CODES = /^SQLITE_(BUSY|IOERR|FULL|READONLY|CANTOPEN)/;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (
@@ -32,21 +46,27 @@ function encode(value: unknown): string {
 /**
  * Embedded store on one SQLite file (or ":memory:"). Every call is synchronous
  * underneath, so within one process operations never interleave; WAL plus
- * busy_timeout lets several processes share the file.
+ * busy_timeout lets several processes share the file. The busy timeout blocks
+ * the event loop while it waits, hence short by default; past it, and on I/O
+ * failures, operations reject with StoreUnavailableError.
  */
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly statements = new Map<string, Statement>();
   private closed = false;
 
-  private constructor(private readonly db: Db) {}
+  private constructor(
+    private readonly db: Db,
+    private readonly health: StoreHealth,
+  ) {}
 
-  static open(file: string): SqliteStore {
+  static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
     if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const db = new Database(file);
     try {
+      // Before WAL: switching the journal mode itself may have to wait for another connection.
+      db.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS))}`);
       if (file !== ":memory:") db.pragma("journal_mode = WAL");
-      db.pragma("busy_timeout = 5000");
       // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
       db.pragma("synchronous = NORMAL");
       db.exec(SCHEMA);
@@ -54,22 +74,29 @@ export class SqliteStore implements Store {
       db.close();
       throw err;
     }
-    return new SqliteStore(db);
+    return new SqliteStore(db, new StoreHealth("sqlite", options.log));
   }
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {
-    const json = this.readJson(collection, key);
+    const json = this.guard(() => this.readJson(collection, key));
     return json === undefined ? undefined : (JSON.parse(json) as T);
   }
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {
-    this.write(collection, key, encode(value), sortKey);
+    const json = encode(value);
+    this.guard(() => this.write(collection, key, json, sortKey));
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
-    const result = this.stmt(
-      "INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    ).run(collection, key, sortKey ?? 0, encode(value));
+    const json = encode(value);
+    const result = this.guard(() =>
+      this.stmt("INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
+        collection,
+        key,
+        sortKey ?? 0,
+        json,
+      ),
+    );
     return result.changes === 1;
   }
 
@@ -89,11 +116,11 @@ export class SqliteStore implements Store {
       this.write(collection, key, json, decision.sortKey);
       return JSON.parse(json) as T;
     });
-    return run.immediate();
+    return this.guard(() => run.immediate());
   }
 
   async delete(collection: string, key: string): Promise<boolean> {
-    return this.stmt("DELETE FROM entries WHERE collection = ? AND key = ?").run(collection, key).changes > 0;
+    return this.guard(() => this.stmt("DELETE FROM entries WHERE collection = ? AND key = ?").run(collection, key)).changes > 0;
   }
 
   async range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>> {
@@ -121,29 +148,36 @@ export class SqliteStore implements Store {
       return { total: counted.n, items: rows.map((r) => JSON.parse(r.value) as T) };
     });
     // A read transaction so the count and the page come from the same snapshot.
-    return read.deferred();
+    return this.guard(() => read.deferred());
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = this.stmt(
-      `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE locks.owner = excluded.owner OR locks.expires_at <= ?`,
-    ).run(name, owner, now + ttlMs, now);
+    const result = this.guard(() =>
+      this.stmt(
+        `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE locks.owner = excluded.owner OR locks.expires_at <= ?`,
+      ).run(name, owner, now + ttlMs, now),
+    );
     return result.changes === 1;
   }
 
   async renewLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = this.stmt(
-      "UPDATE locks SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?",
-    ).run(now + ttlMs, name, owner, now);
+    const result = this.guard(() =>
+      this.stmt("UPDATE locks SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?").run(
+        now + ttlMs,
+        name,
+        owner,
+        now,
+      ),
+    );
     return result.changes === 1;
   }
 
   async releaseLock(name: string, owner: string): Promise<void> {
-    this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, owner);
+    this.guard(() => this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, owner));
   }
 
   async close(): Promise<void> {
@@ -151,6 +185,21 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.statements.clear();
     this.db.close();
+  }
+
+  /** Runs one synchronous operation, turning a file that cannot take it now into StoreUnavailableError. */
+  private guard<R>(operation: () => R): R {
+    let result: R;
+    try {
+      result = operation();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== "string" || !OUTAGE_CODES.test(code)) throw error;
+      this.health.failed(code);
+      throw new StoreUnavailableError("sqlite", code);
+    }
+    this.health.succeeded();
+    return result;
   }
 
   /** The stored JSON text; libsql's row objects also carry `_metadata`, so only the column leaves here. */

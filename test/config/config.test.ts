@@ -335,8 +335,8 @@ describe("malformed configs are rejected with precise path: message", () => {
       yamlWith((c) => (c.store = { type: "redis", url: "http://redis.internal:6379" })),
       "store.url: must be a redis:// or rediss:// URL",
     ],
-    ["unknown store type", yamlWith((c) => (c.store = { type: "mysql" })), "store.type: must be one of: sqlite, redis"],
-    ["store without type", yamlWith((c) => (c.store = { path: "./x.db" })), "store.type: is required (one of: sqlite, redis)"],
+    ["unknown store type", yamlWith((c) => (c.store = { type: "mysql" })), "store.type: must be one of: sqlite, redis, redis-cluster"],
+    ["store without type", yamlWith((c) => (c.store = { path: "./x.db" })), "store.type: is required (one of: sqlite, redis, redis-cluster)"],
     [
       "module party not in parties",
       yamlWith((c) => (c.modules = { locations: { adapter: "local", parties: ["DEABC"] } })),

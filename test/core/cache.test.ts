@@ -209,7 +209,7 @@ ${cache}
         "cache.max_entries: must be an integer between 1 and 10000000",
         "cache.redis: must be true or false",
         "cache.redis_url: must be a redis:// or rediss:// URL",
-        "cache.ttl: unknown key (allowed here: ttl_seconds, max_entries, redis, redis_url)",
+        "cache.ttl: unknown key (allowed here: ttl_seconds, max_entries, redis, redis_url, redis_nodes)",
       ]),
     );
   });

@@ -364,7 +364,7 @@ if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-
 const redisPrefix = `test:store-contract:${randomUUID()}:`;
 
 describeStoreContract("RedisStore", {
-  open: () => RedisStore.connect(redisUrl, redisPrefix),
+  open: () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: redisPrefix }),
   persistent: true,
 });
 

@@ -35,7 +35,7 @@ const redisBackend = (): Backend => {
   return {
     connect: () => {
       if (!process.env.REDIS_URL) throw new Error("REDIS_URL is not set: the jest global setup starts a redis-server and sets it");
-      return RedisStore.connect(process.env.REDIS_URL, prefix);
+      return RedisStore.connect({ target: { url: process.env.REDIS_URL }, keyPrefix: prefix });
     },
     cleanup: () => undefined,
   };

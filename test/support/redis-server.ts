@@ -8,6 +8,8 @@ export interface RedisServer {
   port: number;
   /** SIGTERM and wait for exit; a no-op when already stopped */
   stop(): Promise<void>;
+  /** SIGKILL (a crash: no clean shutdown) and wait for exit; a no-op when already stopped */
+  kill(): Promise<void>;
   /** stop (if running) and start again on the same port, so clients can reconnect to the same URL */
   restart(): Promise<void>;
 }
@@ -89,6 +91,14 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     stop,
+    async kill() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()));
+      running.kill("SIGKILL");
+      await exited;
+    },
     async restart() {
       await stop();
       child = await spawnRedisServer(port);

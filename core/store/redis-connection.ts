@@ -1,0 +1,91 @@
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+
+/** One Redis server by URL, or a Redis Cluster by some of its nodes' URLs (the rest are discovered). */
+export type RedisTarget = { url: string } | { nodes: string[] };
+
+export interface RedisClientOptions {
+  /** a command without an answer after this long fails (a connection that hangs instead of closing) */
+  commandTimeoutMs: number;
+  connectTimeoutMs?: number;
+  maxReconnectDelayMs?: number;
+}
+
+export type RedisClient = Redis | Cluster;
+
+/**
+ * A client that fails fast while its server is unreachable: commands are not
+ * queued while disconnected, those in flight fail when the connection closes
+ * (no resend after a reconnect that may come minutes later), and every command
+ * has a timeout. ioredis keeps reconnecting in the background, so the client
+ * recovers by itself once the server is back.
+ */
+export function createRedisClient(target: RedisTarget, options: RedisClientOptions): RedisClient {
+  const maxReconnectDelayMs = options.maxReconnectDelayMs ?? 1000;
+  const connection: RedisOptions = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs,
+    connectTimeout: options.connectTimeoutMs ?? 1000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, maxReconnectDelayMs),
+  };
+  if ("url" in target) return new Redis(target.url, connection);
+  const seeds = target.nodes.map((url) => new URL(url));
+  // Every node of a cluster shares the credentials and the scheme of the seeds.
+  const first = seeds[0];
+  return new Cluster(
+    seeds.map((u) => ({ host: u.hostname, port: Number(u.port || 6379) })),
+    {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: (attempt) => Math.min(attempt * 100, maxReconnectDelayMs),
+      redisOptions: {
+        ...connection,
+        username: first.username ? decodeURIComponent(first.username) : undefined,
+        password: first.password ? decodeURIComponent(first.password) : undefined,
+        tls: first.protocol === "rediss:" ? {} : undefined,
+      },
+    },
+  );
+}
+
+/** Resolves once the client is ready; rejects when it is not within `timeoutMs` (the last connection error named). */
+export function whenReady(client: RedisClient, timeoutMs: number, lastError: () => Error | undefined): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off("ready", onReady);
+      const cause = lastError() ? `: ${lastError()!.message}` : "";
+      reject(new Error(`Redis not ready within ${timeoutMs} ms${cause}`));
+    }, timeoutMs);
+    client.once("ready", onReady);
+  });
+}
+
+const OUTAGE_MESSAGES = [
+  /^Connection is closed/,
+  /^Command timed out/,
+  /^Stream isn't writeable/,
+  /^Cluster isn't ready/,
+  /^Too many Cluster redirections/,
+  /^Failed to refresh slots cache/,
+  /^None of startup nodes is available/,
+  /^Command aborted due to connection close/,
+  // server replies that mean "not now": failover, cluster down, a server still loading its data, or busy
+  /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|READONLY|NOREPLICAS|BUSY) /,
+];
+const OUTAGE_NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError", "AbortError"]);
+const OUTAGE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/** True for failures of the connection or the server's availability, as opposed to a bad command or script (a bug). */
+export function isRedisOutage(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    OUTAGE_NAMES.has(error.name) ||
+    (code !== undefined && OUTAGE_CODES.has(code)) ||
+    OUTAGE_MESSAGES.some((re) => re.test(error.message))
+  );
+}
