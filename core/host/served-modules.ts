@@ -50,6 +50,23 @@ export const checkModuleRouting = (
   return errors;
 };
 
+/**
+ * The port of the adapter a module is routed to, for one interface role,
+ * whether or not that interface is offered to partners (`modules.<id>.roles`
+ * only decides what partners reach): change events about our own data are
+ * stored through the RECEIVER port of a module served only as SENDER.
+ */
+export const adapterPortOf = (
+  config: GatewayConfig,
+  adapters: ReadonlyMap<string, Adapter>,
+  plugin: ModulePlugin,
+  role: InterfaceRole,
+): unknown => {
+  const route = config.modules[plugin.module];
+  const portName = plugin.portName(role);
+  return route && portName ? adapters.get(route.adapter)?.ports[portName] : undefined;
+};
+
 /** The served (module, role) list, once adapters exist. Roles the adapter cannot serve are left out when none were asked for. */
 export const resolveServedModules = (
   config: GatewayConfig,
@@ -61,14 +78,12 @@ export const resolveServedModules = (
     const route = config.modules[plugin.module];
     const needsAdapter = plugin.roles.some((r) => plugin.portName(r) !== undefined);
     if (needsAdapter && !route) continue;
-    const adapter = route ? adapters.get(route.adapter) : undefined;
     const parties = route?.parties
       ? config.parties.filter((p) => route.parties!.includes(partyKey(p)))
       : config.parties;
     for (const role of route?.roles ?? plugin.roles) {
-      const portName = plugin.portName(role);
-      const port = portName ? adapter?.ports[portName] : undefined;
-      if (portName && port === undefined) continue;
+      const port = adapterPortOf(config, adapters, plugin, role);
+      if (plugin.portName(role) && port === undefined) continue;
       served.push({ plugin, role, port, parties, versions: plugin.versions });
     }
   }

@@ -6,6 +6,7 @@ import { OcpiError, invalid, invalidFields } from "../http/errors";
 import { Status } from "../protocol/status";
 import { issuesOf } from "../model/object-type";
 import { withoutNulls } from "../model/without-nulls";
+import { ciString, sameCiString } from "../model/common-schemas";
 import { sameParty } from "../protocol/types";
 import type { ChangeOutcome, ChangesPort, PushSpec } from "./push-spec";
 
@@ -16,7 +17,7 @@ const eventSchema = z.strictObject({
     party_id: z.string({ error: "must be 3 letters or digits" }).regex(/^[A-Za-z0-9]{3}$/, { error: "must be 3 letters or digits" }),
   }),
   path: z
-    .array(z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(255, { error: "must be at most 255 characters" }), {
+    .array(ciString(255).min(1, { error: "must not be empty" }), {
       error: "must be a list of object ids, e.g. [\"LOC1\", \"EVSE1\"]",
     })
     .min(1, { error: "must name at least the object's id" }),
@@ -89,7 +90,7 @@ const checkedObject = (object: Record<string, unknown> | undefined, change: Data
   const checked = result.data as Record<string, unknown>;
   const idField = spec.idFields[depth - 1];
   const id = change.path[depth - 1];
-  if (checked[idField] !== undefined && String(checked[idField]) !== id) throw invalid(`/object/${idField} differs from the path's ${id}`);
+  if (checked[idField] !== undefined && !sameCiString(String(checked[idField]), id)) throw invalid(`/object/${idField} differs from the path's ${id}`);
   if (depth === 1) {
     for (const field of ["country_code", "party_id"] as const) {
       const value = checked[field];

@@ -15,6 +15,7 @@ import { PartnerClient } from "../client/partner-client";
 import { BackgroundServices } from "../background";
 import { LossyTranslationLog } from "../model/lossy";
 import { ModuleCatalog } from "../host/module-catalog";
+import { adapterPortOf } from "../host/served-modules";
 import { changesPortName, type ChangesPort, type PushSpec } from "./push-spec";
 import { PushFanOut } from "./push-fan-out";
 import { PushResync } from "./push-resync";
@@ -68,19 +69,24 @@ export class PushService {
     background.add(this.resumeResyncs(log));
   }
 
-  /** The admin routes of pushes; `adapters` provide the CHANGES ports change events go to. */
+  /**
+   * The admin routes of pushes; `adapters` provide the ports change events
+   * go to: the adapter's CHANGES port, else its RECEIVER port, which is used
+   * whatever interfaces partners are offered (a CPO serving sessions only
+   * as SENDER still takes its backend's sessions).
+   */
   adminRoutes(adapters: ReadonlyMap<string, Adapter>): AdminRoute[] {
     const changesPortOf = (module: string) =>
       adapters.get(this.config.modules[module]?.adapter ?? "")?.ports[changesPortName(module)] as ChangesPort | undefined;
     return [
       eventsRoute((module) => {
-        const served = this.catalog.served.filter((s) => s.plugin.module === module && s.plugin.pushSpec);
-        if (!served.length) return undefined;
+        const served = this.catalog.served.find((s) => s.plugin.module === module && s.plugin.pushSpec);
+        if (!served) return undefined;
         return {
-          spec: served[0].plugin.pushSpec!,
-          parties: served[0].parties,
+          spec: served.plugin.pushSpec!,
+          parties: served.parties,
           port: changesPortOf(module),
-          receiver: served.find((s) => s.role === "RECEIVER")?.port,
+          receiver: adapterPortOf(this.config, adapters, served.plugin, "RECEIVER"),
           publish: (change) => this.feed.publish(change),
         };
       }),

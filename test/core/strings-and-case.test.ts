@@ -162,6 +162,8 @@ describe("printable strings and case-insensitive CiStrings", () => {
       seed: {
         locations: [location(OURS, "Ours1")],
         tokens: [{ ...token("OurTok1"), ...OURS }],
+        // the partner's driver charges at our Location
+        sessions: [{ ...session("OurSes1", { location_id: "Ours1" }), ...OURS }],
       },
     });
   });
@@ -223,6 +225,18 @@ describe("printable strings and case-insensitive CiStrings", () => {
       const res = await call("get", url("SENDER", "locations", "/OURS1"));
       expectOk(res);
       expect(res.body.data.id).toBe("Ours1");
+    });
+
+    it("commands and charging profiles reach our session whatever the case of its id", async () => {
+      const stop = (sessionId: string) =>
+        call("post", url("RECEIVER", "commands", "/STOP_SESSION"), { response_url: RESPONSE_URL, session_id: sessionId });
+      expect((await stop("oursES1")).body.data.result).toBe("ACCEPTED");
+      expect((await stop("NoSuchSession")).body.data.result).toBe("UNKNOWN_SESSION");
+
+      const profile = (sessionId: string) =>
+        call("put", url("RECEIVER", "chargingprofiles", `/${sessionId}`), { charging_profile: { charging_rate_unit: "A" }, response_url: RESPONSE_URL });
+      expect((await profile("OURSES1")).body.data.result).toBe("ACCEPTED");
+      expect((await profile("NoSuchSession")).body.data.result).toBe("UNKNOWN_SESSION");
     });
 
     it("sessions: PUT ses1, GET SES1, PATCH Ses1 changes the same session", async () => {
