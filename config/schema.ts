@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { validate as validateCron } from "node-cron";
 import type { GatewayConfig } from "./types";
-import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS } from "./types";
+import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_INBOUND } from "./types";
 
 // ---------------------------------------------------------------------------
 // Messages (exported so other modules and tests can refer to them)
@@ -75,6 +75,9 @@ export const MESSAGES = {
   cacheTtl: "must be a number of seconds between 0 and 86400 (0: not cached)",
   cacheMaxEntries: "must be an integer between 1 and 10000000",
   cacheRedis: "must be true or false",
+  inboundTimeout: "must be a whole number of milliseconds between 100 and 3600000 (one hour)",
+  inboundConnections: "must be an integer between 0 (no cap) and 100000",
+  inboundHeaderBytes: "must be an integer between 1024 and 1048576 (bytes)",
 } as const;
 
 // ---------------------------------------------------------------------------
@@ -169,6 +172,22 @@ function uniqueItems(what: string) {
 // Sections
 // ---------------------------------------------------------------------------
 
+const inboundTimeout = (fallback: number) => int(100, 3_600_000, MESSAGES.inboundTimeout).default(fallback);
+
+/** `server.inbound`: limits of the HTTP server partners call; Node rejects a headers timeout above the request timeout. */
+export const inboundSchema = z
+  .strictObject({
+    headers_timeout_ms: inboundTimeout(DEFAULT_INBOUND.headers_timeout_ms),
+    request_timeout_ms: inboundTimeout(DEFAULT_INBOUND.request_timeout_ms),
+    keep_alive_timeout_ms: inboundTimeout(DEFAULT_INBOUND.keep_alive_timeout_ms),
+    max_connections_per_client: int(0, 100_000, MESSAGES.inboundConnections).default(DEFAULT_INBOUND.max_connections_per_client),
+    max_header_bytes: int(1024, 1_048_576, MESSAGES.inboundHeaderBytes).default(DEFAULT_INBOUND.max_header_bytes),
+  })
+  .refine((inbound) => inbound.headers_timeout_ms <= inbound.request_timeout_ms, {
+    path: ["headers_timeout_ms"],
+    error: "must not exceed request_timeout_ms (the headers are part of the request)",
+  });
+
 export const serverSchema = z.strictObject({
   port: int(1, 65535, MESSAGES.port).default(8080),
   host: z.string({ error: msg(MESSAGES.host) }).min(1, { error: MESSAGES.host }).default("127.0.0.1"),
@@ -189,6 +208,7 @@ export const serverSchema = z.strictObject({
   hub_party_id: str(PARTY_REF_RE, MESSAGES.hubPartyId).optional(),
   admin_token: str(/^[\x21-\x7E]{16,128}$/, MESSAGES.adminToken).optional(),
   command_timeout_seconds: int(1, 86400, MESSAGES.commandTimeout).default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
+  inbound: nullAsAbsent(inboundSchema.optional()),
 });
 
 export const imageSchema = z.strictObject({

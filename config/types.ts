@@ -52,9 +52,33 @@ export interface ServerConfig {
    * for requests we receive, and our grace beyond the partner's timeout for requests we send; default 30
    */
   command_timeout_seconds?: number;
+  /** limits of the HTTP server partners call (README "Config reference", `server.inbound`); default DEFAULT_INBOUND */
+  inbound?: InboundServerConfig;
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
+
+/** Limits of the inbound HTTP server; each guards the gateway against a slow or greedy client. */
+export interface InboundServerConfig {
+  /** ms to receive the request line and headers (slowloris); at most request_timeout_ms */
+  headers_timeout_ms: number;
+  /** ms to receive a whole request, body included (a trickled body) */
+  request_timeout_ms: number;
+  /** ms an idle kept-alive connection stays open between requests */
+  keep_alive_timeout_ms: number;
+  /** open connections per client address; 0: no cap (behind a reverse proxy every connection is the proxy's) */
+  max_connections_per_client: number;
+  /** bytes of request line plus headers (a long URL counts) */
+  max_header_bytes: number;
+}
+
+export const DEFAULT_INBOUND: InboundServerConfig = {
+  headers_timeout_ms: 10_000,
+  request_timeout_ms: 30_000,
+  keep_alive_timeout_ms: 5_000,
+  max_connections_per_client: 64,
+  max_header_bytes: 16_384,
+};
 
 /** Timeouts (ms) bound how long a request waits for a store that is down; unset: the store's defaults (core/store). */
 export type StoreConfig =

@@ -43,7 +43,7 @@ const connector = (id: string) => ({
   last_updated: STAMP,
 });
 const evse = (uid: string) => ({ uid, status: "AVAILABLE", connectors: [connector("c1")], last_updated: STAMP });
-const location = (owner: Json, id: string, extra: Json = {}) => ({
+const location = (owner: Json, id: string, extra: Json = {}): Json => ({
   ...owner,
   id,
   publish: true,
