@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from "tsyringe";
 import type Koa from "koa";
 import type { Logger } from "pino";
-import type { GatewayConfig } from "../config/types";
+import { DEFAULT_INBOUND, type GatewayConfig } from "../config/types";
 import type { Adapter, AdapterDeps, AdapterFactory, ModulePlugin } from "../core/plugin";
 import type { Store } from "../core/store/port";
 import { TOKENS } from "../core/tokens";
@@ -16,6 +16,7 @@ import { PartnerClient } from "../core/client/partner-client";
 import { ModuleCatalog } from "../core/host/module-catalog";
 import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core/host/served-modules";
 import { buildHttpApp } from "../core/host/http-app";
+import { createHttpServer } from "../core/host/http-server";
 import { LossyTranslationLog } from "../core/model/lossy";
 import { issuesOf } from "../core/model/object-type";
 import { withoutNulls } from "../core/model/without-nulls";
@@ -138,7 +139,7 @@ export class Gateway {
 
   /** Starts listening; resolves with the bound port (server.port 0 picks a free one). */
   async listen(): Promise<number> {
-    const server = http.createServer(this.app.callback());
+    const server = createHttpServer(this.app.callback(), this.config.server.inbound ?? DEFAULT_INBOUND, this.log);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -1,12 +1,28 @@
+type Container = Record<string, unknown> | unknown[];
+
 /**
  * OCPI cardinality `?` and `*` fields may be sent as null, meaning absent
  * (ocpi-notes §1.5). Dropping them before validation lets every schema
  * treat optional fields one way. Array elements are kept as they are.
+ *
+ * Iterative, with its own stack of containers still to copy: a recursive walk
+ * overflowed the call stack on a body of ~7,700 nested arrays (issue #8).
+ * Each copy is created empty when its parent is copied (so keys keep their
+ * order) and filled when its turn on the stack comes.
  */
 export const withoutNulls = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== null) out[key] = withoutNulls(item);
-  return out;
+  const toFill: [from: Container, to: Container][] = [];
+  const copyOf = (item: unknown): unknown => {
+    if (item === null || typeof item !== "object") return item;
+    const copy: Container = Array.isArray(item) ? [] : {};
+    toFill.push([item as Container, copy]);
+    return copy;
+  };
+  const root = copyOf(value);
+  for (let next = toFill.pop(); next !== undefined; next = toFill.pop()) {
+    const [from, to] = next;
+    if (Array.isArray(from)) for (const item of from) (to as unknown[]).push(copyOf(item));
+    else for (const [key, item] of Object.entries(from)) if (item !== null) (to as Record<string, unknown>)[key] = copyOf(item);
+  }
+  return root;
 };
