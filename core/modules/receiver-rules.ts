@@ -2,6 +2,7 @@ import type { PartyRef } from "../protocol/types";
 import type { PartyScope } from "../partners/party-scope";
 import { inScope } from "../partners/party-scope";
 import { invalid } from "../http/errors";
+import { sameCiString } from "../model/common-schemas";
 
 /**
  * The owner a partner names for an object it pushes or reads (the path's
@@ -17,8 +18,6 @@ export const ownerInScope = (scope: PartyScope, countryCode: string, partyId: st
   return owner;
 };
 
-const sameCiString = (a: unknown, b: string): boolean => String(a).toUpperCase() === b.toUpperCase();
-
 /** The object's own country_code/party_id and id must match the URL (2001 otherwise); CiStrings compare case-insensitively. */
 export const checkBodyIdentity = (
   body: Record<string, unknown>,
@@ -27,13 +26,13 @@ export const checkBodyIdentity = (
 ): void => {
   const cc = body.country_code;
   const pid = body.party_id;
-  if (cc !== undefined && !sameCiString(cc, owner.country_code))
+  if (cc !== undefined && !sameCiString(String(cc), owner.country_code))
     throw invalid(`/country_code ${String(cc)} differs from the URL's ${owner.country_code}`);
-  if (pid !== undefined && !sameCiString(pid, owner.party_id))
+  if (pid !== undefined && !sameCiString(String(pid), owner.party_id))
     throw invalid(`/party_id ${String(pid)} differs from the URL's ${owner.party_id}`);
   for (const [field, expected] of Object.entries(ids)) {
     if (expected === undefined) continue;
-    if (body[field] !== undefined && !sameCiString(body[field], expected))
+    if (body[field] !== undefined && !sameCiString(String(body[field]), expected))
       throw invalid(`/${field} ${String(body[field])} differs from the URL's ${expected}`);
   }
 };
