@@ -38,6 +38,8 @@ export interface FuzzTotals {
   violations: Violation[];
   /** cases per mutation kind */
   byKind: Record<string, number>;
+  /** accepted cases per route (`<version> <route>`) */
+  acceptedByRoute: Record<string, number>;
 }
 
 /** The (target, kind) of case `index`: the first targets × kinds cases cover every pair once, later ones are drawn at random. */
@@ -61,7 +63,7 @@ const short = (text: string, max = 300): string => (text.length > max ? `${text.
  * (status_code ≠ 1000) the stored object exactly as before.
  */
 export const runFuzz = async (env: FuzzGateway, targets: FuzzTarget[], seed: number, indices: Iterable<number>): Promise<FuzzTotals> => {
-  const totals: FuzzTotals = { cases: 0, accepted: 0, rejected: 0, violations: [], byKind: {} };
+  const totals: FuzzTotals = { cases: 0, accepted: 0, rejected: 0, violations: [], byKind: {}, acceptedByRoute: {} };
   const dirty = new Set(targets.map((t) => t.objectKey));
   for (const index of indices) {
     const rng = Prng.forCase(seed, index);
@@ -81,6 +83,7 @@ export const runFuzz = async (env: FuzzGateway, targets: FuzzTarget[], seed: num
     if (kind === "body-over-10mb" && target.method !== "DELETE" && answer.status !== 413) problems.push(`HTTP ${answer.status} for a body over the limit, not 413`);
     if (envelope?.status_code === 1000) {
       totals.accepted++;
+      totals.acceptedByRoute[`${target.version} ${target.route}`] = (totals.acceptedByRoute[`${target.version} ${target.route}`] ?? 0) + 1;
       dirty.add(target.objectKey);
       target.accepted?.(envelope.data);
     } else {
@@ -91,6 +94,7 @@ export const runFuzz = async (env: FuzzGateway, targets: FuzzTarget[], seed: num
         dirty.add(target.objectKey);
       }
     }
+    if (process.env.FUZZ_CASE) console.warn(`${target.version} ${target.route} ${mutated.detail}\n${short(mutated.text)}\nHTTP ${answer.status} ${answer.text}`);
     totals.cases++;
     totals.byKind[kind] = (totals.byKind[kind] ?? 0) + 1;
     if (problems.length)

@@ -198,6 +198,8 @@ const asyncReceiverTargets = (env: FuzzGateway, auth: string, version: VersionNu
   const tokenFor = version === "2.1.1" ? { ...token211, auth_id: contract_id } : commandToken;
   const targets: FuzzTarget[] = Object.entries(COMMAND_BODIES).map(([type, body]) => {
     const seed = { ...body, ...("token" in body ? { token: tokenFor } : {}), response_url: responseUrl } as Obj;
+    // 2.1.1's reservation_id is an integer
+    if (version === "2.1.1" && "reservation_id" in seed) seed.reservation_id = Number(seed.reservation_id);
     const idKey = "location_id" in seed ? "location_id" : "session_id" in seed ? "session_id" : "reservation_id";
     return {
       version,
@@ -289,18 +291,25 @@ const callbackTargets = (env: FuzzGateway, auth: string, version: VersionNumber)
   return targets;
 };
 
+/** The party the credentials PUT claims: the one cred-partner registered with, so the claim is its own. */
+const CRED_PARTY = { country_code: "NL", party_id: "CRD" };
+
 /**
- * Credentials: POST by a partner holding a token A (a fresh one after each
- * accepted registration), PUT by a registered partner (the token it is
- * given replaces the one it used). The partner's record must not change
- * when the exchange is refused.
+ * Credentials: POST by a partner holding a token A, PUT by a registered
+ * partner (the token it is given replaces the one it used). The partner's
+ * record must not change when the exchange is refused. After an accepted
+ * POST the new partner unregisters (DELETE), which frees the party it
+ * claimed, and the next case starts from another token A.
  */
 const credentialsTargets = (env: FuzzGateway, version: VersionNumber): FuzzTarget[] => {
   const example = seedOf(version, "credentials");
-  const seed = { ...example, url: `${env.partnerUrl}/versions`, token: `partner-side-token-${version}-0123456789` };
+  const seed: Obj = { ...example, url: `${env.partnerUrl}/versions`, token: `partner-side-token-${version}-0123456789` };
   env.logs.watch(seed.token as string);
+  const claim = (party: typeof CRED_PARTY): Obj =>
+    version === "2.1.1" ? { ...seed, ...party } : { ...seed, roles: (seed.roles as Obj[]).map((r) => ({ ...r, ...party })) };
   const path = `/ocpi/${version}/credentials`;
   let boot: { id: string; tokenA: string } | undefined;
+  let registered: string | undefined;
   let credAuth = "";
   const ownerAt = version === "2.1.1" ? [] : ["roles", 0];
   return [
@@ -312,21 +321,23 @@ const credentialsTargets = (env: FuzzGateway, version: VersionNumber): FuzzTarge
       identity: { ownerAt },
       objectKey: `credentials-post:${version}`,
       prepare: async (dirty) => {
+        if (registered) await expectAccepted("unregistering a fuzzed registration", env.call("DELETE", path, undefined, registered));
+        registered = undefined;
         if (dirty || !boot) boot = env.bootstrap();
         return { path, auth: authOf(boot.tokenA) };
       },
       state: async () => env.gateway.registry.get(boot!.id),
-      accepted: (data) => void issuedAuth(env, data),
+      accepted: (data) => void (registered = issuedAuth(env, data)),
     },
     {
       version,
       route: "PUT credentials",
       method: "PUT",
-      seed,
+      seed: claim(CRED_PARTY),
       identity: { ownerAt },
       objectKey: `credentials-put:${version}`,
       prepare: async () => {
-        if (!credAuth) credAuth = await env.register("cred-partner", PARTNER_ROLES);
+        if (!credAuth) credAuth = await env.register("cred-partner", [role(CRED_PARTY, "CPO")]);
         return { path, auth: credAuth };
       },
       state: async () => env.gateway.registry.get("cred-partner"),
