@@ -1,3 +1,4 @@
+import http from "node:http";
 import { startHarness, type Harness } from "../support/module-harness";
 import { TokensPlugin } from "../../plugins/tokens/module";
 import { localTokens } from "../../adapters/local/tokens";
@@ -52,6 +53,26 @@ describe("Content-Type of a body", () => {
     const h = harnesses[0];
     expect((await put(h, "T2", "application/json; charset=utf-8")).body.status_code).toBe(1000);
     expect((await put(h, "T3", "application/vnd.partner+json")).body.status_code).toBe(1000);
+  });
+
+  it("a body sent without any Content-Type is read as JSON (many partners omit it)", async () => {
+    const h = harnesses[0];
+    const port = await h.gateway.listen();
+    const body = JSON.stringify(token("T6"));
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, method: "PUT", path: h.path("2.2.1", "RECEIVER", "tokens", "/DE/EMS/T6"), headers: { Authorization: h.auth, "Content-Length": Buffer.byteLength(body) } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk) => (text += chunk));
+          res.on("end", () => resolve(JSON.parse(text).status_code));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(status).toBe(1000);
+    expect((await get(h, "T6")).body.data.uid).toBe("T6");
   });
 
   it("strictness log: text/plain is accepted and logged once per partner and type", async () => {

@@ -115,7 +115,8 @@ beforeAll(async () => {
         { id: "peer", token_a: T_PEER, versions_url: versionsUrlOf(peerPort) },
         { id: "only221", token_a: T_221, versions: ["2.2.1"] },
         { id: "fake", token_a: T_FAKE, versions_url: `${fake.url}/versions` },
-        { id: "open", token_a: T_OPEN },
+        // no versions_url: a private registration address must be allowed in callback_hosts (README "Outbound URL policy")
+        { id: "open", token_a: T_OPEN, callback_hosts: [`127.0.0.1:${closedPort}`] },
       ],
     }),
     { logger: createLogger("debug", sink) },
@@ -225,14 +226,14 @@ describe("request bodies", () => {
     expect(logLines.join("")).not.toContain(TOKEN_B);
   });
 
-  it("a body without Content-Type is still read as JSON", async () => {
+  it("a body whose Content-Type is not JSON is refused with 2001 naming it (strictness reject)", async () => {
     const response = await api()
       .post("/ocpi/2.3.0/credentials")
       .set("Authorization", auth(T_OPEN))
       .set("Content-Type", "text/plain")
       .send(JSON.stringify({ token: "x".repeat(65), url: "http://127.0.0.1/v", roles: [] }));
     expect(response.body.status_code).toBe(2001);
-    expect(response.body.status_message).toContain("/token");
+    expect(response.body.status_message).toContain("Content-Type text/plain");
   });
 });
 
