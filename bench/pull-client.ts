@@ -50,7 +50,10 @@ const gatewayPull = async (): Promise<Measured> => {
     store: { type: "sqlite", path: path.join(dir, "gateway.db") },
     modules: { locations: { adapter: "local" } },
     adapters: { local: {} },
-    partners: [{ id: "mock", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
+    // the mock is on loopback: naming its origin in config is what allows it (README "Outbound URL policy")
+    partners: [
+      { id: "mock", versions_url: new URL("/ocpi/versions", listUrl).toString(), versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] },
+    ],
   };
   const gateway = await Gateway.create(config);
   try {

@@ -92,7 +92,16 @@ const throughGateway = async (ports: number[]): Promise<PushResult> => {
     store: { type: "sqlite", path: path.join(dir, "gateway.db") },
     modules: { locations: { adapter: "local" } },
     adapters: { local: {} },
-    partners: partners.map((id) => ({ id, versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] })),
+    // the receivers are on loopback: naming their origins in config is what allows them (README "Outbound URL policy")
+    partners: partners.map((id, i) => ({
+      id,
+      versions_url: `http://${HOST}:${ports[i]}/ocpi/versions`,
+      versions: ["2.3.0"],
+      token_encoding: "auto",
+      header_prefix: "OCPI",
+      strictness: "reject",
+      callback_hosts: [],
+    })),
   };
   const gateway = await Gateway.create(config, { logger: pino({ level: "warn" }) });
   try {

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { validate as validateCron } from "node-cron";
+import { isIP } from "node:net";
 import type { GatewayConfig } from "./types";
 import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_INBOUND } from "./types";
 
@@ -65,7 +66,7 @@ export const MESSAGES = {
   tokenEncoding: oneOf(TOKEN_ENCODINGS),
   headerPrefix: oneOf(HEADER_PREFIXES),
   strictness: oneOf(STRICTNESS),
-  hostname: 'must be a host name like "ocpi.partner.example" (no scheme, port or path)',
+  callbackHost: 'must be a host like "ocpi.partner.example", optionally with a port ("ocpi.partner.example:8443", "[2001:db8::1]:8443"; no scheme or path)',
   cron: 'must be a valid cron expression (5 or 6 fields, e.g. "*/15 * * * *")',
   syncOverlap: "must be a whole number of seconds between 0 and 86400",
   pushDelay: "must be a whole number of milliseconds between 1 and 86400000 (one day)",
@@ -154,6 +155,14 @@ const httpUrl = (text: string = MESSAGES.httpUrl) =>
 
 const HOSTNAME_RE =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+/** A `partners[].callback_hosts` entry: `host` (the scheme's default port) or `host:port`; IPv6 in brackets. */
+const CALLBACK_HOST_RE = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/;
+const isCallbackHost = (s: string): boolean => {
+  const m = CALLBACK_HOST_RE.exec(s);
+  if (!m) return false;
+  const host = m[1].startsWith("[") ? isIP(m[1].slice(1, -1)) === 6 : HOSTNAME_RE.test(m[1]);
+  return host && (m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535));
+};
 const MODULE_ID_RE = /^[a-z][a-z0-9_]*$/;
 const PARTY_REF_RE = /^[A-Z]{2}[A-Z0-9]{3}$/;
 
@@ -304,9 +313,9 @@ export const partnerSchema = z.strictObject({
     z
       .array(
         z
-          .string({ error: msg(MESSAGES.hostname) })
-          .regex(HOSTNAME_RE, { error: MESSAGES.hostname })
-          .transform((h) => h.toLowerCase().replace(/\.$/, "")),
+          .string({ error: msg(MESSAGES.callbackHost) })
+          .refine(isCallbackHost, { error: MESSAGES.callbackHost })
+          .transform((h) => h.toLowerCase().replace(/\.(?=:\d+$|$)/, "")),
       )
       .default([]),
   ),

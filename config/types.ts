@@ -108,7 +108,7 @@ export interface PartnerConfig {
   /** modules this partner may use; default all served modules */
   modules?: string[];
   strictness: Strictness;
-  /** extra hosts allowed in response_url / credentials url, beyond the host of versions_url */
+  /** `host` or `host:port` the partner may also be called at, besides the origin of versions_url (README "Outbound URL policy") */
   callback_hosts: string[];
   /** cron schedules per module for sync pulls (issue #5) */
   sync?: Record<string, string>;

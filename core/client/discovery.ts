@@ -2,17 +2,20 @@ import { Status } from "../protocol/status";
 import { compareVersions, type Endpoint, type InterfaceRole, type VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { OcpiError } from "../http/errors";
-import { PartnerCallError, type CallTarget, type OcpiClient } from "./ocpi-client";
+import { outboundProblem } from "../partners/outbound-policy";
+import { PartnerCallError, safeUrl, type CallTarget, type OcpiClient } from "./ocpi-client";
 
 export interface Discovered {
   version: VersionNumber;
   detailsUrl: string;
   endpoints: Endpoint[];
+  /** endpoints left out because their URL is outside the partner's outbound policy, for a warning */
+  dropped: { identifier: string; role: InterfaceRole; url: string; problem: string }[];
 }
 
 export interface DiscoveryRequest {
   versionsUrl: string;
-  /** the token and header style to use on the partner's versions endpoints */
+  /** the token, header style and outbound policy to use on the partner's versions endpoints */
   target: Omit<CallTarget, "url" | "version">;
   /** versions we accept with this partner, from its config */
   allowed: readonly VersionNumber[];
@@ -45,13 +48,17 @@ export const discover = async (client: OcpiClient, request: DiscoveryRequest): P
   const detailsUrl = offered.get(version)!;
   const details = (await fetchData(client, request, detailsUrl, version)) as { endpoints?: unknown } | undefined;
   const endpoints: Endpoint[] = [];
+  const dropped: Discovered["dropped"] = [];
   for (const e of asArray(details?.endpoints)) {
     const item = e as { identifier?: unknown; role?: unknown; url?: unknown };
     if (typeof item.identifier !== "string" || typeof item.url !== "string") continue;
     const role = item.role === "SENDER" || item.role === "RECEIVER" ? item.role : request.roleOf211(item.identifier);
-    endpoints.push({ identifier: item.identifier, role, url: item.url });
+    // Kept endpoints are checked again on every call (OcpiClient); dropping the others here keeps them out of the store.
+    const problem = outboundProblem(item.url, request.target.policy);
+    if (problem) dropped.push({ identifier: item.identifier, role, url: safeUrl(item.url), problem });
+    else endpoints.push({ identifier: item.identifier, role, url: item.url });
   }
-  return { version, detailsUrl, endpoints };
+  return { version, detailsUrl, endpoints, dropped };
 };
 
 const fetchData = async (client: OcpiClient, request: DiscoveryRequest, url: string, version: VersionNumber | undefined) => {

@@ -1,12 +1,17 @@
 import { randomUUID } from "node:crypto";
+import { request } from "undici";
 import type { HeaderPrefix } from "../../config/types";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { Envelope } from "../http/envelope";
 import { routingHeaders } from "../http/routing-headers";
 import { encodeToken } from "../partners/token-vault";
+import { needsPublicAddress, outboundProblem, type OutboundPolicy } from "../partners/outbound-policy";
+import { GuardedDispatchers, OutboundAddressError } from "./guarded-dispatcher";
 
 export interface CallTarget {
   url: string;
+  /** where this partner may be called (core/partners/outbound-policy.ts); required so that no call can skip it */
+  policy: OutboundPolicy;
   token: string;
   /** how to write the token; `auto` means Base64 for 2.2+ and raw for 2.1.1, retrying the other on 401 */
   encoding: "raw" | "base64" | "auto";
@@ -23,7 +28,8 @@ export interface CallResult<T = unknown> {
   headers: Headers;
 }
 
-export type CallFailureKind = "unreachable" | "timeout" | "http" | "malformed" | "ocpi";
+/** `refused`: the URL is outside the partner's outbound policy; nothing was sent. */
+export type CallFailureKind = "unreachable" | "timeout" | "http" | "malformed" | "ocpi" | "refused";
 
 /** A call to a partner that did not end in status_code 1000; the message never contains the token. */
 export class PartnerCallError extends Error {
@@ -39,14 +45,20 @@ export class PartnerCallError extends Error {
 }
 
 /**
- * The one place that speaks HTTP to partners: auth per the partner's token
- * encoding, request and correlation ids, routing headers in the partner's
- * prefix, envelope parsing.
+ * The one place that speaks HTTP to partners: the outbound URL policy, auth
+ * per the partner's token encoding, request and correlation ids, routing
+ * headers in the partner's prefix, envelope parsing. Redirects are never
+ * followed: a 3xx is a failed call, since its Location would be a URL the
+ * policy never saw, and we would send it the partner's token.
  */
 export class OcpiClient {
+  private readonly dispatchers = new GuardedDispatchers();
+
   constructor(private readonly timeoutMs: number) {}
 
   async call<T = unknown>(method: string, target: CallTarget, body?: unknown): Promise<CallResult<T>> {
+    const problem = outboundProblem(target.url, target.policy);
+    if (problem) throw new PartnerCallError("refused", `${method} ${safeUrl(target.url)} refused by the outbound URL policy: URL ${problem}`);
     const encodings: ("raw" | "base64")[] =
       target.encoding !== "auto" ? [target.encoding] : target.version === "2.1.1" ? ["raw", "base64"] : ["base64", "raw"];
     let result: CallResult<T> | undefined;
@@ -55,6 +67,11 @@ export class OcpiClient {
       if (result.httpStatus !== 401) break;
     }
     return this.check(method, target.url, result!);
+  }
+
+  /** Closes the idle connections kept to partners. */
+  close(): Promise<void> {
+    return this.dispatchers.close();
   }
 
   private async once<T>(method: string, target: CallTarget, encoding: "raw" | "base64", body: unknown): Promise<CallResult<T>> {
@@ -66,27 +83,33 @@ export class OcpiClient {
       ...routingHeaders(target.headerPrefix, target.from, target.to),
     };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    let response: Response;
+    const where = `${method} ${safeUrl(target.url)}`;
+    let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await fetch(target.url, {
-        method,
+      response = await request(target.url, {
+        method: method as "GET",
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
+        dispatcher: this.dispatchers.for(needsPublicAddress(target.url, target.policy)),
       });
     } catch (error) {
-      const timeout = (error as Error).name === "TimeoutError";
-      throw new PartnerCallError(
-        timeout ? "timeout" : "unreachable",
-        `${method} ${safeUrl(target.url)} ${timeout ? `timed out after ${this.timeoutMs} ms` : "failed: " + describeNetworkError(error)}`,
-      );
+      throw this.networkFailure(where, error);
+    }
+    const answer = new Headers();
+    for (const [name, value] of Object.entries(response.headers))
+      for (const v of [value ?? []].flat()) answer.append(name, v);
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      await response.body.dump().catch(() => undefined);
+      return { httpStatus: response.statusCode, envelope: undefined as never, headers: answer };
     }
     let text: string;
     try {
-      text = await response.text();
+      text = await response.body.text();
     } catch (error) {
       // The connection can drop after the headers arrived; that is the partner being unreachable, not a bug here.
-      throw new PartnerCallError("unreachable", `${method} ${safeUrl(target.url)} failed while reading the answer: ${describeNetworkError(error)}`);
+      const failure = this.networkFailure(where, error);
+      throw failure.kind === "timeout" ? failure : new PartnerCallError("unreachable", `${where} failed while reading the answer: ${describeNetworkError(error)}`);
     }
     let parsed: unknown;
     try {
@@ -94,11 +117,22 @@ export class OcpiClient {
     } catch {
       parsed = undefined;
     }
-    return { httpStatus: response.status, envelope: parsed as Envelope<T>, headers: response.headers };
+    return { httpStatus: response.statusCode, envelope: parsed as Envelope<T>, headers: answer };
+  }
+
+  private networkFailure(where: string, error: unknown): PartnerCallError {
+    if ((error as Error).name === "TimeoutError") return new PartnerCallError("timeout", `${where} timed out after ${this.timeoutMs} ms`);
+    if (error instanceof OutboundAddressError) return new PartnerCallError("refused", `${where} refused by the outbound URL policy: ${error.message}`);
+    return new PartnerCallError("unreachable", `${where} failed: ${describeNetworkError(error)}`);
   }
 
   private check<T>(method: string, url: string, result: CallResult<T>): CallResult<T> {
     const where = `${method} ${safeUrl(url)}`;
+    if (result.httpStatus >= 300 && result.httpStatus < 400) {
+      const location = result.headers.get("location");
+      const to = location ? ` to ${safeUrl(location, url)}` : "";
+      throw new PartnerCallError("http", `${where} answered HTTP ${result.httpStatus}: the redirect${to} was not followed`, result.httpStatus);
+    }
     const env = result.envelope;
     const isEnvelope = typeof env === "object" && env !== null && typeof env.status_code === "number";
     if (!isEnvelope) {
@@ -121,9 +155,9 @@ export class OcpiClient {
 }
 
 /** URLs are logged without query strings or userinfo, which can carry secrets. */
-export const safeUrl = (url: string): string => {
+export const safeUrl = (url: string, base?: string): string => {
   try {
-    const u = new URL(url);
+    const u = new URL(url, base);
     return `${u.protocol}//${u.host}${u.pathname}`;
   } catch {
     return "<invalid url>";
@@ -131,6 +165,6 @@ export const safeUrl = (url: string): string => {
 };
 
 const describeNetworkError = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  return cause?.code ?? (error as Error).message;
+  const e = error as { code?: string; cause?: { code?: string }; errors?: { code?: string }[] };
+  return e.code ?? e.cause?.code ?? e.errors?.[0]?.code ?? (error as Error).message;
 };

@@ -9,6 +9,7 @@ import type { OutboundRequest } from "../outbox/outbox";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
 import { describeIssues } from "../http/errors";
+import { outboundPolicy } from "../partners/outbound-policy";
 
 export interface ModuleCall {
   module: ModuleId;
@@ -56,7 +57,7 @@ export class PartnerClient {
   async call<T = unknown>(partnerId: string, call: ModuleCall): Promise<CallResult<T>> {
     const { record, config, url } = await this.endpoint(partnerId, call.module, call.role);
     const version = record.version!;
-    const target = new URL(url + (call.path ?? ""));
+    const target = withPath(url, call.path);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
     const body = call.body
       ? call.body.type.down(call.body.value, version, this.lossy.context(partnerId, call.body.type.name, version, {}))
@@ -71,12 +72,12 @@ export class PartnerClient {
   /**
    * Sends an outbox message: its body is already in the partner's wire form.
    * A URL target is one the partner handed us (e.g. a response_url); it gets
-   * the partner's token like any other call.
+   * the partner's token like any other call, under the same outbound policy.
    */
   async send(partnerId: string, request: OutboundRequest): Promise<void> {
     if ("module" in request.target) {
       const { record, config, url } = await this.endpoint(partnerId, request.target.module, request.target.role);
-      const target = new URL(url + (request.target.path ?? ""));
+      const target = withPath(url, request.target.path);
       for (const [k, v] of Object.entries(request.target.query ?? {})) target.searchParams.set(k, v);
       await this.http.call(request.method, this.targetFor(record, config, target.toString(), request.from, request.to), request.body);
       return;
@@ -92,6 +93,7 @@ export class PartnerClient {
     const routed = record.version !== "2.1.1";
     return {
       url,
+      policy: outboundPolicy(config, record.versionsUrl),
       token: record.tokenToPartner!,
       encoding: config.token_encoding,
       version: record.version,
@@ -157,9 +159,21 @@ export class PartnerClient {
       throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
     const endpoint = record.endpoints.find((e) => e.identifier === module && e.role === role);
     if (!endpoint) throw new PartnerCallError("unreachable", `Partner ${partnerId} has no ${module} ${role} endpoint`);
-    return { record, config: this.registry.configOf(partnerId), url: endpoint.url.replace(/\/$/, "") };
+    return { record, config: this.registry.configOf(partnerId), url: endpoint.url };
   }
 }
+
+/**
+ * The endpoint URL exactly as the partner advertised it (a trailing slash
+ * kept: some partners answer 404 without it), with `path` ("/NL/ABC/LOC1")
+ * appended as segments of its own with exactly one slash between (a
+ * Location's tail below a `…/cdrs/` endpoint comes without its own).
+ */
+const withPath = (endpoint: string, path: string | undefined): URL => {
+  const url = new URL(endpoint);
+  if (path) url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  return url;
+};
 
 /** The next page's URL, with `limit` lowered to the partner's X-Limit when we asked for more. */
 const nextLink = (link: string | null, xLimit: string | null, wanted?: number): string | undefined => {

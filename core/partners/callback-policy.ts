@@ -1,34 +1,15 @@
 import type { PartnerConfig } from "../../config/types";
 import type { PartnerRecord } from "./partner-record";
 import { invalid } from "../http/errors";
-
-const hostOf = (url: string | undefined): string | undefined => {
-  if (!url) return undefined;
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-};
+import { outboundPolicy, outboundProblem } from "./outbound-policy";
 
 /**
- * URLs a partner hands us to call (credentials `url`, command `response_url`)
- * must be http(s) on a host it is allowed to use: the host of its versions
- * URL (configured or registered) or one of `callback_hosts`. Otherwise a
- * partner could make the gateway send requests into the operator's network.
- * A partner with neither configured is unrestricted until it registers.
+ * A URL a partner hands us to call later (a command's or charging profile's
+ * `response_url`) must be on an origin of its outbound policy
+ * (core/partners/outbound-policy.ts), or the request is refused with 2001
+ * and nothing is stored. Its addresses are checked when it is called.
  */
 export const checkCallbackUrl = (field: string, url: string, config: PartnerConfig, record?: PartnerRecord): void => {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalid(`${field} must be an absolute http(s) URL`);
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw invalid(`${field} must use http or https`);
-  const allowed = [hostOf(config.versions_url), hostOf(record?.versionsUrl), ...config.callback_hosts.map((h) => h.toLowerCase())].filter(
-    (h): h is string => h !== undefined,
-  );
-  if (allowed.length > 0 && !allowed.includes(parsed.hostname.toLowerCase()))
-    throw invalid(`${field} host ${parsed.hostname} is not allowed for this partner (see partners[].callback_hosts)`);
+  const problem = outboundProblem(url, outboundPolicy(config, record?.versionsUrl), true);
+  if (problem) throw invalid(`${field} ${problem}`);
 };

@@ -3,13 +3,14 @@ import type { Credentials, VersionNumber } from "../../core/protocol/types";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { PartnerRecord } from "../../core/partners/partner-record";
 import type { ModuleCatalog } from "../../core/host/module-catalog";
-import type { Discovered } from "../../core/client/discovery";
+import type { Discovered, DiscoveryRequest } from "../../core/client/discovery";
 import type { ObjectType } from "../../core/model/object-type";
+import type { Logger } from "pino";
 import { discover } from "../../core/client/discovery";
 import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
-import { OcpiError, methodNotAllowed, describeIssues } from "../../core/http/errors";
+import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
-import { checkCallbackUrl } from "../../core/partners/callback-policy";
+import { outboundPolicy, outboundProblem } from "../../core/partners/outbound-policy";
 import { issuesOf, silentTranslation } from "../../core/model/object-type";
 import { ourCredentials } from "./our-credentials";
 
@@ -24,6 +25,7 @@ export class CredentialsHandshake {
     private readonly client: OcpiClient,
     private readonly catalog: ModuleCatalog,
     private readonly type: ObjectType<Credentials>,
+    private readonly log: Logger,
   ) {}
 
   /** Server side of POST (register) and PUT (update) on our credentials endpoint of `version`. */
@@ -32,10 +34,13 @@ export class CredentialsHandshake {
     if (update && record.status !== "registered") throw methodNotAllowed("Not registered: use POST to register");
     if (!update && record.status === "registered") throw methodNotAllowed("Already registered: use PUT to update or DELETE to unregister");
     const config = this.registry.configOf(partnerId);
-    checkCallbackUrl("url", theirs.url, config, record);
-    const found = await discover(this.client, {
+    // Without versions_url in config the partner may register from any origin, on a public address unless callback_hosts names it.
+    const policy = outboundPolicy(config, theirs.url);
+    const problem = outboundProblem(theirs.url, policy);
+    if (problem) throw invalid(`url ${problem}`);
+    const found = await this.discover(partnerId, {
       versionsUrl: theirs.url,
-      target: { token: theirs.token, encoding: config.token_encoding, headerPrefix: config.header_prefix },
+      target: { token: theirs.token, encoding: config.token_encoding, headerPrefix: config.header_prefix, policy },
       allowed: config.versions,
       required: version,
       roleOf211: (m) => this.catalog.partnerRoleOf211(m),
@@ -86,6 +91,7 @@ export class CredentialsHandshake {
     if (endpoint) {
       await this.client.call("DELETE", {
         url: endpoint.url,
+        policy: outboundPolicy(config, record.versionsUrl),
         token: record.tokenToPartner,
         encoding: config.token_encoding,
         version: record.version,
@@ -97,8 +103,8 @@ export class CredentialsHandshake {
 
   private async exchange(partnerId: string, method: "POST" | "PUT", versionsUrl: string, token: string): Promise<PartnerRecord> {
     const config = this.registry.configOf(partnerId);
-    const target = { token, encoding: config.token_encoding, headerPrefix: config.header_prefix };
-    const found = await discover(this.client, {
+    const target = { token, encoding: config.token_encoding, headerPrefix: config.header_prefix, policy: outboundPolicy(config, versionsUrl) };
+    const found = await this.discover(partnerId, {
       versionsUrl,
       target,
       allowed: config.versions,
@@ -130,6 +136,14 @@ export class CredentialsHandshake {
     });
     await this.registry.settleRotation(partnerId);
     return record;
+  }
+
+  /** Discovery, with a warning for each endpoint left out by the outbound policy (the partner's module stays unusable until it fixes the URL or the operator allows it). */
+  private async discover(partnerId: string, request: DiscoveryRequest): Promise<Discovered> {
+    const found = await discover(this.client, request);
+    for (const { identifier, role, url, problem } of found.dropped)
+      this.log.warn({ partner: partnerId, module: identifier, role, url }, `partner endpoint outside the outbound URL policy; left out: URL ${problem}`);
+    return found;
   }
 }
 

@@ -1,4 +1,5 @@
 import { inject, injectable } from "tsyringe";
+import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { InterfaceRole, VersionNumber } from "../../core/protocol/types";
 import type { ModulePlugin, OcpiRequest, RouteSpec } from "../../core/plugin";
@@ -30,9 +31,10 @@ export class CredentialsPlugin implements ModulePlugin {
     registry: PartnerRegistry,
     client: OcpiClient,
     catalog: ModuleCatalog,
+    @inject(TOKENS.Logger) log: Logger,
   ) {
     this.type = credentialsType(config);
-    this.handshake = new CredentialsHandshake(config, registry, client, catalog, this.type);
+    this.handshake = new CredentialsHandshake(config, registry, client, catalog, this.type, log);
   }
 
   portName(): undefined {

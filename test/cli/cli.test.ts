@@ -102,14 +102,17 @@ describe("partners", () => {
   let gateway: GatewayProcess;
   let peer: Gateway | undefined;
   let tokenA: string;
+  let registrantPort: number;
 
   beforeAll(async () => {
-    const [port, peerPort] = await freePorts(2);
+    const [port, peerPort, registrant] = await freePorts(3);
+    registrantPort = registrant;
     gateway = await startGatewayProcess(
       writeGatewayConfig({
         port,
         partners: [
-          { id: "waiting-partner", token_a: CONFIGURED_TOKEN },
+          // without versions_url, a partner registering from a private address needs it in callback_hosts (README "Outbound URL policy")
+          { id: "waiting-partner", token_a: CONFIGURED_TOKEN, callback_hosts: [`127.0.0.1:${registrant}`] },
           { id: "outbound-partner", token_a: "cli-outbound-token-A-77", versions_url: `http://127.0.0.1:${peerPort}/ocpi/versions` },
           { id: "no-token-partner" },
         ],
@@ -169,24 +172,30 @@ describe("partners", () => {
     expect(result.stdout).not.toContain(tokenA);
   });
 
-  it("a partner registers with the printed token A, and list then shows it registered", async () => {
-    const [peerPort] = await freePorts(1);
+  it("a partner added with the printed token A registers only from a public address; a configured one registers and list shows it", async () => {
     peer = await Gateway.create(
       testGatewayConfig({
-        port: peerPort,
+        port: registrantPort,
         party: { country_code: "DE", party_id: "NEW", role: "EMSP" },
-        partners: [{ id: "gateway", token_a: tokenA, versions_url: gateway.versionsUrl }],
+        partners: [
+          { id: "as-new-emsp", token_a: tokenA, versions_url: gateway.versionsUrl },
+          { id: "as-waiting-partner", token_a: CONFIGURED_TOKEN, versions_url: gateway.versionsUrl },
+        ],
       }),
       { logger: pino({ level: "silent" }) },
     );
     await peer.listen();
-    const record = await peer.credentials.register("gateway");
-    expect(record.version).toBe("2.3.0");
+    // new-emsp has no callback_hosts (it is not in the YAML): its loopback versions URL is refused and nothing is stored
+    await expect(peer.credentials.register("as-new-emsp")).rejects.toThrow("url host 127.0.0.1 is not a public address (see partners[].callback_hosts)");
+    expect((await ocpiRequest("GET", gateway.versionsUrl, { token: tokenA })).status).toBe(200);
 
+    const record = await peer.credentials.register("as-waiting-partner");
+    expect(record.version).toBe("2.3.0");
     const result = await gateway.cli(["partners", "list"]);
-    expect(result.stdout).toMatch(/partner new-emsp: registered, version 2\.3\.0, \d+ endpoints/);
+    expect(result.stdout).toMatch(/partner waiting-partner: registered, version 2\.3\.0, \d+ endpoints/);
+    expect(result.stdout).toMatch(/partner new-emsp: pending/);
     // token A is used up
-    expect((await ocpiRequest("GET", gateway.versionsUrl, { token: tokenA })).status).toBe(401);
+    expect((await ocpiRequest("GET", gateway.versionsUrl, { token: CONFIGURED_TOKEN })).status).toBe(401);
   });
 
   it("an unknown action or a missing id exits 1 with a message", async () => {

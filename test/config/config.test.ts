@@ -129,14 +129,14 @@ describe("defaults", () => {
         c.store = { type: "redis", url: "rediss://default:pw@redis.internal:6380/1" };
         c.modules = { locations: { adapter: "local", roles: ["SENDER"], parties: ["NLGWY"] } };
         c.partners[0].sync = { locations: "*/15 * * * *" };
-        c.partners[0].callback_hosts = ["Callbacks.Partner.Example"];
+        c.partners[0].callback_hosts = ["Callbacks.Partner.Example", "CB.Partner.Example.:8443", "[::1]:9000"];
       }),
       {},
     );
     expect(config.store).toEqual({ type: "redis", url: "rediss://default:pw@redis.internal:6380/1", key_prefix: "ocpi:" });
     expect(config.modules.locations).toEqual({ adapter: "local", roles: ["SENDER"], parties: ["NLGWY"] });
     expect(config.partners[0].sync).toEqual({ locations: "*/15 * * * *" });
-    expect(config.partners[0].callback_hosts).toEqual(["callbacks.partner.example"]);
+    expect(config.partners[0].callback_hosts).toEqual(["callbacks.partner.example", "cb.partner.example:8443", "[::1]:9000"]);
   });
 
   it("treats empty sections (`partners:`) as absent", () => {
@@ -312,7 +312,12 @@ describe("malformed configs are rejected with precise path: message", () => {
     [
       "callback host with a scheme",
       yamlWith((c) => (c.partners[0].callback_hosts = ["https://cb.example"])),
-      'partners[0].callback_hosts[0]: must be a host name like "ocpi.partner.example" (no scheme, port or path)',
+      'partners[0].callback_hosts[0]: must be a host like "ocpi.partner.example", optionally with a port ("ocpi.partner.example:8443", "[2001:db8::1]:8443"; no scheme or path)',
+    ],
+    [
+      "callback host with port 0",
+      yamlWith((c) => (c.partners[0].callback_hosts = ["cb.example:0"])),
+      'partners[0].callback_hosts[0]: must be a host like "ocpi.partner.example", optionally with a port ("ocpi.partner.example:8443", "[2001:db8::1]:8443"; no scheme or path)',
     ],
     [
       "bad cron",

@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import fs from "node:fs";
+import diagnostics from "node:diagnostics_channel";
 import path from "node:path";
 import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
@@ -228,25 +229,28 @@ const startPair = async (push: PartnerSpec["push"], cpoSeed: Json = {}, emspVers
   return pair;
 };
 
-/** Every outbound call of the in-process gateways goes through global fetch (core/client/ocpi-client.ts): record the answers. */
+/** Every outbound call of the in-process gateways goes through undici (core/client/ocpi-client.ts): record the answers from its diagnostics channel. */
 interface Answered {
   method: string;
   url: string;
   status: number;
 }
 const answered: Answered[] = [];
-const realFetch = globalThis.fetch;
+interface UndiciAnswer {
+  request: { origin: string; path: string; method: string; headers: string[] };
+  response: { statusCode: number };
+}
+const record = (message: unknown) => {
+  const { request, response } = message as UndiciAnswer;
+  // this test's own fetch calls (Node's fetch is undici too) carry no X-Request-ID; every gateway call does
+  if (!request.headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === "x-request-id")) return;
+  answered.push({ method: request.method, url: `${request.origin}${request.path}`, status: response.statusCode });
+};
 
-beforeAll(() => {
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await realFetch(input, init);
-    answered.push({ method: init?.method ?? "GET", url: input instanceof Request ? input.url : String(input), status: response.status });
-    return response;
-  };
-});
+beforeAll(() => diagnostics.subscribe("undici:request:headers", record));
 
 afterAll(() => {
-  globalThis.fetch = realFetch;
+  diagnostics.unsubscribe("undici:request:headers", record);
   removeTempDirs();
 });
 

@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import fs from "node:fs";
+import diagnostics from "node:diagnostics_channel";
 import net from "node:net";
 import path from "node:path";
 import pino from "pino";
@@ -278,26 +279,30 @@ const freePorts = async (count: number): Promise<number[]> => {
   return ports;
 };
 
-/** Every outbound call the gateways make goes through global fetch (core/client/ocpi-client.ts): record them. */
+/** Every outbound call the gateways make goes through undici (core/client/ocpi-client.ts): record them from its diagnostics channel. */
 interface Sent {
   method: string;
   url: string;
   headers: Headers;
 }
 const sent: Sent[] = [];
-const realFetch = globalThis.fetch;
+interface UndiciRequest {
+  origin: string;
+  path: string;
+  method: string;
+  headers: string[];
+}
+const record = (message: unknown) => {
+  const { origin, path, method, headers } = (message as { request: UndiciRequest }).request;
+  const recorded = new Headers();
+  for (let i = 0; i < headers.length; i += 2) recorded.append(headers[i], headers[i + 1]);
+  // this test's own fetch calls (Node's fetch is undici too) carry no X-Request-ID; every gateway call does
+  if (recorded.has("x-request-id")) sent.push({ method, url: `${origin}${path}`, headers: recorded });
+};
 
-beforeAll(() => {
-  globalThis.fetch = (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    sent.push({ method: init?.method ?? "GET", url, headers: new Headers(init?.headers) });
-    return realFetch(input, init);
-  };
-});
+beforeAll(() => diagnostics.subscribe("undici:request:create", record));
 
-afterAll(() => {
-  globalThis.fetch = realFetch;
-});
+afterAll(() => diagnostics.unsubscribe("undici:request:create", record));
 
 const routingOf = (headers: Headers, prefix: string) => ({
   from: { country_code: headers.get(`${prefix}-from-country-code`), party_id: headers.get(`${prefix}-from-party-id`) },
@@ -328,7 +333,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
   /** the token `side` presents to the other gateway */
   const tokenOf = async (side: Gateway, partnerId: string): Promise<string> => (await side.registry.get(partnerId))!.tokenToPartner!;
   const get = async (url: string, tokenValue: string, headers: Record<string, string> = {}) => {
-    const response = await realFetch(url, { headers: { Authorization: authHeader(tokenValue), ...headers } });
+    const response = await fetch(url, { headers: { Authorization: authHeader(tokenValue), ...headers } });
     return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
   };
   const drops = (lines: string[]): Json[] => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "field dropped by version translation");

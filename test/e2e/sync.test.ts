@@ -179,6 +179,8 @@ let emspUrl: string;
 let emspOptions: GatewayConfigOptions;
 const logs = { cpo: new LogLines(), emsp: new LogLines() };
 const redisInstances: Gateway[] = [];
+/** ports of the Redis pair: known to the CPO's config, whose callback_hosts must name the pair's registration address */
+let redisPairPorts: number[];
 
 /**
  * Writes the CPO's own Locations into its `local` adapter (which keeps a
@@ -238,7 +240,8 @@ const adminSync = async (pathAndQuery: string): Promise<{ status: number; body: 
 };
 
 beforeAll(async () => {
-  const [cpoPort, proxyPort, emspPort] = await freePorts(3);
+  const [cpoPort, proxyPort, emspPort, ...pair] = await freePorts(5);
+  redisPairPorts = pair;
   emspUrl = `http://127.0.0.1:${emspPort}`;
   const seed = path.join(tempDir("ocpi-sync-seed-"), "cpo.json");
   fs.writeFileSync(seed, JSON.stringify({ locations: Array.from({ length: LOCATIONS }, (_, n) => seededLocation(n)), sessions: [session] }));
@@ -252,7 +255,7 @@ beforeAll(async () => {
     partners: [
       { id: "emsp", token_a: TOKEN_A, versions_url: `${emspUrl}/ocpi/versions` },
       // the Redis pair of the last test registers as a partner of its own
-      { id: "emsp-redis", token_a: TOKEN_A_REDIS },
+      { id: "emsp-redis", token_a: TOKEN_A_REDIS, callback_hosts: pair.map((p) => `127.0.0.1:${p}`) },
     ],
   });
   emspOptions = {
@@ -447,7 +450,7 @@ describe("sync pulls on demand", () => {
 
 describe("two eMSP instances on one Redis", () => {
   it("run each scheduled tick once, and never two pulls at a time", async () => {
-    const [portA, portB] = await freePorts(2);
+    const [portA, portB] = redisPairPorts;
     const store = redisStore();
     const logsOf = [new LogLines(), new LogLines()];
     const options = (port: number): GatewayConfigOptions => ({

@@ -1,0 +1,119 @@
+import { BlockList, isIP } from "node:net";
+import type { PartnerConfig } from "../../config/types";
+
+/**
+ * Where the gateway may send a partner's requests (README "Outbound URL
+ * policy"). A partner hands us URLs to call (its versions URL, version
+ * details, module endpoints, response_url, Link next) and we call them with
+ * its token; without this policy it could steer those calls, token
+ * included, into the operator's network.
+ */
+export interface OutboundPolicy {
+  /** origins (`URL.origin`: scheme, host, port) the partner may be called at */
+  readonly origins: ReadonlySet<string>;
+  /** the origins the operator named for the partner in config: their hosts may resolve to any address, all others only to public ones */
+  readonly namedOrigins: ReadonlySet<string>;
+}
+
+const parse = (url: string | undefined): URL | undefined => {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The partner's policy: the origin of `versions_url` when configured, each
+ * `callback_hosts` entry (`host`: the scheme's default port; `host:port`)
+ * over http and https, and, for a partner with no `versions_url` in config,
+ * the origin of the versions URL it registered with.
+ */
+export const outboundPolicy = (config: Pick<PartnerConfig, "versions_url" | "callback_hosts">, registeredVersionsUrl?: string): OutboundPolicy => {
+  const namedOrigins = new Set<string>();
+  const configured = parse(config.versions_url);
+  if (configured) namedOrigins.add(configured.origin);
+  for (const entry of config.callback_hosts) {
+    for (const scheme of ["http:", "https:"]) {
+      const url = parse(`${scheme}//${entry}`);
+      if (url) namedOrigins.add(url.origin);
+    }
+  }
+  const origins = new Set(namedOrigins);
+  if (!configured) {
+    const registered = parse(registeredVersionsUrl);
+    if (registered) origins.add(registered.origin);
+  }
+  return { origins, namedOrigins };
+};
+
+/**
+ * Addresses no partner host outside the config may resolve to: loopback,
+ * private, link-local, CGNAT, unique-local, unspecified, multicast,
+ * broadcast and reserved ranges. BlockList also matches IPv4-mapped IPv6
+ * addresses (::ffff:127.0.0.1) against the IPv4 ranges.
+ */
+const NOT_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, "ipv4");
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, "ipv6");
+
+/** Whether an IP address (IPv6 with or without brackets) is globally routable; anything that is not an IP address is not. */
+export const isPublicAddress = (address: string): boolean => {
+  const bare = address.replace(/^\[(.*)\]$/, "$1");
+  const family = isIP(bare);
+  if (family === 0) return false;
+  return !NOT_PUBLIC.check(bare, family === 4 ? "ipv4" : "ipv6");
+};
+
+/**
+ * What is wrong with calling `url` under `policy`, checked before any
+ * connection: scheme, userinfo, origin, and an IP-literal host outside the
+ * config that is not public. Host names are checked again after DNS
+ * resolution, at connect time (core/client/guarded-dispatcher.ts).
+ * `originOnly` leaves the address out, for URLs checked when a partner
+ * hands them to us. Messages name hosts and origins, never paths or queries.
+ */
+export const outboundProblem = (url: string, policy: OutboundPolicy, originOnly = false): string | undefined => {
+  const parsed = parse(url);
+  if (!parsed) return "must be an absolute http(s) URL";
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return "must use http or https";
+  if (parsed.username || parsed.password) return "must not carry a user name or password";
+  if (!policy.origins.has(parsed.origin)) {
+    const knownHost = [...policy.origins].some((origin) => new URL(origin).hostname === parsed.hostname);
+    return knownHost
+      ? `origin ${parsed.origin} is not allowed for this partner (see partners[].callback_hosts)`
+      : `host ${parsed.hostname} is not allowed for this partner (see partners[].callback_hosts)`;
+  }
+  if (originOnly || policy.namedOrigins.has(parsed.origin)) return undefined;
+  if (isIP(parsed.hostname.replace(/^\[(.*)\]$/, "$1")) !== 0 && !isPublicAddress(parsed.hostname))
+    return `host ${parsed.hostname} is not a public address (see partners[].callback_hosts)`;
+  return undefined;
+};
+
+/** Whether connections to `url` must be limited to public addresses: its origin is not one the operator named. */
+export const needsPublicAddress = (url: string, policy: OutboundPolicy): boolean => {
+  const parsed = parse(url);
+  return !parsed || !policy.namedOrigins.has(parsed.origin);
+};
