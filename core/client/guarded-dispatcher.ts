@@ -44,8 +44,4 @@ export class GuardedDispatchers {
   for(publicOnly: boolean): Dispatcher {
     return publicOnly ? this.publicOnly : this.named;
   }
-
-  async close(): Promise<void> {
-    await Promise.all([this.named.close(), this.publicOnly.close()]);
-  }
 }

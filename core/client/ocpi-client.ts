@@ -69,11 +69,6 @@ export class OcpiClient {
     return this.check(method, target.url, result!);
   }
 
-  /** Closes the idle connections kept to partners. */
-  close(): Promise<void> {
-    return this.dispatchers.close();
-  }
-
   private async once<T>(method: string, target: CallTarget, encoding: "raw" | "base64", body: unknown): Promise<CallResult<T>> {
     const headers: Record<string, string> = {
       Authorization: `Token ${encodeToken(target.token, encoding)}`,
