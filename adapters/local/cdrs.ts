@@ -1,24 +1,26 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Store } from "../../core/store/port";
 import type { PartyRef } from "../../core/protocol/types";
-import type { LocalModule, LocalModulePorts } from "./local-module";
+import type { LocalModule, LocalModuleContext, LocalModulePorts } from "./local-module";
 import type { Cdr } from "../../plugins/cdrs/model";
 import type { CdrsReceiverPort, CdrsSenderPort } from "../../plugins/cdrs/ports";
-import { OwnedCollection } from "./owned-collection";
+import { TokenOwnedCollection } from "./token-owned-collection";
 
 /**
  * CDRs in the gateway's store. Sender and receiver share one collection per
  * owning party: our own CDRs (sender side, owner = our party) and partners'
  * pushed CDRs (receiver side, owner = their party) never share an owner.
- * Writes are put-if-absent: a CDR is never replaced.
+ * Writes are put-if-absent: a CDR is never replaced. Ours are also indexed
+ * by token owner, so a partner's list is a page of its own eMSP's CDRs
+ * (adapters/local/token-owned-collection.ts).
  */
 export const localCdrs: LocalModule = {
   seedKey: "cdrs",
   portNames: ["cdrs.SENDER", "cdrs.RECEIVER"],
-  create(store: Store): LocalModulePorts {
-    const cdrs = new OwnedCollection<Cdr>(store, "cdrs");
+  create(store: Store, context?: LocalModuleContext): LocalModulePorts {
+    const cdrs = new TokenOwnedCollection<Cdr>(store, "cdrs", context?.parties ?? []);
     const sender: CdrsSenderPort = {
-      list: (page, ctx) => cdrs.list(ctx.party, page),
+      list: (page, ctx) => cdrs.list(ctx.party, page, ctx.scope),
     };
     const receiver: CdrsReceiverPort = {
       get: (owner, id) => cdrs.get(owner, id),

@@ -50,9 +50,9 @@ const maxPowerOf = (connector: Connector): number =>
 
 /**
  * Charging profiles on the `local` adapter. Receiver (CPO): the simulated
- * charge point (adapters/local/simulator.ts) answers UNKNOWN_SESSION for a
- * session of our party it does not know, accepts everything else and later
- * reports the configured outcome; accepted SETs and CLEARs change the
+ * charge point (adapters/local/simulator.ts) knows our party's sessions from
+ * the store (the gateway answers UNKNOWN_SESSION for one it does not find),
+ * accepts every request it is handed and later reports the configured outcome; accepted SETs and CLEARs change the
  * profile it remembers per session, and GET reports that one, or, with none
  * set, the connector's maximum power (rule 5). Sender (eMSP/SCSP): outcomes
  * and active-profile updates are kept in PROFILE_OUTCOMES and ACTIVE_PROFILES.
@@ -94,8 +94,8 @@ export const localChargingProfiles: LocalModule = {
 
     const receiver: ChargingProfilesReceiverPort = {
       connect: (sink) => planned.connect(async (id, plan) => sink.report(id, await outcomeOf(plan))),
+      session: (id, ctx) => sessions.get(ctx.party, id),
       async submit(request, ctx) {
-        if (!(await sessions.get(ctx.party, request.session_id))) return "UNKNOWN_SESSION";
         const { outcome, delay_ms } = behaviour(request.operation);
         if (outcome === "NO_ANSWER") return "ACCEPTED";
         const { id, ...rest } = request;

@@ -2,7 +2,7 @@ import type { Store } from "../../core/store/port";
 import type { LocalModule, LocalModuleContext } from "./local-module";
 import type { Location } from "../../plugins/locations/model";
 import type { Session } from "../../plugins/sessions/model";
-import type { CommandResult, StopSession } from "../../plugins/commands/model";
+import type { CommandResult } from "../../plugins/commands/model";
 import type { CommandsReceiverPort, CommandsSenderPort, SentCommand } from "../../plugins/commands/ports";
 import { OwnedCollection } from "./owned-collection";
 import { keyOf as locationKey } from "./locations";
@@ -18,9 +18,10 @@ export interface ReceivedCommandResults extends SentCommand {
 /**
  * Commands on the `local` adapter. Receiver (CPO): a simulated charge point
  * (adapters/local/simulator.ts) that knows our party's Locations and
- * Sessions from the store: STOP_SESSION of an unknown session is answered
- * UNKNOWN_SESSION, everything else is accepted and its configured outcome
- * reported later. Sender (eMSP): results are kept in COMMAND_RESULTS.
+ * Sessions from the store (the gateway answers UNKNOWN_SESSION for a session
+ * it does not find); every command it is handed is accepted and its
+ * configured outcome reported later. It does not track reservations.
+ * Sender (eMSP): results are kept in COMMAND_RESULTS.
  */
 export const localCommands: LocalModule = {
   seedKey: "commands",
@@ -34,9 +35,8 @@ export const localCommands: LocalModule = {
     const receiver: CommandsReceiverPort = {
       connect: (sink) => planned.connect((id, result) => sink.report(id, result)),
       location: (id, ctx) => locations.get(ctx.party, locationKey(id)),
-      async submit(command, ctx) {
-        if (command.type === "STOP_SESSION" && !(await sessions.get(ctx.party, (command.request as StopSession).session_id)))
-          return { result: "UNKNOWN_SESSION" };
+      session: (id, ctx) => sessions.get(ctx.party, id),
+      async submit(command) {
         const { outcome, delay_ms } = behaviour(command.type);
         if (outcome !== "NO_ANSWER") await planned.add(command.id, delay_ms, { result: outcome });
         return { result: "ACCEPTED" };

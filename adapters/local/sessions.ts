@@ -2,8 +2,9 @@ import type { Store } from "../../core/store/port";
 import type { PortContext } from "../../core/ports";
 import type { PartyRef } from "../../core/protocol/types";
 import { ocpiTimestamp } from "../../core/http/envelope";
-import type { LocalModule } from "./local-module";
+import type { LocalModule, LocalModuleContext } from "./local-module";
 import { OwnedCollection } from "./owned-collection";
+import { TokenOwnedCollection } from "./token-owned-collection";
 import type { ChargingPreferences, ChargingPreferencesResponse, Session } from "../../plugins/sessions/model";
 import type { SessionsReceiverPort, SessionsSenderPort } from "../../plugins/sessions/ports";
 
@@ -35,16 +36,19 @@ export const chargingPreferencesOutcome = (session: Session, preferences: Chargi
  * Sessions over the gateway's store. One collection, per owning party: our
  * own party's sessions (sender side, from the seed or a backend feed) and
  * the sessions partners push to us (receiver side) never share an owner.
+ * Ours are also indexed by token owner, so a partner's list is a page of its
+ * own eMSP's sessions (adapters/local/token-owned-collection.ts).
  */
 export const localSessions: LocalModule = {
   seedKey: "sessions",
   portNames: ["sessions.SENDER", "sessions.RECEIVER"],
-  create(store: Store) {
-    const sessions = new OwnedCollection<Session>(store, "sessions");
+  create(store: Store, context?: LocalModuleContext) {
+    const sessions = new TokenOwnedCollection<Session>(store, "sessions", context?.parties ?? []);
     const preferences = new OwnedCollection<StoredPreferences>(store, "sessions.charging_preferences");
 
     const sender: SessionsSenderPort = {
-      list: (page, ctx: PortContext) => sessions.list(ctx.party, page),
+      list: (page, ctx: PortContext) => sessions.list(ctx.party, page, ctx.scope),
+      get: (sessionId, ctx) => sessions.get(ctx.party, sessionId),
       async setChargingPreferences(sessionId, prefs, ctx) {
         const session = await sessions.get(ctx.party, sessionId);
         if (!session) return undefined;

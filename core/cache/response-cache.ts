@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import type { CacheConfig, GatewayConfig } from "../../config/types";
@@ -31,7 +32,8 @@ interface SharedEntry {
  * and the list parameters, plus the generation tokens of the module and of
  * the module and party. Invalidation renews a token (shared through Redis),
  * so it reaches every instance without deleting keys. Answers do not depend
- * on the calling partner or its version: one entry serves them all.
+ * on the calling partner's version: one entry serves them all; a route marked
+ * `per-scope` (Sessions, CDRs) also keys by the partner's scope.
  *
  * Nothing here can fail a request: when Redis is unavailable the
  * in-process tier and the adapters serve (see RedisTier).
@@ -163,9 +165,11 @@ const requestKey = (route: RouteSpec, request: OcpiRequest): string => {
     .sort()
     .map((name) => `${name}=${encodeURIComponent(request.params[name])}`)
     .join("&");
-  if (!route.paginated) return `${route.path}?${params}`;
+  // A per-scope answer is kept per scope, never served to a partner that may see other objects.
+  const scope = route.cache === "per-scope" ? `|${createHash("sha256").update(JSON.stringify(request.port.scope)).digest("base64url")}` : "";
+  if (!route.paginated) return `${route.path}?${params}${scope}`;
   const { offset, limit, dateFrom, dateTo } = request.page;
-  return `${route.path}?${params}|${offset},${limit},${dateFrom ?? ""},${dateTo ?? ""}`;
+  return `${route.path}?${params}${scope}|${offset},${limit},${dateFrom ?? ""},${dateTo ?? ""}`;
 };
 
 /** An entry from Redis that is whole and not expired, else undefined (a corrupt entry is a miss). */

@@ -6,7 +6,10 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { LossyTranslationLog } from "../model/lossy";
 import { partyKey, sameParty } from "../protocol/types";
+import { inScope, type PartyScope } from "../partners/party-scope";
+import { scopeOf } from "../partners/scope-of";
 import { defaultTarget, type PushSpec } from "./push-spec";
+import { bodyForPartner } from "../model/schema-walk";
 import { entitledPartners } from "./entitled-partners";
 
 /** The push specs of the modules plugins serve, by module id. */
@@ -17,7 +20,9 @@ export type PushSpecs = ReadonlyMap<string, PushSpec>;
  * partner: the body translated down to the partner's version with the
  * module's object type for the path's depth, the method and receiver path
  * from the module's push spec. Changes of data we do not own (a partner's,
- * stored by our receivers or a sync pull) are never pushed.
+ * stored by our receivers or a sync pull) are never pushed. A module that
+ * names a change's audience (`PushSpec.audience`: Sessions and CDRs, their
+ * token's owner) has it pushed only to partners whose scope includes it.
  */
 export class PushFanOut {
   constructor(
@@ -37,8 +42,26 @@ export class PushFanOut {
       this.log.warn({ module: change.module, depth: change.path.length }, "change below the module's deepest object; not pushed");
       return;
     }
-    const partners = await entitledPartners(this.registry, change.module);
+    const partners = await this.audienceOf(change, spec, await entitledPartners(this.registry, change.module));
     await this.outbox.enqueueAll(partners.map((partner) => this.messageFor(partner, change, spec)));
+  }
+
+  /** A partner's scope as the kernel computes it for its requests: what is pushed to it is what it could read. */
+  scopeOf(partner: PartnerRecord): Promise<PartyScope> {
+    return scopeOf(this.config, this.registry, partner);
+  }
+
+  /** The entitled partners a change may reach: all of them, or those whose scope includes the change's audience. */
+  private async audienceOf(change: DataChange, spec: PushSpec, partners: PartnerRecord[]): Promise<PartnerRecord[]> {
+    if (!spec.audience || partners.length === 0) return partners;
+    const audience = await spec.audience(change);
+    if (!audience) {
+      this.log.warn({ module: change.module, path: change.path }, "change whose audience is unknown (no token owner); pushed to nobody");
+      return [];
+    }
+    const reached: PartnerRecord[] = [];
+    for (const partner of partners) if (inScope(await this.scopeOf(partner), audience)) reached.push(partner);
+    return reached;
   }
 
   /** Queues one change for one partner (a full resync does). */
@@ -51,7 +74,8 @@ export class PushFanOut {
     const version = partner.version!;
     const type = spec.objectTypes[change.path.length - 1];
     const tx = this.lossy.context(partner.id, type.name, version, {}, change.owner);
-    const body = change.kind === "delete" || !change.object ? undefined : type.down(change.object, version, tx);
+    const wire = change.kind === "delete" || !change.object ? undefined : type.down(change.object, version, tx);
+    const body = bodyForPartner(this.registry.configOf(partner.id), method, () => type.schema(version, "full"), wire);
     const { path, query } = spec.target?.(change, version) ?? defaultTarget(change);
     const object = `${partyKey(change.owner)}/${change.path.join("/")}`;
     const collapse = spec.collapse?.(change);

@@ -26,7 +26,8 @@ const PAGE = 100;
  * behind the essential messages that were kept; the outbox retries it with
  * the partner's backoff. Its delivery proves the partner is back: then the
  * current state of every object of every module it is entitled to is read
- * page by page through our SENDER ports and queued as PUTs. The flag lives
+ * page by page through our SENDER ports, with the partner's scope (so it gets
+ * only Sessions of its own tokens, as its requests would), and queued as PUTs. The flag lives
  * in the store, so a restart resumes a resync that had not finished.
  */
 export class PushResync {
@@ -84,13 +85,14 @@ export class PushResync {
     const record = await this.registry.get(partnerId);
     if (!record) return;
     let queued = 0;
+    const scope = await this.fanOut.scopeOf(record);
     for (const served of this.senders()) {
       const spec = served.plugin.pushSpec as PushSpec;
       const module = served.plugin.module;
       if (!isEntitled(this.registry, record, module)) continue;
       const port = served.port as ListingPort;
       for (const party of served.parties) {
-        const ctx = { party: { country_code: party.country_code, party_id: party.party_id }, partnerId };
+        const ctx = { party: { country_code: party.country_code, party_id: party.party_id }, partnerId, scope };
         for (let offset = 0; ; offset += PAGE) {
           const page = await port.list({ offset, limit: PAGE }, ctx);
           for (const object of page.items) {

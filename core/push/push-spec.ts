@@ -2,7 +2,7 @@ import type { HttpMethod, Page } from "../plugin";
 import type { ObjectType } from "../model/object-type";
 import type { PageRequest } from "../http/pagination";
 import type { PortContext } from "../ports";
-import type { VersionNumber } from "../protocol/types";
+import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { DataChange } from "../events/change-feed";
 import { OcpiError } from "../http/errors";
 
@@ -37,6 +37,13 @@ export interface PushSpec {
   collapse?(change: DataChange): string | undefined;
   /** delivered at least once, even past a partner's backlog window (CDRs, final sessions) */
   essential?(change: DataChange): boolean;
+  /**
+   * The one party a change is for, when not every entitled partner may see it: Sessions and CDRs belong
+   * to the owner of their token (Part B). Then the change is pushed only to partners whose scope includes
+   * it (core/partners/party-scope.ts), and to nobody when it resolves to undefined. A PATCH fragment
+   * carries no token: the module reads the stored object. Absent: every entitled partner gets the change.
+   */
+  audience?(change: DataChange): Promise<PartyRef | undefined>;
   /** a full resync pushes every object of the module again (not needed for essential-only modules like CDRs) */
   readonly resync: boolean;
   /**

@@ -4,7 +4,11 @@ import type { PortContext } from "../../core/ports";
 import type { PartyRef } from "../../core/protocol/types";
 import type { Cdr } from "./model";
 
-/** Sender interface (CPO side): our own party's CDRs (`ctx.party`), oldest first, filtered on last_updated. */
+/**
+ * Sender interface (CPO side): our own party's CDRs (`ctx.party`), oldest first, filtered on last_updated.
+ * A CDR belongs to the owner of its token (`cdr_token` country_code + party_id, Part B): when `ctx.scope`
+ * is set, only CDRs whose token owner is `inScope(ctx.scope, cdr_token)` are listed and counted in `total`.
+ */
 export interface CdrsSenderPort {
   list(page: PageRequest, ctx: PortContext): Promise<Page<Cdr>>;
 }

@@ -3,11 +3,13 @@ import { APPLIED, unsupportedChange, type PushSpec } from "../../core/push/push-
 import type { CdrsReceiverPort } from "./ports";
 import type { Cdr } from "./model";
 import { cdrType } from "./translate";
+import { tokenOwnerOf } from "../sessions/token-owner";
 
 /**
  * Our CDRs to partners' Receivers: POST to the module URL, delivered at
  * least once (the receiver answers an identical re-POST with success), so
- * never dropped and never part of a resync.
+ * never dropped and never part of a resync. Only to the partner of the
+ * token's owner: a CDR always comes whole, so the owner is in it.
  */
 export const CDRS_PUSH: PushSpec = {
   objectTypes: [cdrType],
@@ -16,6 +18,7 @@ export const CDRS_PUSH: PushSpec = {
   target: () => ({ path: "" }),
   essential: () => true,
   resync: false,
+  audience: async (change) => (change.object ? tokenOwnerOf(change.object as unknown as Cdr) : undefined),
   async apply(port, change, ctx) {
     const receiver = port as CdrsReceiverPort;
     if (change.kind !== "upsert") return unsupportedChange(change);

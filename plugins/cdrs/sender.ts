@@ -1,5 +1,4 @@
 import type { RouteSpec } from "../../core/plugin";
-import { portContext } from "../../core/modules/receiver-rules";
 import type { CdrsSenderPort } from "./ports";
 import { cdrType } from "./translate";
 
@@ -9,8 +8,9 @@ export const senderRoutes = (port: CdrsSenderPort): RouteSpec[] => [
     method: "GET",
     path: "",
     paginated: true,
-    cache: true,
+    // The list depends on who asks (CDRs belong to their token's owner): cached per partner scope.
+    cache: "per-scope",
     response: cdrType,
-    handle: async (req) => ({ page: await port.list(req.page, portContext(req)) }),
+    handle: async (req) => ({ page: await port.list(req.page, req.port) }),
   },
 ];

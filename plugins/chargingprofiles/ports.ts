@@ -1,4 +1,5 @@
 import type { PortContext } from "../../core/ports";
+import type { Session } from "../sessions/model";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponseType, ChargingProfileResult, ProfileOperation } from "./model";
 
 /** The operations a ChargingProfilesReceiverPort is handed. */
@@ -26,7 +27,9 @@ export interface ChargingProfileOutcomeSink {
 export interface ChargingProfilesReceiverPort {
   /** called once before the gateway serves; the sink also takes results of requests accepted before a restart */
   connect(sink: ChargingProfileOutcomeSink): void;
-  /** hands the request to the charge point; only ACCEPTED is followed by a result */
+  /** our party's session, whatever its token owner: the gateway answers UNKNOWN_SESSION for an unknown one or another eMSP's */
+  session(sessionId: string, ctx: PortContext): Promise<Session | undefined>;
+  /** hands the request, on a session the gateway checked, to the charge point; only ACCEPTED is followed by a result */
   submit(request: ReceivedProfileRequest, ctx: PortContext): Promise<ChargingProfileResponseType>;
 }
 

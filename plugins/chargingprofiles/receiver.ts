@@ -10,8 +10,8 @@ import { invalid, invalidFields } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { url } from "../../core/model/common-schemas";
-import { portContext } from "../../core/modules/receiver-rules";
 import { checkCallbackUrl } from "../../core/partners/callback-policy";
+import { tokenOwnerInScope } from "../sessions/token-owner";
 import type { ActiveChargingProfile, ChargingProfileResponseType, ChargingProfileResult, ProfileOperation, SetChargingProfile } from "./model";
 import type { ChargingProfileOutcomeSink, ChargingProfilesReceiverPort, ReceivedProfileRequest } from "./ports";
 import type { ProfileSenders } from "./subscriptions";
@@ -150,6 +150,9 @@ export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, 
   private async receive(req: OcpiRequest, responseUrl: string, request: Omit<ReceivedProfileRequest, "id">): Promise<OcpiReply> {
     const { partner } = req.ctx;
     checkCallbackUrl("response_url", responseUrl, partner.config, partner.record);
+    // Another eMSP's session (by its token owner, Part B) is answered like one that does not exist: nothing revealed, nothing executed.
+    const session = await this.port.session(request.session_id, req.port);
+    if (!session || !tokenOwnerInScope(req.port.scope, session)) return { data: { result: "UNKNOWN_SESSION", timeout: this.timeoutSeconds } };
     const id = randomUUID();
     const data: ReceivedProfileData = {
       partnerId: partner.id,
@@ -164,7 +167,7 @@ export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, 
     await this.pending.open(RECEIVED_PROFILE_REQUESTS, id, data, Date.now() + this.timeoutSeconds * 1000);
     let result: ChargingProfileResponseType;
     try {
-      result = await this.port.submit({ id, ...request }, portContext(req));
+      result = await this.port.submit({ id, ...request }, req.port);
     } catch (error) {
       await this.pending.close(RECEIVED_PROFILE_REQUESTS, id);
       throw error;

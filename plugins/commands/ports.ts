@@ -1,5 +1,6 @@
 import type { PortContext } from "../../core/ports";
 import type { Location } from "../locations/model";
+import type { Session } from "../sessions/model";
 import type { CommandRequest, CommandResponseType, CommandResult, CommandType, DisplayText } from "./model";
 
 /** The command types a CommandsReceiverPort is handed. */
@@ -32,7 +33,9 @@ export interface CommandsReceiverPort {
   connect(sink: CommandOutcomeSink): void;
   /** our party's Location, so unknown locations, EVSEs and connectors are refused before the charge point is asked */
   location(locationId: string, ctx: PortContext): Promise<Location | undefined>;
-  /** hands the command to the charge point */
+  /** our party's session, whatever its token owner: the gateway answers UNKNOWN_SESSION for an unknown one or another eMSP's */
+  session(sessionId: string, ctx: PortContext): Promise<Session | undefined>;
+  /** hands the command to the charge point; only commands the gateway checked (location, token owner, session) reach it */
   submit(command: ReceivedCommand, ctx: PortContext): Promise<CommandAnswer>;
 }
 

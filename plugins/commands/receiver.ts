@@ -11,8 +11,9 @@ import { Status } from "../../core/protocol/status";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
-import { portContext } from "../../core/modules/receiver-rules";
 import { checkCallbackUrl } from "../../core/partners/callback-policy";
+import { inScope } from "../../core/ports";
+import { tokenOwnerInScope } from "../sessions/token-owner";
 import { CONNECTOR_REQUIRED, type CommandRequest, type CommandResponse, type CommandResponseType, type CommandResult, type CommandType } from "./model";
 import type { CommandAnswer, CommandOutcomeSink, CommandsReceiverPort } from "./ports";
 import { COMMANDS, type CommandSpec, type CommandTarget } from "./command-types";
@@ -122,11 +123,9 @@ export class CommandReceiver implements PendingKind<ReceivedCommandData, Command
     const command = req.body as CommandRequest;
     const { partner } = req.ctx;
     checkCallbackUrl("response_url", command.response_url, partner.config, partner.record);
-    const ctx = portContext(req);
-    if (spec.target) {
-      const refusal = await this.checkTarget(spec, spec.target(command), req.ctx.version, ctx);
-      if (refusal) return refusal;
-    }
+    const ctx = req.port;
+    const refusal = (await this.checkOwner(spec, command, ctx)) ?? (spec.target && (await this.checkTarget(spec, spec.target(command), req.ctx.version, ctx)));
+    if (refusal) return refusal;
 
     const id = randomUUID();
     const data: ReceivedCommandData = {
@@ -149,6 +148,24 @@ export class CommandReceiver implements PendingKind<ReceivedCommandData, Command
     }
     if (answer.result !== "ACCEPTED") await this.pending.close(RECEIVED_COMMANDS, id);
     return { data: { result: answer.result, timeout: this.timeoutSeconds, ...(answer.message ? { message: answer.message } : {}) } };
+  }
+
+  /**
+   * A command acts for the owner of its token (Part B; "eMSP SHALL only use its own tokens", ocpi-notes §3.6).
+   * A START_SESSION or RESERVE_NOW naming a token of a party outside the sender's scope is REJECTED with a
+   * message: the request is well-formed, so not 2001, and REJECTED is the CommandResponse every version gives
+   * a CPO for a command it will not carry out. A STOP_SESSION of another eMSP's session is UNKNOWN_SESSION,
+   * exactly the answer for a session that does not exist, so nothing about it is revealed.
+   */
+  private async checkOwner(spec: CommandSpec, command: CommandRequest, ctx: OcpiRequest["port"]): Promise<OcpiReply | undefined> {
+    const token = spec.token?.(command);
+    if (token && !inScope(ctx.scope, token))
+      return { data: this.response("REJECTED", `Token ${token.country_code}/${token.party_id} is not one of the sender's own tokens`) };
+    const sessionId = spec.session?.(command);
+    if (sessionId === undefined) return undefined;
+    const session = await this.port.session(sessionId, ctx);
+    if (!session || !tokenOwnerInScope(ctx.scope, session)) return { data: this.response("UNKNOWN_SESSION", `Unknown session ${sessionId}`) };
+    return undefined;
   }
 
   /** Unknown location: 2003 with REJECTED (the spec's sequence diagram); unknown EVSE or connector: REJECTED. */

@@ -1,5 +1,6 @@
 import { injectable } from "tsyringe";
 import type { RouteSpec } from "../../core/plugin";
+import type { InterfaceRole } from "../../core/protocol/types";
 import { SESSIONS_TRANSLATION_LOSSES, sessionType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { SessionsReceiverPort, SessionsSenderPort } from "./ports";
@@ -7,7 +8,7 @@ import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Session } from "./model";
-import { SESSIONS_PUSH } from "./push";
+import { sessionsPush } from "./push";
 
 /** The Sessions module (data owner CPO): sender list + charging preferences, receiver GET/PUT/PATCH. */
 @injectable()
@@ -15,13 +16,19 @@ export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, Session
   readonly module = "sessions";
   readonly translationLosses = SESSIONS_TRANSLATION_LOSSES;
   readonly dataOwner = "CPO" as const;
-  readonly pushSpec = SESSIONS_PUSH;
+  private sender?: SessionsSenderPort;
+  /** a PATCH's audience (the token's owner) is read from the stored session, through the SENDER port */
+  readonly pushSpec = sessionsPush(async (owner, id) => this.sender?.get(id, { party: owner }));
   /** the sessions list requires date_from; a pulled Session replaces the stored one whole */
   readonly syncSpec: SyncSpec<Session> = {
     type: sessionType,
     dateFromRequired: true,
     upsert: (port, owner, session, ctx) => (port as SessionsReceiverPort).put(owner, session, ctx),
   };
+
+  connect(role: InterfaceRole, port: unknown): void {
+    if (role === "SENDER") this.sender = port as SessionsSenderPort;
+  }
 
   protected senderRoutes(port: SessionsSenderPort): RouteSpec[] {
     return senderRoutes(port);

@@ -4,6 +4,8 @@ import type { Session, SessionPatch } from "./model";
 import { applySessionPatch } from "./patch";
 import type { DataChange } from "../../core/events/change-feed";
 import { sessionType } from "./translate";
+import type { PartyRef } from "../../core/protocol/types";
+import { tokenOwnerOf } from "./token-owner";
 
 /** A session that reached its end: the eMSP must see it even after a long outage. */
 const isFinal = (change: DataChange): boolean => change.object?.status === "COMPLETED" || change.object?.status === "INVALID";
@@ -11,14 +13,20 @@ const isFinal = (change: DataChange): boolean => change.object?.status === "COMP
 /**
  * Our sessions to partners' Receivers: PUT whole, PATCH a fragment (its
  * charging_periods are appended, so PATCHes never collapse). Final
- * sessions are delivered at least once.
+ * sessions are delivered at least once. Only to the partner of the token's
+ * owner: from the session when it comes whole, else from the stored one,
+ * read with `stored` (our SENDER port, which a CPO always serves).
  */
-export const SESSIONS_PUSH: PushSpec = {
+export const sessionsPush = (stored: (owner: PartyRef, id: string) => Promise<Session | undefined>): PushSpec => ({
   objectTypes: [sessionType],
   idFields: ["id"],
   methods: { upsert: "PUT", patch: "PATCH" },
   essential: isFinal,
   resync: true,
+  async audience(change) {
+    const session = (change.object?.cdr_token ? change.object : await stored(change.owner, change.path[0])) as Session | undefined;
+    return session && tokenOwnerOf(session);
+  },
   async apply(port, change, ctx) {
     const receiver = port as SessionsReceiverPort;
     const [id] = change.path;
@@ -32,4 +40,4 @@ export const SESSIONS_PUSH: PushSpec = {
     }
     return unsupportedChange(change);
   },
-};
+});

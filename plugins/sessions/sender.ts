@@ -1,9 +1,9 @@
 import type { RouteSpec } from "../../core/plugin";
 import { invalid, notFound } from "../../core/http/errors";
-import { portContext } from "../../core/modules/receiver-rules";
 import type { ChargingPreferences } from "./model";
 import type { SessionsSenderPort } from "./ports";
 import { chargingPreferencesType, sessionType } from "./translate";
+import { tokenOwnerInScope } from "./token-owner";
 
 /** Our CPO interface: the session list partners pull, and charging preferences they set (2.2+). */
 export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
@@ -11,12 +11,13 @@ export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
     method: "GET",
     path: "",
     paginated: true,
-    cache: true,
+    // The list depends on who asks (sessions belong to their token's owner): cached per partner scope.
+    cache: "per-scope",
     response: sessionType,
     handle: async (req) => {
       // Sessions is the one list where date_from is required (ocpi-notes §3.2); the kernel treats it as optional.
       if (!req.query.date_from) throw invalid("query parameter date_from is required for the sessions list");
-      return { page: await port.list(req.page, portContext(req)) };
+      return { page: await port.list(req.page, req.port) };
     },
   },
   {
@@ -27,7 +28,10 @@ export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
       if (req.ctx.version === "2.1.1") throw notFound("charging_preferences (not part of OCPI 2.1.1)");
       const sessionId = req.params.session_id;
       if (sessionId.length > 36) throw invalid("path session_id must be at most 36 characters");
-      const result = await port.setChargingPreferences(sessionId, req.body as ChargingPreferences, portContext(req));
+      // Another eMSP's session is answered like an unknown one: its existence is not revealed.
+      const session = await port.get(sessionId, req.port);
+      if (!session || !tokenOwnerInScope(req.port.scope, session)) throw notFound(`Session ${sessionId}`);
+      const result = await port.setChargingPreferences(sessionId, req.body as ChargingPreferences, req.port);
       if (result === undefined) throw notFound(`Session ${sessionId}`);
       // data is a bare ChargingPreferencesResponse string, the same in every version
       return { data: result };

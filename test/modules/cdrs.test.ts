@@ -272,7 +272,8 @@ describe("CDRs: sender list", () => {
       localModules: [localCdrs],
       modules: ["cdrs"],
       maxPageLimit: 5,
-      partnerRoles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "EMS" } }],
+      // the token owner of the example CDRs: a partner lists only CDRs of its own tokens
+      partnerRoles: [{ country_code: "DE", party_id: "TNM", role: "EMSP", business_details: { name: "TNM" } }],
       // seeded out of order; another party's CDR must never be listed
       seed: { cdrs: [3, 0, 6, 1, 5, 2, 4].map(ours).concat([{ ...example230(), id: "THEIRS" }]) },
     });
