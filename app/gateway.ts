@@ -18,6 +18,8 @@ import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core
 import { buildHttpApp } from "../core/host/http-app";
 import { createHttpServer } from "../core/host/http-server";
 import { LossyTranslationLog } from "../core/model/lossy";
+import { TolerantReader, heldLocationsOf } from "../core/model/tolerant-reader";
+import { repairsRoute } from "../core/admin/repairs";
 import { issuesOf } from "../core/model/object-type";
 import { withoutNulls } from "../core/model/without-nulls";
 import { CredentialsPlugin } from "../plugins/credentials/module";
@@ -86,7 +88,9 @@ export class Gateway {
       container.registerInstance(PartnerRegistry, registry);
       const lossy = new LossyTranslationLog(log);
       container.registerInstance(LossyTranslationLog, lossy);
-      const partnerClient = new PartnerClient(config, registry, container.resolve(OcpiClient), lossy);
+      const reader = new TolerantReader(log, heldLocationsOf(catalog));
+      container.registerInstance(TolerantReader, reader);
+      const partnerClient = new PartnerClient(config, registry, container.resolve(OcpiClient), lossy, reader);
       container.registerInstance(PartnerClient, partnerClient);
       const changes = new ChangeFeed();
       container.registerInstance(ChangeFeed, changes);
@@ -113,7 +117,8 @@ export class Gateway {
       const push = container.resolve(PushService);
       container.registerInstance(PushService, push);
       await registry.init();
-      const app = buildHttpApp(served, { config, registry, lossy, log, cache }, [
+      const app = buildHttpApp(served, { config, registry, lossy, reader, log, cache }, [
+        repairsRoute(reader),
         ...syncAdminRoutes(container.resolve(SyncPuller)),
         ...push.adminRoutes(adapters),
       ]);

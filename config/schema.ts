@@ -22,7 +22,7 @@ export const VERSIONS = ["2.3.0", "2.2.1", "2.1.1"] as const;
 export const INTERFACE_ROLES = ["SENDER", "RECEIVER"] as const;
 export const TOKEN_ENCODINGS = ["base64", "raw", "auto"] as const;
 export const HEADER_PREFIXES = ["OCPI", "ROAMING"] as const;
-export const STRICTNESS = ["reject", "log"] as const;
+export const STRICTNESS = ["reject", "log", "repair"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export const IMAGE_CATEGORIES = ["CHARGER", "ENTRANCE", "LOCATION", "NETWORK", "OPERATOR", "OTHER", "OWNER"] as const;
 
@@ -309,6 +309,7 @@ export const partnerSchema = z.strictObject({
   header_prefix: z.enum(HEADER_PREFIXES, { error: msg(MESSAGES.headerPrefix) }).default("OCPI"),
   modules: z.array(str(MODULE_ID_RE, MESSAGES.moduleId)).superRefine(uniqueItems("module")).optional(),
   strictness: z.enum(STRICTNESS, { error: msg(MESSAGES.strictness) }).default("reject"),
+  send_nulls_for_optional: z.boolean({ error: msg("must be true or false") }).optional(),
   callback_hosts: nullAsAbsent(
     z
       .array(

@@ -6,7 +6,8 @@ export type Role = "CPO" | "EMSP" | "HUB" | "NAP" | "NSP" | "OTHER" | "SCSP" | "
 export type InterfaceRole = "SENDER" | "RECEIVER";
 export type TokenEncoding = "base64" | "raw" | "auto";
 export type HeaderPrefix = "OCPI" | "ROAMING";
-export type Strictness = "reject" | "log";
+/** how invalid objects from a partner are read (README "Tolerant reader"): refused, accepted as they are, or repaired */
+export type Strictness = "reject" | "log" | "repair";
 
 export interface ImageConfig {
   url: string;
@@ -108,6 +109,8 @@ export interface PartnerConfig {
   /** modules this partner may use; default all served modules */
   modules?: string[];
   strictness: Strictness;
+  /** every optional field of the objects we send the partner present, null when absent (frameworks that require every key) */
+  send_nulls_for_optional?: boolean;
   /** `host` or `host:port` the partner may also be called at, besides the origin of versions_url (README "Outbound URL policy") */
   callback_hosts: string[];
   /** cron schedules per module for sync pulls (issue #5) */

@@ -2,8 +2,9 @@ import type { InterfaceRole, ModuleId, PartyRef } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { ObjectType } from "../model/object-type";
-import { issuesOf } from "../model/object-type";
-import { withoutNulls } from "../model/without-nulls";
+import type { TolerantReader, ReadResult } from "../model/tolerant-reader";
+import type { z } from "zod";
+import { bodyForPartner } from "../model/schema-walk";
 import { OcpiClient, PartnerCallError, type CallResult, type CallTarget } from "./ocpi-client";
 import type { OutboundRequest } from "../outbox/outbox";
 import type { PartnerRecord } from "../partners/partner-record";
@@ -52,6 +53,7 @@ export class PartnerClient {
     private readonly registry: PartnerRegistry,
     private readonly http: OcpiClient,
     private readonly lossy: LossyTranslationLog,
+    private readonly reader: TolerantReader,
   ) {}
 
   async call<T = unknown>(partnerId: string, call: ModuleCall): Promise<CallResult<T>> {
@@ -59,9 +61,10 @@ export class PartnerClient {
     const version = record.version!;
     const target = withPath(url, call.path);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
-    const body = call.body
+    const wire = call.body
       ? call.body.type.down(call.body.value, version, this.lossy.context(partnerId, call.body.type.name, version, {}))
       : undefined;
+    const body = call.body ? bodyForPartner(config, call.method, () => call.body!.type.schema(version, "full"), wire) : undefined;
     return this.http.call<T>(
       call.method,
       { ...this.targetFor(record, config, target.toString(), call.from, call.to), correlationId: call.correlationId },
@@ -111,7 +114,9 @@ export class PartnerClient {
       const version = record.version!;
       // 2.1.1 objects name no owner: the partner's own party is, or ours for what we pushed to its receiver.
       const owner = call.owner ?? (call.role === "RECEIVER" ? (call.from ?? this.config.parties[0]) : record.roles[0]);
-      return type.up(result.envelope.data, version, this.lossy.context(partnerId, type.name, version, {}, owner));
+      const read = await this.read(partnerId, type.name, type.schema(version, "full"), result.envelope.data, owner);
+      if (!read.ok) throw new PartnerCallError("malformed", `GET ${call.module}: the partner's ${type.name} is invalid: ${describeIssues(read.issues)}`);
+      return type.up(read.value, version, this.lossy.context(partnerId, type.name, version, {}, owner));
     } catch (error) {
       if (error instanceof PartnerCallError && error.httpStatus === 404) return undefined;
       throw error;
@@ -121,8 +126,10 @@ export class PartnerClient {
   /**
    * Pages through a partner's sender list, following Link headers. Honours
    * X-Limit and stops on a Link that points back at the page just read, so a
-   * misbehaving partner cannot make it loop. Invalid objects are skipped and
-   * reported to `onInvalid` (the protocol's advice: process the valid ones).
+   * misbehaving partner cannot make it loop. Objects are read under the
+   * partner's strictness: repaired (`repair`), taken as they are (`log`), or
+   * skipped and reported to `onInvalid` (`reject`; the protocol's advice:
+   * process the valid ones).
    */
   async *list<T>(
     partnerId: string,
@@ -143,14 +150,30 @@ export class PartnerClient {
       const result = await this.http.call<unknown[]>("GET", this.targetFor(record, config, next));
       const items: T[] = [];
       for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
-        const parsed = type.schema(record.version!, "full").safeParse(withoutNulls(raw));
+        const read = await this.read(partnerId, type.name, type.schema(record.version!, "full"), raw, record.roles[0]);
         const tx = this.lossy.context(partnerId, type.name, record.version!, {}, record.roles[0]);
-        if (parsed.success) items.push(type.up(parsed.data, record.version!, tx));
-        else onInvalid(raw, describeIssues(issuesOf(parsed.error)));
+        if (read.ok) items.push(type.up(read.value, record.version!, tx));
+        else onInvalid(raw, describeIssues(read.issues));
       }
       yield items;
       next = nextLink(result.headers.get("link"), result.headers.get("x-limit"), filters.limit);
     }
+  }
+
+  /**
+   * An answer to one of our requests that its module checks itself
+   * (CommandResponse, ChargingProfileResponse): under `strictness: repair`
+   * the repaired answer when repairs make it valid, else the answer as it came.
+   */
+  async repaired(partnerId: string, type: string, schema: z.ZodType, answer: unknown): Promise<unknown> {
+    if (this.registry.configOf(partnerId).strictness !== "repair") return answer;
+    const read = await this.read(partnerId, type, schema, answer);
+    return read.ok ? read.value : answer;
+  }
+
+  /** One object the partner sent, read under its strictness (core/model/tolerant-reader.ts); `sender`: the party it came from. */
+  private read(partnerId: string, type: string, schema: z.ZodType, raw: unknown, sender?: PartyRef): Promise<ReadResult> {
+    return this.reader.read({ partnerId, strictness: this.registry.configOf(partnerId).strictness, type, schema, raw, sender });
   }
 
   async endpoint(partnerId: string, module: ModuleId, role: InterfaceRole) {

@@ -6,6 +6,7 @@ import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
+import type { TolerantReader } from "../model/tolerant-reader";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
 import { sameParty } from "../protocol/types";
@@ -17,14 +18,15 @@ import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
 import { flatQuery, parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
 import { requestBody } from "../http/json-body";
-import { issuesOf, type TranslationContext } from "../model/object-type";
+import type { TranslationContext } from "../model/object-type";
 import { authenticate } from "./authenticate";
-import { withoutNulls } from "../model/without-nulls";
 
 export interface KernelServices {
   config: GatewayConfig;
   registry: PartnerRegistry;
   lossy: LossyTranslationLog;
+  /** reads bodies under the partner's strictness (reject, log, repair) */
+  reader: TolerantReader;
   log: Logger;
   /** serves cacheable GETs and invalidates on receiver writes; absent: every request reaches the plugin */
   cache?: ResponseCache;
@@ -70,7 +72,8 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const tx = (name: string) => k.lossy.context(partner.id, name, version, params, pathOwner ?? partner.record.roles[0]);
     const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
     const page = route.paginated ? parsePageRequest(ctx.query, maxPageLimit) : EMPTY_PAGE;
-    const body = route.body ? readBody(ctx, route, rc, tx) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
+    const sender = pathOwner ?? partner.record.roles[0];
+    const body = route.body ? await readBody(ctx, route, rc, tx, k.reader, sender) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
     const port = { partnerId: partner.id, party, version, correlationId: rc.correlationId, scope };
     const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner: pathOwner, port };
@@ -97,7 +100,14 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     ctx.body = envelope(data, reply.statusCode);
   };
 
-const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name: string) => TranslationContext): unknown => {
+const readBody = async (
+  ctx: Context,
+  route: RouteSpec,
+  rc: RequestContext,
+  tx: (name: string) => TranslationContext,
+  reader: TolerantReader,
+  sender: PartyRef | undefined,
+): Promise<unknown> => {
   const spec = route.body!;
   const raw = requestBody(ctx.request as { rawBody?: string; body?: unknown });
   if (raw === undefined) {
@@ -105,15 +115,11 @@ const readBody = (ctx: Context, route: RouteSpec, rc: RequestContext, tx: (name:
     throw invalid(`Request body with a ${spec.type.name} is required`);
   }
   checkMediaType(ctx.state.bodyMediaType, rc);
-  const cleaned = withoutNulls(raw);
-  const result = spec.type.schema(rc.version, spec.mode).safeParse(cleaned);
-  if (!result.success) {
-    const issues = issuesOf(result.error);
-    if (rc.partner.config.strictness === "reject") throw invalidFields(issues);
-    rc.log.warn({ issues }, `accepted an invalid ${spec.type.name} (strictness: log)`);
-  }
-  const wire = result.success ? result.data : cleaned;
-  return spec.type.up(wire, rc.version, tx(spec.type.name));
+  const { partner, version, log } = rc;
+  const schema = spec.type.schema(version, spec.mode);
+  const read = await reader.read({ partnerId: partner.id, strictness: partner.config.strictness, type: spec.type.name, schema, raw, sender, log });
+  if (!read.ok) throw invalidFields(read.issues);
+  return spec.type.up(read.value, version, tx(spec.type.name));
 };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;

@@ -308,7 +308,7 @@ describe("malformed configs are rejected with precise path: message", () => {
       yamlWith((c) => (c.partners[0].versions_url = "partner.example/versions")),
       "partners[0].versions_url: must be an absolute http:// or https:// URL",
     ],
-    ["bad strictness", yamlWith((c) => (c.partners[0].strictness = "lenient")), "partners[0].strictness: must be one of: reject, log"],
+    ["bad strictness", yamlWith((c) => (c.partners[0].strictness = "lenient")), "partners[0].strictness: must be one of: reject, log, repair"],
     [
       "callback host with a scheme",
       yamlWith((c) => (c.partners[0].callback_hosts = ["https://cb.example"])),

@@ -1,0 +1,319 @@
+import "reflect-metadata";
+import pino from "pino";
+import { Gateway } from "../../app/gateway";
+import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
+import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
+import { OffSpecPartner } from "../support/off-spec-partner";
+
+/**
+ * Issue #9 item 6, end to end: a hub's objects that are slightly off the
+ * spec in the ways seen in the field (weekday as "1", twentyfourseven
+ * missing, related_locations[].name a list, facility SHOPPING_MALL, a
+ * cdr_token without owner, a cdr_location without address fields, numbers
+ * as strings) are served by two 2.2.1 CPOs on loopback that no one here
+ * wrote. An eMSP gateway pulls them and takes the same objects pushed to
+ * its receivers: from the partner configured `strictness: repair` every one
+ * is imported and each repair is visible in GET /admin/v1/repairs and
+ * logged once; from the partner configured `strictness: reject` they are
+ * rejected, counted, and refused with 2001 naming the field. The repair
+ * partner also has `send_nulls_for_optional`: a Token pushed to it carries
+ * every optional key of the 2.2.1 Token.
+ */
+
+type Json = Record<string, any>;
+
+const ADMIN_TOKEN = "tolerant-reader-admin-token-0123456789";
+const REPAIR = { country_code: "NL", party_id: "QRK" };
+const REJECT = { country_code: "NL", party_id: "QRR" };
+const STAMP = "2025-03-01T10:00:00Z";
+const LOCATIONS = 3;
+
+/* ---------------------------------------------------------------- off-spec objects, as the hub sent them */
+
+const offSpecLocation = (owner: typeof REPAIR, id: string): Json => ({
+  ...owner,
+  id,
+  publish: true,
+  name: `Quirky ${id}`,
+  address: "Main street 1",
+  city: "Utrecht",
+  postal_code: "3511 AA",
+  country: "NLD",
+  coordinates: { latitude: "52.090730", longitude: "5.121420" },
+  // a list of DisplayText where one is required
+  related_locations: [{ latitude: "52.090740", longitude: "5.121430", name: [{ language: "nl", text: "Ingang" }, { language: "en", text: "Entrance" }] }],
+  // outside the 2.2.1 enumeration: the hub's name for MALL
+  facilities: ["SHOPPING_MALL", "WIFI"],
+  // twentyfourseven missing, weekdays as strings
+  opening_times: {
+    regular_hours: [
+      { weekday: "1", period_begin: "08:00", period_end: "20:00" },
+      { weekday: "2", period_begin: "08:00", period_end: "20:00" },
+    ],
+  },
+  evses: [
+    {
+      uid: "EVSE1",
+      evse_id: "NL*QRK*E1",
+      status: "AVAILABLE",
+      connectors: [
+        { id: "1", standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 32, last_updated: STAMP },
+      ],
+      last_updated: STAMP,
+    },
+  ],
+  time_zone: "Europe/Amsterdam",
+  last_updated: STAMP,
+});
+
+/** A token without its owner (country_code, party_id), as the hub sends it in Sessions and CDRs. */
+const ownerlessToken = { uid: "RFID0001", type: "RFID", contract_id: "DE-EMS-C0001" };
+
+const offSpecSession = (owner: typeof REPAIR, id: string): Json => ({
+  ...owner,
+  id,
+  start_date_time: STAMP,
+  kwh: 1.5,
+  cdr_token: ownerlessToken,
+  auth_method: "WHITELIST",
+  location_id: "LOC1",
+  evse_uid: "EVSE1",
+  connector_id: "1",
+  currency: "EUR",
+  status: "ACTIVE",
+  last_updated: STAMP,
+});
+
+/** A CdrLocation without address, city and country; total_time as a string. */
+const offSpecCdr = (owner: typeof REPAIR, id: string, locationId = "LOC1"): Json => ({
+  ...owner,
+  id,
+  start_date_time: STAMP,
+  end_date_time: "2025-03-01T10:30:00Z",
+  session_id: "SES1",
+  cdr_token: ownerlessToken,
+  auth_method: "WHITELIST",
+  cdr_location: {
+    id: locationId,
+    coordinates: { latitude: "52.090730", longitude: "5.121420" },
+    evse_uid: "EVSE1",
+    evse_id: "NL*QRK*E1",
+    connector_id: "1",
+    connector_standard: "IEC_62196_T2",
+    connector_format: "SOCKET",
+    connector_power_type: "AC_3_PHASE",
+  },
+  currency: "EUR",
+  charging_periods: [{ start_date_time: STAMP, dimensions: [{ type: "ENERGY", volume: 1.5 }] }],
+  total_cost: { excl_vat: 0.75, incl_vat: 0.9 },
+  total_energy: 1.5,
+  total_time: "0.5",
+  last_updated: "2025-03-01T10:31:00Z",
+});
+
+const listsOf = (owner: typeof REPAIR) => ({
+  locations: Array.from({ length: LOCATIONS }, (_, i) => offSpecLocation(owner, `LOC${i + 1}`)),
+  sessions: [offSpecSession(owner, "SES1"), offSpecSession(owner, "SES2")],
+  cdrs: [offSpecCdr(owner, "CDR1"), offSpecCdr(owner, "CDR2")],
+});
+
+/* ---------------------------------------------------------------- the eMSP gateway */
+
+const lines: Json[] = [];
+let gateway: Gateway;
+let url: string;
+const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR) });
+const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT) });
+
+const admin = (method: string, route: string, body?: unknown): Promise<HttpResult> =>
+  ocpiRequest(method, `${url}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
+const sync = async (partner: string, module: string): Promise<Json> => {
+  const res = await admin("POST", `/sync/${partner}/${module}`);
+  expect(res.body.status_code).toBe(1000);
+  return res.body.data;
+};
+/** A call of the partner on our 2.2.1 receiver interface, with the token we gave it. */
+const asPartner = (partner: OffSpecPartner, method: string, path: string, body?: unknown): Promise<HttpResult> =>
+  ocpiRequest(method, `${url}/ocpi/2.2.1/receiver/${path}`, { token: partner.tokenToGateway!, body });
+const repairLines = () => lines.filter((l) => l.msg === "field repaired (strictness: repair)");
+
+beforeAll(async () => {
+  await repairPartner.start();
+  await rejectPartner.start();
+  const [port] = await freePorts(1);
+  url = `http://127.0.0.1:${port}`;
+  const local = { adapter: "local" };
+  const config = testGatewayConfig({
+    port,
+    party: { country_code: "DE", party_id: "EMS", role: "EMSP" },
+    modules: { locations: local, sessions: local, cdrs: local, tokens: local },
+    server: { admin_token: ADMIN_TOKEN },
+    partners: [
+      { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
+      { id: "rejecting", token_a: "reject-partner-token-A-0123", versions_url: rejectPartner.versionsUrl, strictness: "reject" },
+    ],
+  });
+  const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  gateway = await Gateway.create(config, { logger });
+  await gateway.listen();
+  await gateway.credentials.register("repairing");
+  await gateway.credentials.register("rejecting");
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await repairPartner.close();
+  await rejectPartner.close();
+  removeTempDirs();
+});
+
+/* ---------------------------------------------------------------- pulls */
+
+describe("sync pulls of off-spec objects", () => {
+  it("strictness repair: every Location, Session and CDR is imported", async () => {
+    // Locations first: the CDRs' missing address fields come from the Location held for their id.
+    expect(await sync("repairing", "locations")).toMatchObject({ objects: LOCATIONS, rejected: 0 });
+    expect(await sync("repairing", "sessions")).toMatchObject({ objects: 2, rejected: 0 });
+    expect(await sync("repairing", "cdrs")).toMatchObject({ objects: 2, rejected: 0 });
+
+    const location = (await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC2")).body.data;
+    expect(location.opening_times).toEqual({
+      twentyfourseven: false,
+      regular_hours: [
+        { weekday: 1, period_begin: "08:00", period_end: "20:00" },
+        { weekday: 2, period_begin: "08:00", period_end: "20:00" },
+      ],
+    });
+    expect(location.facilities).toEqual(["MALL", "WIFI"]);
+    expect(location.related_locations[0].name).toEqual({ language: "nl", text: "Ingang" });
+
+    const session = (await asPartner(repairPartner, "GET", "sessions/NL/QRK/SES1")).body.data;
+    expect(session.cdr_token).toEqual({ ...ownerlessToken, ...REPAIR });
+
+    const cdr = (await asPartner(repairPartner, "GET", "cdrs/NL/QRK/CDR1")).body.data;
+    expect(cdr.cdr_location).toMatchObject({ id: "LOC1", address: "Main street 1", city: "Utrecht", country: "NLD" });
+    expect(cdr.total_time).toBe(0.5);
+  });
+
+  it("each repair is visible in GET /admin/v1/repairs per partner, type and field, with its count", async () => {
+    const res = await admin("GET", "/repairs");
+    expect(res.status).toBe(200);
+    const repairs: Json[] = res.body.data;
+    const count = (type: string, field: string) => repairs.find((r) => r.partner === "repairing" && r.type === type && r.field === field);
+    expect(count("Location", "/opening_times/regular_hours/*/weekday")).toMatchObject({ count: 2 * LOCATIONS, repair: "number sent as a string: converted" });
+    expect(count("Location", "/opening_times/twentyfourseven")).toMatchObject({ count: LOCATIONS, repair: expect.stringContaining("set to false") });
+    expect(count("Location", "/related_locations/*/name")).toMatchObject({ count: LOCATIONS, repair: expect.stringContaining("first element kept") });
+    expect(count("Location", "/facilities/*")).toMatchObject({ count: LOCATIONS, repair: "SHOPPING_MALL mapped to its synonym MALL" });
+    expect(count("Session", "/cdr_token/country_code")).toMatchObject({ count: 2, repair: expect.stringContaining("party the object came from") });
+    expect(count("Session", "/cdr_token/party_id")).toMatchObject({ count: 2 });
+    for (const field of ["address", "city", "country"])
+      expect(count("CDR", `/cdr_location/${field}`)).toMatchObject({ count: 2, repair: expect.stringContaining("Location held for its id") });
+    expect(count("CDR", "/total_time")).toMatchObject({ count: 2 });
+    // nothing is counted for the partner whose objects are not repaired
+    expect(repairs.filter((r) => r.partner === "rejecting")).toEqual([]);
+  });
+
+  it("each repair is logged once per partner, type and field, without the values", () => {
+    const logged = repairLines();
+    const keys = logged.map((l) => `${l.partner} ${l.type} ${l.field} ${l.repair}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain("repairing Location /facilities/* SHOPPING_MALL mapped to its synonym MALL");
+    for (const line of logged) {
+      const text = JSON.stringify(line);
+      for (const value of ["RFID0001", "DE-EMS-C0001", "Main street", "Utrecht", "Ingang"]) expect(text).not.toContain(value);
+    }
+  });
+
+  it("strictness reject: the same objects are rejected and counted, nothing stored", async () => {
+    expect(await sync("rejecting", "locations")).toMatchObject({ objects: 0, rejected: LOCATIONS });
+    expect(await sync("rejecting", "sessions")).toMatchObject({ objects: 0, rejected: 2 });
+    expect(await sync("rejecting", "cdrs")).toMatchObject({ objects: 0, rejected: 2 });
+    const rejected = lines.filter((l) => l.msg === "pulled object rejected" && l.partner === "rejecting");
+    expect(rejected.find((l) => l.module === "locations")!.problems).toContain("/opening_times/regular_hours/0/weekday");
+    expect(rejected.find((l) => l.module === "sessions")!.problems).toContain("/cdr_token/country_code");
+    expect(rejected.find((l) => l.module === "cdrs")!.problems).toContain("/cdr_location/address");
+    expect((await asPartner(rejectPartner, "GET", "locations/NL/QRR/LOC1")).status).toBe(404);
+  });
+});
+
+/* ---------------------------------------------------------------- receivers */
+
+describe("off-spec objects pushed to our receivers", () => {
+  it("strictness repair: a Location, a Session and a CDR are accepted repaired", async () => {
+    const put = await asPartner(repairPartner, "PUT", "locations/NL/QRK/LOC9", offSpecLocation(REPAIR, "LOC9"));
+    expect(put.body.status_code).toBe(1000);
+    const stored = (await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC9")).body.data;
+    expect(stored.opening_times.twentyfourseven).toBe(false);
+    expect(stored.facilities).toEqual(["MALL", "WIFI"]);
+
+    expect((await asPartner(repairPartner, "PUT", "sessions/NL/QRK/SES9", offSpecSession(REPAIR, "SES9"))).body.status_code).toBe(1000);
+    expect((await asPartner(repairPartner, "POST", "cdrs", offSpecCdr(REPAIR, "CDR9", "LOC9"))).body.status_code).toBe(1000);
+    const cdr = (await asPartner(repairPartner, "GET", "cdrs/NL/QRK/CDR9")).body.data;
+    expect(cdr.cdr_location).toMatchObject({ id: "LOC9", address: "Main street 1", city: "Utrecht", country: "NLD" });
+  });
+
+  it("strictness repair: a CdrLocation of a Location the gateway does not hold cannot be repaired: 2001 naming the field", async () => {
+    const res = await asPartner(repairPartner, "POST", "cdrs", offSpecCdr(REPAIR, "CDR8", "UNKNOWN-LOC"));
+    expect(res.body.status_code).toBe(2001);
+    expect(res.body.status_message).toContain("/cdr_location/address");
+    expect((await asPartner(repairPartner, "GET", "cdrs/NL/QRK/CDR8")).status).toBe(404);
+  });
+
+  it("strictness repair: a string where a DisplayText is required gets language en, a single object becomes a list", async () => {
+    const location = offSpecLocation(REPAIR, "LOC7");
+    location.related_locations = { latitude: "52.090740", longitude: "5.121430", name: "Ingang" };
+    expect((await asPartner(repairPartner, "PUT", "locations/NL/QRK/LOC7", location)).body.status_code).toBe(1000);
+    const stored = (await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC7")).body.data;
+    expect(stored.related_locations).toEqual([{ latitude: "52.090740", longitude: "5.121430", name: { language: "en", text: "Ingang" } }]);
+  });
+
+  it("strictness reject: the same objects are refused with 2001 naming the field, nothing stored", async () => {
+    const location = await asPartner(rejectPartner, "PUT", "locations/NL/QRR/LOC9", offSpecLocation(REJECT, "LOC9"));
+    expect(location.body.status_code).toBe(2001);
+    expect(location.body.status_message).toContain("/opening_times/regular_hours/0/weekday");
+    expect(location.body.status_message).toContain("/facilities/0");
+    const session = await asPartner(rejectPartner, "PUT", "sessions/NL/QRR/SES9", offSpecSession(REJECT, "SES9"));
+    expect(session.body.status_code).toBe(2001);
+    expect(session.body.status_message).toContain("/cdr_token/country_code");
+    const cdr = await asPartner(rejectPartner, "POST", "cdrs", offSpecCdr(REJECT, "CDR9"));
+    expect(cdr.body.status_code).toBe(2001);
+    expect(cdr.body.status_message).toContain("/cdr_location/address");
+    expect((await asPartner(rejectPartner, "GET", "locations/NL/QRR/LOC9")).status).toBe(404);
+  });
+});
+
+/* ---------------------------------------------------------------- send_nulls_for_optional */
+
+describe("send_nulls_for_optional", () => {
+  it("a pushed Token carries every optional key of the 2.2.1 Token, null when absent; other partners get only what is set", async () => {
+    const token = {
+      country_code: "DE",
+      party_id: "EMS",
+      uid: "TOK1",
+      type: "RFID",
+      contract_id: "DE-EMS-CTOK1",
+      visual_number: "DE-EMS-TOK1",
+      issuer: "EMS",
+      valid: true,
+      whitelist: "ALLOWED",
+      last_updated: STAMP,
+    };
+    const event = await admin("POST", "/events", { module: "tokens", owner: { country_code: "DE", party_id: "EMS" }, path: ["TOK1"], kind: "upsert", object: token });
+    expect(event.body.status_code).toBe(1000);
+    const pushed = async (partner: OffSpecPartner) => {
+      for (let waited = 0; waited < 10_000; waited += 50) {
+        const found = partner.received.find((r) => r.method === "PUT" && r.path.endsWith("/tokens/DE/EMS/TOK1"));
+        if (found) return found.body;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error("the Token was not pushed");
+    };
+    // Part B Token (2.2.1): the optional fields, from the spec's table
+    const optional = ["visual_number", "group_id", "language", "default_profile_type", "energy_contract"];
+    const nulls = await pushed(repairPartner);
+    for (const key of optional) expect(nulls).toHaveProperty(key);
+    expect(nulls).toMatchObject({ visual_number: "DE-EMS-TOK1", group_id: null, language: null, default_profile_type: null, energy_contract: null });
+    const plain = await pushed(rejectPartner);
+    expect(Object.keys(plain).filter((key) => optional.includes(key))).toEqual(["visual_number"]);
+  });
+});
