@@ -69,6 +69,8 @@ export const MESSAGES = {
   callbackHost: 'must be a host like "ocpi.partner.example", optionally with a port ("ocpi.partner.example:8443", "[2001:db8::1]:8443"; no scheme or path)',
   cron: 'must be a valid cron expression (5 or 6 fields, e.g. "*/15 * * * *")',
   syncOverlap: "must be a whole number of seconds between 0 and 86400",
+  syncRetries: "must be a whole number between 0 and 100",
+  syncRetryDelay: "must be a whole number of milliseconds between 1 and 3600000 (one hour)",
   pushDelay: "must be a whole number of milliseconds between 1 and 86400000 (one day)",
   pushWindow: "must be a whole number of milliseconds between 1 and 2592000000 (30 days)",
   adapterSettings: "must be a mapping of adapter settings",
@@ -327,6 +329,13 @@ export const partnerSchema = z.strictObject({
     )
     .optional(),
   sync_overlap_seconds: int(0, 86400, MESSAGES.syncOverlap).optional(),
+  sync_retry: z
+    .strictObject({
+      retries: int(0, 100, MESSAGES.syncRetries).optional(),
+      base_delay_ms: int(1, 3_600_000, MESSAGES.syncRetryDelay).optional(),
+      max_delay_ms: int(1, 3_600_000, MESSAGES.syncRetryDelay).optional(),
+    })
+    .optional(),
   max_page_limit: int(1, 10000, MESSAGES.maxPageLimit).optional(),
   push: z
     .strictObject({

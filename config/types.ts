@@ -117,10 +117,21 @@ export interface PartnerConfig {
   sync?: Record<string, string>;
   /** how far before the last pull's start an incremental pull asks from (date_from), for clock skew and late writes; default 60 */
   sync_overlap_seconds?: number;
+  /** retries of failing pages within one sync pull (README "Sync pulls"); defaults in core/sync/page-retry.ts */
+  sync_retry?: PartnerSyncRetryConfig;
   /** cap on `limit` of the lists this partner reads from us, when it must differ from server.max_page_limit */
   max_page_limit?: number;
   /** delivery of pushes to this partner (README "Pushes"); defaults in core/outbox/retry-policy.ts */
   push?: PartnerPushConfig;
+}
+
+export interface PartnerSyncRetryConfig {
+  /** retries per pull, across its pages */
+  retries?: number;
+  /** first wait before a page is fetched again, doubling per retry of that page, ms */
+  base_delay_ms?: number;
+  /** cap on any one wait, the partner's Retry-After included, ms */
+  max_delay_ms?: number;
 }
 
 export interface PartnerPushConfig {

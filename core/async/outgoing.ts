@@ -1,9 +1,10 @@
+import type { Logger } from "pino";
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, type GatewayConfig } from "../../config/types";
 import type { ModuleId, PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PendingRequests } from "./pending-requests";
 import { Status } from "../protocol/status";
-import { OcpiError, invalid, notFound } from "../http/errors";
+import { OcpiError, notFound } from "../http/errors";
 import { PartnerCallError } from "../client/ocpi-client";
 import { absolute, modulePath } from "../host/urls";
 
@@ -22,8 +23,10 @@ export interface SentRequest<Response> {
   party: PartyRef;
   /** the partner's immediate answer, once it came */
   response?: Response;
-  /** outcome POSTs received for it, accepted or not (more than one means the partner repeated itself) */
+  /** outcome POSTs received for it (more than one means the partner repeated itself) */
   callbacks: number;
+  /** an outcome the partner posted after our TIMEOUT had been handed to the adapter: recorded, not delivered */
+  lateOutcome?: unknown;
 }
 
 /** The partner's immediate answer to an asynchronous request: only ACCEPTED is followed by an outcome. */
@@ -65,7 +68,9 @@ export const partnerFailure = (error: unknown): unknown => {
 /**
  * Sends a request through `call` while it waits in `pending` under `uid`: an
  * ACCEPTED answer waits for its outcome until the partner's timeout (plus
- * our grace) has passed; any other answer, or a failed call, finishes it.
+ * our grace) has passed; any other answer, or a failed call, closes it. A
+ * closed request still takes an outcome the partner posts (receiveOutcome),
+ * so a failure names the uid it would be handed to the adapter under.
  */
 export const sendTracked = async <R extends ImmediateAnswer, D extends SentRequest<R>>(
   pending: PendingRequests,
@@ -82,7 +87,9 @@ export const sendTracked = async <R extends ImmediateAnswer, D extends SentReque
     response = await call();
   } catch (error) {
     await pending.close(kind, uid);
-    throw partnerFailure(error);
+    const failure = partnerFailure(error);
+    if (!(failure instanceof OcpiError)) throw failure;
+    throw new OcpiError(failure.statusCode, `${failure.message} (request ${uid}: an outcome the partner posts for it all the same is taken)`, failure.httpStatus);
   }
   const keep = (d: D): D => ({ ...d, response });
   if (response.result === "ACCEPTED") await pending.reschedule(kind, uid, sentRequestDeadline(config, response.timeout), keep);
@@ -90,24 +97,44 @@ export const sendTracked = async <R extends ImmediateAnswer, D extends SentReque
   return response;
 };
 
+/** An outcome POSTed to one of our response_urls, and where it goes. */
+export interface PostedOutcome<D> {
+  pending: PendingRequests;
+  kind: string;
+  uid: string;
+  /** the partner that posted it */
+  partnerId: string;
+  /** whether the request is the one the URL names (e.g. its command type) */
+  belongs: (data: D) => boolean;
+  outcome: unknown;
+  /** "Command", "Charging profile request": for messages */
+  what: string;
+  log: Logger;
+}
+
 /**
  * An outcome POSTed to one of our response_urls. Only the partner the request
- * went to may answer it (to others it is unknown: 404); the first outcome is
- * taken and delivered, a later one is refused with 2001.
+ * went to may answer it (to others it is unknown: 404). An outcome for a
+ * request we sent is never refused: it is a fact about the partner's side,
+ * and answering an error would only make the partner retry or give up. The
+ * first is taken and handed to the adapter once, whether the request was
+ * pending or closed after a failed or declined answer; one that comes after
+ * our TIMEOUT was handed over is recorded on the request (`lateOutcome`) and
+ * logged, and the adapter, which hears one outcome per request, is not
+ * called again; a repeat is only counted.
  */
-export const receiveOutcome = async <D extends SentRequest<unknown>>(
-  pending: PendingRequests,
-  kind: string,
-  uid: string,
-  partnerId: string,
-  belongs: (data: D) => boolean,
-  outcome: unknown,
-  what: string,
-): Promise<void> => {
+export const receiveOutcome = async <D extends SentRequest<unknown>>(posted: PostedOutcome<D>): Promise<void> => {
+  const { pending, kind, uid, what } = posted;
   const entry = await pending.get<D, unknown>(kind, uid);
-  if (!entry || entry.data.partnerId !== partnerId || !belongs(entry.data)) throw notFound(what);
+  if (!entry || entry.data.partnerId !== posted.partnerId || !posted.belongs(entry.data)) throw notFound(what);
   await pending.modify<D, unknown>(kind, uid, (d) => ({ ...d, callbacks: d.callbacks + 1 }));
-  const settlement = await pending.settle(kind, uid, outcome);
+  const settlement = await pending.settle(kind, uid, posted.outcome, { afterClose: true });
   if (settlement === "unknown") throw notFound(what);
-  if (settlement === "finished") throw invalid(`${what} ${uid} already has a result`);
+  if (settlement === "settled") return;
+  const finished = await pending.get<D, unknown>(kind, uid);
+  const logged = { partner: posted.partnerId, kind, uid };
+  if (finished?.timedOut) {
+    await pending.modify<D, unknown>(kind, uid, (d) => ({ ...d, lateOutcome: posted.outcome }));
+    posted.log.warn(logged, `${what} outcome came after our TIMEOUT: recorded, not handed to the adapter again`);
+  } else posted.log.info(logged, `${what} outcome repeated by the partner: counted, the first one stands`);
 };

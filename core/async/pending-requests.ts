@@ -120,12 +120,17 @@ export class PendingRequests {
    * delivered before this resolves ("settled"; a failed delivery is retried
    * by the sweep, the outcome is kept); later ones get "finished". Past the
    * deadline the timeout wins, even when no sweep has come by yet.
+   * `afterClose`: an entry closed without an outcome takes one too, as if it
+   * were still pending (a request we sent whose answer failed or declined,
+   * for which the partner reports an outcome all the same).
    */
-  async settle<R>(kind: string, id: string, outcome: R): Promise<Settlement> {
+  async settle<R>(kind: string, id: string, outcome: R, options: { afterClose?: boolean } = {}): Promise<Settlement> {
     const now = Date.now();
     const handler = this.kinds.get(kind);
     let late = false;
     const won = await this.transition<unknown, R>(kind, id, (current) => {
+      const closed = current.state === "done" && current.outcome === undefined && !current.timedOut;
+      if (options.afterClose && closed) return this.settling({ ...current, outcome }, now);
       if (current.state !== "pending") return undefined;
       late = handler !== undefined && current.deadline <= now;
       return this.settling(late ? { ...current, outcome: handler!.timeoutOutcome(current), timedOut: true } : { ...current, outcome }, now);

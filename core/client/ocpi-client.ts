@@ -38,6 +38,8 @@ export class PartnerCallError extends Error {
     message: string,
     readonly httpStatus?: number,
     readonly statusCode?: number,
+    /** the answer's Retry-After header (a 429 or 503 asking us to wait), as sent */
+    readonly retryAfter?: string,
   ) {
     super(message);
     this.name = "PartnerCallError";
@@ -135,6 +137,8 @@ export class OcpiClient {
         result.httpStatus >= 400 ? "http" : "malformed",
         `${where} answered HTTP ${result.httpStatus} without an OCPI envelope`,
         result.httpStatus,
+        undefined,
+        result.headers.get("retry-after") ?? undefined,
       );
     }
     if (result.httpStatus >= 400 || env.status_code < 1000 || env.status_code >= 2000) {
@@ -143,6 +147,7 @@ export class OcpiClient {
         `${where} answered HTTP ${result.httpStatus}, status_code ${env.status_code}${env.status_message ? `: ${env.status_message}` : ""}`,
         result.httpStatus,
         env.status_code,
+        result.headers.get("retry-after") ?? undefined,
       );
     }
     return result;

@@ -129,7 +129,8 @@ export class PartnerClient {
    * misbehaving partner cannot make it loop. Objects are read under the
    * partner's strictness: repaired (`repair`), taken as they are (`log`), or
    * skipped and reported to `onInvalid` (`reject`; the protocol's advice:
-   * process the valid ones).
+   * process the valid ones). Each page is fetched through `retry` (a sync
+   * pull's budget: core/sync/page-retry.ts).
    */
   async *list<T>(
     partnerId: string,
@@ -137,6 +138,7 @@ export class PartnerClient {
     type: ObjectType<T>,
     filters: ListFilters = {},
     onInvalid: (object: unknown, problems: string) => void = () => undefined,
+    retry: <R>(fetch: () => Promise<R>) => Promise<R> = (fetch) => fetch(),
   ): AsyncGenerator<T[]> {
     const { record, config, url } = await this.endpoint(partnerId, module, "SENDER");
     const first = new URL(url);
@@ -147,7 +149,8 @@ export class PartnerClient {
     const seen = new Set<string>();
     while (next && !seen.has(next)) {
       seen.add(next);
-      const result = await this.http.call<unknown[]>("GET", this.targetFor(record, config, next));
+      const page = next;
+      const result = await retry(() => this.http.call<unknown[]>("GET", this.targetFor(record, config, page)));
       const items: T[] = [];
       for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
         const read = await this.read(partnerId, type.name, type.schema(record.version!, "full"), raw, record.roles[0]);

@@ -15,6 +15,7 @@ import type { PartyRef } from "../protocol/types";
 import { Lease } from "./lease";
 import { SyncStates } from "./sync-state";
 import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
+import { PageRetry } from "./page-retry";
 
 const DEFAULT_SYNC_OVERLAP_SECONDS = 60;
 /** A crashed instance's pull is taken over by another one at most this long after its last renewal. */
@@ -48,6 +49,8 @@ export interface SyncResult {
   pages: number;
   /** objects skipped: invalid for the partner's version, or owned by a party that is not the partner's */
   rejected: number;
+  /** page fetches repeated after a failure that may pass (partners[].sync_retry) */
+  retries: number;
   duration_ms: number;
 }
 
@@ -73,8 +76,10 @@ export class SyncBusyError extends Error {
  * the list). Incremental from the watermark minus the partner's overlap;
  * the watermark (this pull's start) is saved only once the last page is
  * stored, so a pull that fails half-way is repeated from the old one next
- * time, and the upserts by id make the repetition harmless. One pull per
- * partner and module at a time across instances, under a store lease.
+ * time, and the upserts by id make the repetition harmless. A page that
+ * fails in a way that may pass is fetched again within the pull's retry
+ * budget (page-retry.ts). One pull per partner and module at a time across
+ * instances, under a store lease.
  */
 @injectable()
 export class SyncPuller {
@@ -100,7 +105,7 @@ export class SyncPuller {
     const lease = await Lease.acquire(this.store, `sync:${partnerId}:${module}`, LOCK_TTL_MS);
     if (!lease) throw new SyncBusyError(partnerId, module);
     const startedAt = Date.now();
-    const run = { objects: 0, pages: 0, rejected: 0 };
+    const run = { objects: 0, pages: 0, rejected: 0, retries: 0 };
     const logged = { partner: partnerId, module, trigger: options.trigger, tick: options.tick === undefined ? undefined : new Date(options.tick).toISOString() };
     try {
       const { watermark } = await this.states.get(partnerId, module);
@@ -111,7 +116,18 @@ export class SyncPuller {
       const reject = (id: string | undefined, problems: string) => {
         if (run.rejected++ < REJECTIONS_LOGGED) this.log.warn({ ...logged, id, problems }, "pulled object rejected");
       };
-      const pages = this.partners.list(partnerId, module, target.spec.type, { date_from: dateFrom }, (raw, problems) => reject(idOf(raw), problems));
+      const retry = new PageRetry(this.registry.configOf(partnerId).sync_retry, options.signal, (event) => {
+        run.retries = event.retry;
+        this.log.warn({ ...logged, page: run.pages + 1, ...event }, "sync page failed; retrying");
+      });
+      const pages = this.partners.list(
+        partnerId,
+        module,
+        target.spec.type,
+        { date_from: dateFrom },
+        (raw, problems) => reject(idOf(raw), problems),
+        (fetch) => retry.run(fetch),
+      );
       for await (const page of pages) {
         if (lease.lost) throw new Error("the sync lock was lost (the store was unreachable or another instance took over)");
         if (options.signal?.aborted) throw new Error("the gateway is stopping");

@@ -1,16 +1,19 @@
+import type { Logger } from "pino";
 import type { PartnerClient } from "../../core/client/partner-client";
 import type { ModuleCall } from "../../core/client/partner-client";
-import { PartnerCallError } from "../../core/client/ocpi-client";
-import { issuesOf } from "../../core/model/object-type";
-import { withoutNulls } from "../../core/model/without-nulls";
+import { parseImmediateAnswer } from "../../core/async/immediate-answer";
 import type { ChargingProfile, ChargingProfileResponse } from "./model";
 import { chargingProfileResponseSchema } from "./schemas";
 import { setChargingProfileType } from "./translate";
-import { describeIssues } from "../../core/http/errors";
 
 /** Outbound calls of the chargingprofiles module to a partner CPO's Receiver interface (2.2+ only). */
 export class ChargingProfilesClient {
-  constructor(private readonly partners: PartnerClient) {}
+  constructor(
+    private readonly partners: PartnerClient,
+    /** our server.command_timeout_seconds, for an answer without `timeout` */
+    private readonly timeoutSeconds: number,
+    private readonly log: Logger,
+  ) {}
 
   /** GET {session_id}?duration=&response_url=: the active profile, posted later */
   getActive(partnerId: string, sessionId: string, duration: number, responseUrl: string): Promise<ChargingProfileResponse> {
@@ -33,12 +36,12 @@ export class ChargingProfilesClient {
 
   private async request(partnerId: string, call: Omit<ModuleCall, "module" | "role">): Promise<ChargingProfileResponse> {
     const result = await this.partners.call(partnerId, { module: "chargingprofiles", role: "RECEIVER", ...call });
-    const parsed = chargingProfileResponseSchema().safeParse(withoutNulls(result.envelope.data));
-    if (!parsed.success) {
-      const problems = describeIssues(issuesOf(parsed.error));
-      throw new PartnerCallError("malformed", `${call.method} chargingprofiles: the partner's ChargingProfileResponse is invalid: ${problems}`);
-    }
-    return parsed.data as ChargingProfileResponse;
+    const what = `the partner's ChargingProfileResponse to ${call.method} chargingprofiles`;
+    return parseImmediateAnswer(chargingProfileResponseSchema(), result.envelope.data, what, {
+      seconds: this.timeoutSeconds,
+      log: this.log,
+      partnerId,
+    }) as ChargingProfileResponse;
   }
 }
 

@@ -57,6 +57,8 @@ export class ChargingProfilesPlugin extends AsyncModulePlugin<
   }
 
   protected createSender(port: ChargingProfilesSenderPort): ProfileRequestSender {
-    return new ProfileRequestSender(port, this.pending, new ChargingProfilesClient(this.partners), this.registry, this.config);
+    const log = this.log.child({ module: this.module });
+    const client = new ChargingProfilesClient(this.partners, asyncTimeoutSeconds(this.config), log);
+    return new ProfileRequestSender(port, this.pending, client, this.registry, this.config, log);
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
@@ -35,7 +36,8 @@ const sessionIdOf = (id: string): string => {
  * The Smart Charging side (eMSP/SCSP) of charging profiles: the backend asks
  * for the active profile of a session at a partner CPO, sets or clears one
  * (admin API); the gateway sends the request with a response_url of its own,
- * takes the result there and hands it to the adapter once (or a timeout).
+ * takes the result there and hands it to the adapter once (or a timeout);
+ * a result for a request we sent is never refused (core/async/outgoing.ts).
  * The CPO's unsolicited updates of a session's active profile arrive at
  * PUT {session_id} and go to the adapter too.
  */
@@ -48,6 +50,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
     private readonly client: ChargingProfilesClient,
     private readonly registry: PartnerRegistry,
     private readonly config: GatewayConfig,
+    private readonly log: Logger,
   ) {}
 
   routes(): RouteSpec[] {
@@ -142,15 +145,16 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
   }
 
   private async result(req: OcpiRequest): Promise<OcpiReply> {
-    await receiveOutcome<SentProfileData>(
-      this.pending,
-      SENT_PROFILE_REQUESTS,
-      req.params.uid,
-      req.ctx.partner.id,
-      () => true,
-      req.body as ChargingProfileResult,
-      "Charging profile request",
-    );
+    await receiveOutcome<SentProfileData>({
+      pending: this.pending,
+      kind: SENT_PROFILE_REQUESTS,
+      uid: req.params.uid,
+      partnerId: req.ctx.partner.id,
+      belongs: () => true,
+      outcome: req.body as ChargingProfileResult,
+      what: "Charging profile request",
+      log: this.log,
+    });
     return {};
   }
 }
@@ -165,5 +169,6 @@ const view = (entry: PendingEntry<SentProfileData, Outcome>) => ({
   response: entry.data.response,
   result: entry.outcome ?? undefined,
   timed_out: entry.timedOut ?? false,
+  late_result: entry.data.lateOutcome,
   callbacks: entry.data.callbacks,
 });

@@ -47,6 +47,8 @@ export class CommandsPlugin extends AsyncModulePlugin<CommandsReceiverPort, Comm
   }
 
   protected createSender(port: CommandsSenderPort): CommandSender {
-    return new CommandSender(port, this.pending, new CommandsClient(this.partners, this.lossy), this.registry, this.config);
+    const log = this.log.child({ module: this.module });
+    const client = new CommandsClient(this.partners, this.lossy, asyncTimeoutSeconds(this.config), log);
+    return new CommandSender(port, this.pending, client, this.registry, this.config, log);
   }
 }

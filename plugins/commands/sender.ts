@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
@@ -28,7 +29,8 @@ const TIMED_OUT: CommandResult = { result: "TIMEOUT", message: [{ language: "en"
  * gateway POSTs it with a response_url of its own that is unique per command,
  * keeps it pending in the store, takes the partner's CommandResult there and
  * hands it to the adapter once; when none comes in time the adapter gets
- * TIMEOUT. A result for an unknown or finished command is refused.
+ * TIMEOUT. A result for a command we sent is never refused
+ * (core/async/outgoing.ts receiveOutcome); for an unknown one it is 404.
  */
 export class CommandSender implements PendingKind<SentCommandData, CommandResult> {
   readonly name = SENT_COMMANDS;
@@ -39,6 +41,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
     private readonly client: CommandsClient,
     private readonly registry: PartnerRegistry,
     private readonly config: GatewayConfig,
+    private readonly log: Logger,
   ) {}
 
   /** The response_url of every command we send: /{command}/{uid} under our Sender interface. */
@@ -97,7 +100,16 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
 
   private async callback(req: OcpiRequest): Promise<OcpiReply> {
     const { uid, command } = req.params;
-    await receiveOutcome<SentCommandData>(this.pending, SENT_COMMANDS, uid, req.ctx.partner.id, (d) => d.type === command, req.body, "Command");
+    await receiveOutcome<SentCommandData>({
+      pending: this.pending,
+      kind: SENT_COMMANDS,
+      uid,
+      partnerId: req.ctx.partner.id,
+      belongs: (d) => d.type === command,
+      outcome: req.body,
+      what: "Command",
+      log: this.log,
+    });
     return {};
   }
 }
@@ -111,5 +123,6 @@ const view = (entry: PendingEntry<SentCommandData, CommandResult>) => ({
   response: entry.data.response,
   result: entry.outcome,
   timed_out: entry.timedOut ?? false,
+  late_result: entry.data.lateOutcome,
   callbacks: entry.data.callbacks,
 });

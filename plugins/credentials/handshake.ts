@@ -12,6 +12,7 @@ import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core
 import { Status } from "../../core/protocol/status";
 import { outboundPolicy, outboundProblem } from "../../core/partners/outbound-policy";
 import { issuesOf, silentTranslation } from "../../core/model/object-type";
+import { withoutNulls } from "../../core/model/without-nulls";
 import { ourCredentials } from "./our-credentials";
 
 /**
@@ -120,7 +121,8 @@ export class CredentialsHandshake {
       if (error instanceof PartnerCallError) throw new Error(`Credentials ${method} failed: ${error.message}`);
       throw error;
     }
-    const parsed = this.type.schema(found.version, "full").safeParse(answer);
+    // Nulls mean absent (ocpi-notes §1.5), as in every other input from partners: `"website": null` is no website.
+    const parsed = this.type.schema(found.version, "full").safeParse(withoutNulls(answer));
     if (!parsed.success) {
       const issues = describeIssues(issuesOf(parsed.error));
       throw new Error(`Partner answered invalid credentials: ${issues}`);

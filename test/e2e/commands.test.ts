@@ -161,7 +161,7 @@ describe("commands between an eMSP and CPOs whose charge points accept, reject o
     expect(state.data.result).toBeUndefined();
   });
 
-  it("a result for an unknown command is 404, for a finished one 2001; neither reaches the backend", async () => {
+  it("a result for an unknown command is 404; a repeat for a finished one is taken (1000) and counted; neither reaches the backend", async () => {
     const cpo = CPOS[0];
     const tokenToEmsp = (await cpo.gateway!.registry.get("emsp"))!.tokenToPartner!;
     const callback = (uid: string) =>
@@ -174,8 +174,9 @@ describe("commands between an eMSP and CPOs whose charge points accept, reject o
     await finished(emspUrl, body.data.uid);
     const again = await callback(body.data.uid);
     expect(again.status).toBe(200);
-    expect(again.body.status_code).toBe(2001);
+    expect(again.body.status_code).toBe(1000);
     expect(await inbox(emsp, body.data.uid)).toHaveLength(1);
+    expect((await adminApi(emspUrl).get(`/commands/${body.data.uid}`)).body.data).toMatchObject({ callbacks: 2, result: { result: "ACCEPTED" } });
     // and another partner's command is unknown to this one
     const other = await issue(emspUrl, "cpo-silent", "START_SESSION");
     expect((await callback(other.body.data.uid)).status).toBe(404);
