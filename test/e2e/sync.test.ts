@@ -455,7 +455,8 @@ describe("two eMSP instances on one Redis", () => {
     const logsOf = [new LogLines(), new LogLines()];
     const options = (port: number): GatewayConfigOptions => ({
       port,
-      party: EMSP,
+      // Another partner of the CPO than the eMSP above: a party is registered by one partner only (partners[].roles).
+      party: { ...EMSP, party_id: "EMR" },
       modules: { locations: { adapter: "local" } },
       store,
       partners: [
