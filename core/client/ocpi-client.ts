@@ -41,6 +41,8 @@ export class PartnerCallError extends Error {
     readonly statusCode?: number,
     /** the partner's own words, scrubbed of our token (answer-excerpt.ts): the envelope's status_message, else the first bytes of the body */
     readonly answer?: string,
+    /** the answer's Retry-After header (a 429 or 503 asking us to wait), as sent */
+    readonly retryAfter?: string,
   ) {
     super(message);
     this.name = "PartnerCallError";
@@ -140,6 +142,7 @@ export class OcpiClient {
         result.httpStatus,
         undefined,
         answerExcerpt(result.text, token),
+        result.headers.get("retry-after") ?? undefined,
       );
     }
     if (result.httpStatus >= 400 || env.status_code < 1000 || env.status_code >= 2000) {
@@ -150,6 +153,7 @@ export class OcpiClient {
         result.httpStatus,
         env.status_code,
         said,
+        result.headers.get("retry-after") ?? undefined,
       );
     }
     return result;
