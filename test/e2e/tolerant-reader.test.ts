@@ -25,6 +25,7 @@ type Json = Record<string, any>;
 const ADMIN_TOKEN = "tolerant-reader-admin-token-0123456789";
 const REPAIR = { country_code: "NL", party_id: "QRK" };
 const REJECT = { country_code: "NL", party_id: "QRR" };
+const LOG = { country_code: "NL", party_id: "QRL" };
 const STAMP = "2025-03-01T10:00:00Z";
 const LOCATIONS = 3;
 
@@ -124,6 +125,7 @@ let gateway: Gateway;
 let url: string;
 const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR) });
 const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT) });
+const logPartner = new OffSpecPartner({ party: LOG, lists: listsOf(LOG) });
 
 const admin = (method: string, route: string, body?: unknown): Promise<HttpResult> =>
   ocpiRequest(method, `${url}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
@@ -140,6 +142,7 @@ const repairLines = () => lines.filter((l) => l.msg === "field repaired (strictn
 beforeAll(async () => {
   await repairPartner.start();
   await rejectPartner.start();
+  await logPartner.start();
   const [port] = await freePorts(1);
   url = `http://127.0.0.1:${port}`;
   const local = { adapter: "local" };
@@ -151,6 +154,7 @@ beforeAll(async () => {
     partners: [
       { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
       { id: "rejecting", token_a: "reject-partner-token-A-0123", versions_url: rejectPartner.versionsUrl, strictness: "reject" },
+      { id: "logging", token_a: "log-partner-token-A-0123456", versions_url: logPartner.versionsUrl, strictness: "log" },
     ],
   });
   const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
@@ -158,12 +162,14 @@ beforeAll(async () => {
   await gateway.listen();
   await gateway.credentials.register("repairing");
   await gateway.credentials.register("rejecting");
+  await gateway.credentials.register("logging");
 });
 
 afterAll(async () => {
   await gateway?.close();
   await repairPartner.close();
   await rejectPartner.close();
+  await logPartner.close();
   removeTempDirs();
 });
 
@@ -234,6 +240,16 @@ describe("sync pulls of off-spec objects", () => {
     expect(rejected.find((l) => l.module === "cdrs")!.problems).toContain("/cdr_location/address");
     expect((await asPartner(rejectPartner, "GET", "locations/NL/QRR/LOC1")).status).toBe(404);
   });
+
+  it("strictness log: the same objects are taken as they came, as receivers take them, and logged", async () => {
+    expect(await sync("logging", "locations")).toMatchObject({ objects: LOCATIONS, rejected: 0 });
+    const stored = (await asPartner(logPartner, "GET", "locations/NL/QRL/LOC1")).body.data;
+    expect(stored.opening_times.regular_hours[0].weekday).toBe("1");
+    expect(stored.opening_times).not.toHaveProperty("twentyfourseven");
+    const warning = lines.find((l) => l.msg === "accepted an invalid Location (strictness: log)" && l.partner === "logging");
+    expect(JSON.stringify(warning!.issues)).toContain("/opening_times/regular_hours/0/weekday");
+    expect((await admin("GET", "/repairs")).body.data.filter((r: Json) => r.partner === "logging")).toEqual([]);
+  });
 });
 
 /* ---------------------------------------------------------------- receivers */
@@ -265,6 +281,32 @@ describe("off-spec objects pushed to our receivers", () => {
     expect((await asPartner(repairPartner, "PUT", "locations/NL/QRK/LOC7", location)).body.status_code).toBe(1000);
     const stored = (await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC7")).body.data;
     expect(stored.related_locations).toEqual([{ latitude: "52.090740", longitude: "5.121430", name: { language: "en", text: "Ingang" } }]);
+  });
+
+  it("strictness repair: a boolean as a string, an enum value in the wrong case, unknown values of an optional field and of a list", async () => {
+    const location = {
+      ...offSpecLocation(REPAIR, "LOC6"),
+      publish: "true",
+      parking_type: "ROOFTOP",
+      facilities: ["DOG_PARK", "wifi"],
+    };
+    location.evses[0].status = "available";
+    expect((await asPartner(repairPartner, "PUT", "locations/NL/QRK/LOC6", location)).body.status_code).toBe(1000);
+    const stored = (await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC6")).body.data;
+    expect(stored.publish).toBe(true);
+    expect(stored.evses[0].status).toBe("AVAILABLE");
+    expect(stored.facilities).toEqual(["WIFI"]);
+    expect(stored).not.toHaveProperty("parking_type");
+    const repairs: Json[] = (await admin("GET", "/repairs")).body.data;
+    const repairOf = (field: string) => repairs.filter((r) => r.partner === "repairing" && r.type === "Location" && r.field === field).map((r) => r.repair);
+    expect(repairOf("/publish")).toEqual(["boolean sent as a string: converted"]);
+    expect(repairOf("/evses/*/status")).toEqual(["value in the wrong letter case: mapped to AVAILABLE"]);
+    expect(repairOf("/parking_type")).toEqual(["unknown value of an optional field: dropped"]);
+    expect(repairOf("/facilities/*")).toEqual(
+      expect.arrayContaining(["unknown value: dropped from the list", "value in the wrong letter case: mapped to WIFI"]),
+    );
+    // the partner's unknown values are not in the log
+    expect(JSON.stringify(repairLines())).not.toMatch(/ROOFTOP|DOG_PARK/);
   });
 
   it("strictness reject: the same objects are refused with 2001 naming the field, nothing stored", async () => {
