@@ -71,9 +71,11 @@ export class PushResync {
       await this.store.delete(FLAGS, partnerId);
       return;
     }
+    // The versions URL the operator configured is the one the outbound policy trusts; the partner's declared one otherwise.
+    const versionsUrl = this.registry.configOf(partnerId).versions_url ?? record.versionsUrl;
     const probeId = await this.outbox.enqueue({
       partnerId,
-      request: { method: "GET", target: { url: record.versionsUrl } },
+      request: { method: "GET", target: { url: versionsUrl } },
       label: "GET versions (resync probe)",
       essential: true,
       tag: RESYNC_PROBE,
