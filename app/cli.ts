@@ -8,12 +8,14 @@ import { absolute, versionsPath } from "../core/host/urls";
 import { Gateway, StartupError } from "./gateway";
 import { describePartners, runPartnersCommand } from "./partners-command";
 import { runSyncCommand } from "./sync-command";
+import { runOutboxCommand } from "./outbox-command";
 
 const USAGE = `Usage:
   ocpi-gateway start [--config FILE]
   ocpi-gateway check-config [--config FILE]
   ocpi-gateway partners list|add <id>|register <id>|update <id>|unregister <id> [--config FILE]
   ocpi-gateway sync <partner> <module> [--full] [--config FILE]
+  ocpi-gateway outbox retry <partner> [--id ID] [--config FILE]
 
 The config file defaults to $GATEWAY_CONFIG, then ./gateway.config.yaml.`;
 
@@ -23,7 +25,7 @@ const err = (line: string) => process.stderr.write(line + "\n");
 const main = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: "string", short: "c" }, help: { type: "boolean", short: "h" }, full: { type: "boolean" } },
+    options: { config: { type: "string", short: "c" }, help: { type: "boolean", short: "h" }, full: { type: "boolean" }, id: { type: "string" } },
     allowPositionals: true,
   });
   const [command, ...rest] = positionals;
@@ -42,6 +44,8 @@ const main = async (argv: string[]): Promise<number> => {
       return runPartnersCommand(config, rest, out);
     case "sync":
       return runSyncCommand(config, rest, values.full ?? false, out);
+    case "outbox":
+      return runOutboxCommand(config, rest, values.id, out);
     default:
       err(`Unknown command "${command}"\n${USAGE}`);
       return 1;

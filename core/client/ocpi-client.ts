@@ -7,6 +7,7 @@ import { routingHeaders } from "../http/routing-headers";
 import { encodeToken } from "../partners/token-vault";
 import { needsPublicAddress, outboundProblem, type OutboundPolicy } from "../partners/outbound-policy";
 import { GuardedDispatchers, OutboundAddressError } from "./guarded-dispatcher";
+import { answerExcerpt } from "./answer-excerpt";
 
 export interface CallTarget {
   url: string;
@@ -38,6 +39,8 @@ export class PartnerCallError extends Error {
     message: string,
     readonly httpStatus?: number,
     readonly statusCode?: number,
+    /** the partner's own words, scrubbed of our token (answer-excerpt.ts): the envelope's status_message, else the first bytes of the body */
+    readonly answer?: string,
     /** the answer's Retry-After header (a 429 or 503 asking us to wait), as sent */
     readonly retryAfter?: string,
   ) {
@@ -63,15 +66,15 @@ export class OcpiClient {
     if (problem) throw new PartnerCallError("refused", `${method} ${safeUrl(target.url)} refused by the outbound URL policy: URL ${problem}`);
     const encodings: ("raw" | "base64")[] =
       target.encoding !== "auto" ? [target.encoding] : target.version === "2.1.1" ? ["raw", "base64"] : ["base64", "raw"];
-    let result: CallResult<T> | undefined;
+    let result: RawAnswer<T> | undefined;
     for (const encoding of encodings) {
       result = await this.once<T>(method, target, encoding, body);
       if (result.httpStatus !== 401) break;
     }
-    return this.check(method, target.url, result!);
+    return this.check(method, target.url, result!, target.token);
   }
 
-  private async once<T>(method: string, target: CallTarget, encoding: "raw" | "base64", body: unknown): Promise<CallResult<T>> {
+  private async once<T>(method: string, target: CallTarget, encoding: "raw" | "base64", body: unknown): Promise<RawAnswer<T>> {
     const headers: Record<string, string> = {
       Authorization: `Token ${encodeToken(target.token, encoding)}`,
       "X-Request-ID": randomUUID(),
@@ -98,7 +101,7 @@ export class OcpiClient {
       for (const v of [value ?? []].flat()) answer.append(name, v);
     if (response.statusCode >= 300 && response.statusCode < 400) {
       await response.body.dump().catch(() => undefined);
-      return { httpStatus: response.statusCode, envelope: undefined as never, headers: answer };
+      return { httpStatus: response.statusCode, envelope: undefined as never, headers: answer, text: "" };
     }
     let text: string;
     try {
@@ -114,7 +117,7 @@ export class OcpiClient {
     } catch {
       parsed = undefined;
     }
-    return { httpStatus: response.statusCode, envelope: parsed as Envelope<T>, headers: answer };
+    return { httpStatus: response.statusCode, envelope: parsed as Envelope<T>, headers: answer, text };
   }
 
   private networkFailure(where: string, error: unknown): PartnerCallError {
@@ -123,7 +126,7 @@ export class OcpiClient {
     return new PartnerCallError("unreachable", `${where} failed: ${describeNetworkError(error)}`);
   }
 
-  private check<T>(method: string, url: string, result: CallResult<T>): CallResult<T> {
+  private check<T>(method: string, url: string, result: RawAnswer<T>, token: string): CallResult<T> {
     const where = `${method} ${safeUrl(url)}`;
     if (result.httpStatus >= 300 && result.httpStatus < 400) {
       const location = result.headers.get("location");
@@ -138,21 +141,27 @@ export class OcpiClient {
         `${where} answered HTTP ${result.httpStatus} without an OCPI envelope`,
         result.httpStatus,
         undefined,
+        answerExcerpt(result.text, token),
         result.headers.get("retry-after") ?? undefined,
       );
     }
     if (result.httpStatus >= 400 || env.status_code < 1000 || env.status_code >= 2000) {
+      const said = answerExcerpt(typeof env.status_message === "string" ? env.status_message : undefined, token);
       throw new PartnerCallError(
         result.httpStatus >= 400 && env.status_code < 2000 ? "http" : "ocpi",
-        `${where} answered HTTP ${result.httpStatus}, status_code ${env.status_code}${env.status_message ? `: ${env.status_message}` : ""}`,
+        `${where} answered HTTP ${result.httpStatus}, status_code ${env.status_code}${said ? `: ${said}` : ""}`,
         result.httpStatus,
         env.status_code,
+        said,
         result.headers.get("retry-after") ?? undefined,
       );
     }
     return result;
   }
 }
+
+/** An answer as read, its body text kept for the records of a failed call. */
+type RawAnswer<T> = CallResult<T> & { text: string };
 
 /** URLs are logged without query strings or userinfo, which can carry secrets. */
 export const safeUrl = (url: string, base?: string): string => {

@@ -5,11 +5,13 @@ import type { BackgroundService } from "../background";
 import { storeUnavailableIn } from "../store/store-unavailable";
 import type { Outbox, OutboxCounts, OutboxMessage, OutboundRequest } from "./outbox";
 import { isRetryable, retryDelay, type RetryPolicy } from "./retry-policy";
+import { answerOf, describeFailure } from "./partner-answer";
 
 export type OutboundSender = (partnerId: string, request: OutboundRequest) => Promise<void>;
 
 export interface OutboxEvents {
   delivered?(message: OutboxMessage): void | Promise<void>;
+  /** the partner refused the message: it was dead-lettered (essential) or dropped */
   rejected?(message: OutboxMessage, error: unknown): void | Promise<void>;
   /** the partner's backlog was dropped; it needs a full resync when it is back */
   resyncNeeded?(partnerId: string): void | Promise<void>;
@@ -31,7 +33,9 @@ const BATCH = 100;
  * own under a store lock, so several instances never deliver the same queue
  * at once. Strict FIFO per partner keeps the order per object; a failing
  * head holds its queue back (the partner is usually down as a whole) with
- * exponential backoff; a 2xxx rejection is logged, counted and dropped.
+ * exponential backoff. A rejection (isRetryable) never holds the queue: an
+ * essential message goes to the partner's dead letters, any other is
+ * dropped and counted; both logged with the partner's answer.
  */
 export class OutboxWorker implements BackgroundService {
   readonly name = "outbox";
@@ -188,17 +192,24 @@ export class OutboxWorker implements BackgroundService {
     try {
       await this.send(partnerId, message.request);
     } catch (error) {
+      const failure = describeFailure(error);
       if (!isRetryable(error)) {
-        this.log.warn({ partner: partnerId, message: message.label, error: (error as Error).message }, "push rejected by partner; dropped");
-        await this.outbox.remove(message);
-        counts.rejected++;
+        const answer = answerOf(error);
+        if (message.essential) {
+          await this.outbox.deadLetter(message, failure, answer);
+          this.log.warn({ partner: partnerId, message: message.label, id: message.id, error: failure }, "push rejected by partner; dead-lettered");
+        } else {
+          await this.outbox.reject(message, failure, answer);
+          counts.rejected++;
+          this.log.warn({ partner: partnerId, message: message.label, error: failure }, "push rejected by partner; dropped");
+        }
         await this.events.rejected?.(message, error);
         return true;
       }
       const policy = this.policyOf(partnerId);
       const retryAt = Date.now() + retryDelay(policy, message.attempts);
-      const failed = await this.outbox.failed(message, (error as Error).message, retryAt);
-      this.log.info({ partner: partnerId, message: message.label, attempts: failed?.attempts, error: (error as Error).message }, "delivery failed; will retry");
+      const failed = await this.outbox.failed(message, failure, retryAt);
+      this.log.info({ partner: partnerId, message: message.label, attempts: failed?.attempts, error: failure }, "delivery failed; will retry");
       if (failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs)
         counts.dropped += await this.dropBacklog(partnerId);
       return false;

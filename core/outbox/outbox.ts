@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Store } from "../store/port";
+import type { Store, StoredPage } from "../store/port";
 import type { HttpMethod } from "../plugin";
 import type { InterfaceRole, PartyRef } from "../protocol/types";
+import type { PartnerAnswer } from "./partner-answer";
 
 /** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */
 export type OutboundTarget = { module: string; role: InterfaceRole; path?: string; query?: Record<string, string> } | { url: string };
@@ -25,7 +26,11 @@ export interface OutboxMessage {
   request: OutboundRequest;
   /** waiting messages with the same key are replaced by the newest (repeated EVSE status changes) */
   collapseKey?: string;
-  /** delivered even when the backlog of a long-unreachable partner is dropped (CDRs, final sessions, command results) */
+  /**
+   * delivered even when the backlog of a long-unreachable partner is
+   * dropped, and dead-lettered instead of dropped when the partner rejects
+   * it (CDRs, final sessions, command and charging-profile results)
+   */
   essential?: boolean;
   /** what the message is for, to whoever listens to deliveries (e.g. the probe that ends a resync wait) */
   tag?: string;
@@ -47,10 +52,31 @@ export interface EnqueueRequest {
   tag?: string;
 }
 
+/** An essential message the partner rejected, kept whole with its answer until an operator re-sends it. */
+export interface DeadLetter extends OutboxMessage {
+  answer: PartnerAnswer;
+  deadLetteredAt: number;
+}
+
+/** The last message of a partner that it rejected and that was dropped (not essential). */
+export interface Rejection {
+  label: string;
+  answer: PartnerAnswer;
+  lastError: string;
+  at: number;
+}
+
+/** A dead letter moved back to its partner's queue, under a new id. */
+export interface Requeued {
+  deadLetterId: string;
+  id: string;
+  label: string;
+}
+
 /** Delivery counts of one partner's queue since the store was created. */
 export interface OutboxCounts {
   delivered: number;
-  /** refused by the partner with a 2xxx status: not retried */
+  /** not essential and refused by the partner (2xxx, or HTTP 4xx but 401/408/429): dropped, not retried */
   rejected: number;
   /** superseded updates dropped after the partner was unreachable beyond its backlog window */
   dropped: number;
@@ -62,6 +88,8 @@ const slotsOf = (collapseKey: string): string[] => [`slot0:${collapseKey}`, `slo
 const PARTNERS = "outbox:partners";
 const META = "outbox:meta";
 const COUNTS = "outbox:counts";
+const deadLettersOf = (partnerId: string) => `outbox:dead:${partnerId}`;
+const REJECTIONS = "outbox:last-rejected";
 
 const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
 
@@ -185,6 +213,60 @@ export class Outbox {
           }
         : undefined,
     );
+  }
+
+  /**
+   * Moves a rejected essential message from the queue to the partner's dead
+   * letters, where it keeps its queue position as its order. It is written
+   * there before it leaves the queue: a crash in between leaves it in both
+   * (sent again), never in neither.
+   */
+  async deadLetter(message: OutboxMessage, error: string, answer: PartnerAnswer): Promise<void> {
+    const now = Date.now();
+    const letter: DeadLetter = {
+      ...message,
+      inFlight: undefined,
+      attempts: message.attempts + 1,
+      firstFailureAt: message.firstFailureAt ?? now,
+      lastError: error,
+      answer,
+      deadLetteredAt: now,
+    };
+    await this.store.put(deadLettersOf(message.partnerId), message.id, letter, message.seq);
+    await this.remove(message);
+  }
+
+  /** A partner's dead letters, oldest first, and how many it has. */
+  async deadLetters(partnerId: string, offset = 0, limit = 100_000): Promise<StoredPage<DeadLetter>> {
+    return this.store.range<DeadLetter>(deadLettersOf(partnerId), { offset, limit });
+  }
+
+  /**
+   * Moves a partner's dead letters (all, or the one with `id`) back to the
+   * tail of its queue, in their order, as fresh messages. Each is queued
+   * before it leaves the dead letters: a crash in between sends it twice
+   * rather than never. Empty when there is no such dead letter.
+   */
+  async retryDeadLetters(partnerId: string, id?: string): Promise<Requeued[]> {
+    const letters =
+      id === undefined
+        ? (await this.deadLetters(partnerId)).items
+        : [await this.store.get<DeadLetter>(deadLettersOf(partnerId), id)].filter((l): l is DeadLetter => l !== undefined);
+    const ids = await this.enqueueAll(
+      letters.map((l) => ({ partnerId, request: l.request, label: l.label, collapseKey: l.collapseKey, essential: l.essential, tag: l.tag })),
+    );
+    for (const letter of letters) await this.store.delete(deadLettersOf(partnerId), letter.id);
+    return letters.map((l, i) => ({ deadLetterId: l.id, id: ids[i], label: l.label }));
+  }
+
+  /** Drops a rejected message that is not essential, keeping what the partner answered as its last rejection. */
+  async reject(message: OutboxMessage, error: string, answer: PartnerAnswer): Promise<void> {
+    await this.store.put<Rejection>(REJECTIONS, message.partnerId, { label: message.label, answer, lastError: error, at: Date.now() });
+    await this.remove(message);
+  }
+
+  async lastRejection(partnerId: string): Promise<Rejection | undefined> {
+    return this.store.get<Rejection>(REJECTIONS, partnerId);
   }
 
   /**

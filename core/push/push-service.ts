@@ -21,6 +21,7 @@ import { PushFanOut } from "./push-fan-out";
 import { PushResync } from "./push-resync";
 import { eventsRoute } from "./events-route";
 import { outboxRoute } from "./outbox-route";
+import { deadLetterRoutes } from "./dead-letter-routes";
 
 /**
  * Pushes of our own data to partners, wired together: changes on the
@@ -91,6 +92,7 @@ export class PushService {
         };
       }),
       outboxRoute(this.outbox, this.registry, this.resync),
+      ...deadLetterRoutes(this.outbox),
     ];
   }
 

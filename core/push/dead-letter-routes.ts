@@ -1,0 +1,61 @@
+import type { AdminRoute } from "../admin/admin-api";
+import { notFound } from "../http/errors";
+import { parsePageRequest } from "../http/pagination";
+import { safeUrl } from "../client/ocpi-client";
+import type { DeadLetter, Outbox, OutboundTarget, Requeued } from "../outbox/outbox";
+import { answerJson } from "../outbox/partner-answer";
+
+const MAX_PAGE = 100;
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/** A response_url can carry secrets in its query: shown like logged URLs. */
+const targetJson = (target: OutboundTarget) => ("url" in target ? { url: safeUrl(target.url) } : target);
+
+const deadLetterJson = (letter: DeadLetter) => ({
+  id: letter.id,
+  label: letter.label,
+  request: { method: letter.request.method, target: targetJson(letter.request.target), body: letter.request.body },
+  answer: answerJson(letter.answer),
+  last_error: letter.lastError,
+  attempts: letter.attempts,
+  enqueued_at: iso(letter.enqueuedAt),
+  failing_since: iso(letter.firstFailureAt),
+  dead_lettered_at: iso(letter.deadLetteredAt),
+});
+
+const requeuedJson = (requeued: Requeued[]) => ({
+  requeued: requeued.map((r) => ({ dead_letter_id: r.deadLetterId, id: r.id, label: r.label })),
+});
+
+/**
+ * The dead letters of a partner (essential messages it rejected, kept by
+ * the outbox): listed page by page (`offset`, `limit` up to 100), oldest
+ * first, and moved back to the tail of its queue, all or one, once the
+ * partner or the data is fixed.
+ */
+export const deadLetterRoutes = (outbox: Outbox): AdminRoute[] => [
+  {
+    method: "GET",
+    path: "/outbox/:partner/dead-letters",
+    handle: async ({ params, query }) => {
+      const { offset, limit } = parsePageRequest(query, MAX_PAGE);
+      const page = await outbox.deadLetters(params.partner, offset, limit);
+      return { data: { partner: params.partner, total: page.total, offset, limit, dead_letters: page.items.map(deadLetterJson) } };
+    },
+  },
+  {
+    method: "POST",
+    path: "/outbox/:partner/dead-letters/retry",
+    handle: async ({ params }) => ({ data: requeuedJson(await outbox.retryDeadLetters(params.partner)) }),
+  },
+  {
+    method: "POST",
+    path: "/outbox/:partner/dead-letters/:id/retry",
+    handle: async ({ params }) => {
+      const requeued = await outbox.retryDeadLetters(params.partner, params.id);
+      if (requeued.length === 0) throw notFound(`Dead letter ${params.id} of partner ${params.partner}`);
+      return { data: requeuedJson(requeued) };
+    },
+  },
+];

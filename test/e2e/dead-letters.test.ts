@@ -1,0 +1,386 @@
+import "reflect-metadata";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Gateway } from "../../app/gateway";
+import { captureLogs, secretForms } from "../support/log-capture";
+import { removeTempDirs } from "../support/gateway-config";
+import { freePorts, ocpiRequest, runCli, writeGatewayConfig, type HttpResult, type WrittenConfig } from "../support/gateway-process";
+
+/**
+ * Issue #9 item 5: nothing essential is ever silently discarded. A CPO
+ * gateway (in-process, SQLite file) pushes CDRs and sessions to an eMSP
+ * written here with node:http, which answers the way real frameworks do:
+ * HTTP 422 with a validation body and no envelope, 400 with a 2001
+ * envelope, an HTML 500 page, each echoing our Authorization header back.
+ * Rejected CDRs and final sessions land in the partner's dead letters
+ * (admin API, logs) without holding its queue; once the partner is fixed
+ * they are re-sent by the real CLI process on the same store, or by the
+ * admin routes, and arrive exactly once.
+ */
+
+type Json = Record<string, any>;
+
+const ADMIN_TOKEN = "dead-letters-admin-token-0123456789";
+const TOKEN_A = "dead-letters-token-a-0123456789";
+/** the token the eMSP gives us: what we call it with, and what it echoes back */
+const PARTNER_TOKEN = "partner-issued-token-for-the-cpo-9f8e7d6c5b4a";
+/** a credential the eMSP's error page shows that is not ours (say, another platform's) */
+const OTHER_TOKEN_B64 = Buffer.from("some-other-platforms-token-1234").toString("base64");
+const OWNER = { country_code: "NL", party_id: "CPO" };
+const cdrToken = { country_code: "DE", party_id: "EMS", uid: "A1B2C3D4", type: "RFID", contract_id: "DE-EMS-CA1B2C3D4" };
+
+const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+const cdr = (n: number): Json => ({
+  country_code: "NL",
+  party_id: "CPO",
+  id: `CDR-${String(n).padStart(4, "0")}`,
+  start_date_time: stamp(n * 100),
+  end_date_time: stamp(n * 100 + 60),
+  cdr_token: cdrToken,
+  auth_method: "WHITELIST",
+  cdr_location: {
+    id: "LOC1",
+    address: "LOC1 street 1",
+    city: "Utrecht",
+    country: "NLD",
+    coordinates: { latitude: "52.090730", longitude: "5.121420" },
+    evse_uid: "LOC1-E1",
+    evse_id: "NL*CPO*E1",
+    connector_id: "1",
+    connector_standard: "IEC_62196_T2",
+    connector_format: "SOCKET",
+    connector_power_type: "AC_3_PHASE",
+  },
+  currency: "EUR",
+  charging_periods: [{ start_date_time: stamp(n * 100), dimensions: [{ type: "ENERGY", volume: 5 + n }] }],
+  total_cost: { before_taxes: 2 + n / 10 },
+  total_energy: 5 + n,
+  total_time: 1,
+  last_updated: stamp(n * 100 + 61),
+});
+
+const session = (id: string, status: string, at: number): Json => ({
+  country_code: "NL",
+  party_id: "CPO",
+  id,
+  start_date_time: stamp(at),
+  kwh: 3,
+  cdr_token: cdrToken,
+  auth_method: "WHITELIST",
+  location_id: "LOC1",
+  evse_uid: "LOC1-E1",
+  connector_id: "1",
+  currency: "EUR",
+  status,
+  last_updated: stamp(at + 1),
+});
+
+/* ---------------------------------------------------------------- the eMSP, written with node:http */
+
+interface Received {
+  method: string;
+  path: string;
+  /** the pushed object's id */
+  id: string;
+  status: number;
+}
+
+type Answer = { status: number; contentType: string; body: string };
+/** How the eMSP answers a push; undefined: as the spec says (1000). */
+type Behaviour = (method: string, id: string, authorization: string, body: Json) => Answer | undefined;
+
+const json = (status: number, body: unknown): Answer => ({ status, contentType: "application/json", body: JSON.stringify(body) });
+const accepted = (status: number): Answer => json(status, { status_code: 1000, timestamp: new Date().toISOString() });
+/** what a Python framework answers a body it cannot validate: the request's headers echoed for "debugging", then the whole input */
+const validation422 = (authorization: string, input: Json): Answer =>
+  json(422, {
+    detail: [{ loc: ["body", "cdr_token", "country_code"], msg: "field required", type: "value_error.missing" }],
+    request: { headers: { authorization }, token: Buffer.from(authorization.replace(/^Token /, ""), "base64").toString("utf8") },
+    input,
+  });
+const envelope2001 = (authorization: string): Answer =>
+  json(400, { status_code: 2001, status_message: `Unknown token in session; you sent Authorization: ${authorization}`, timestamp: new Date().toISOString() });
+const htmlPage500 = (authorization: string): Answer => ({
+  status: 500,
+  contentType: "text/html",
+  // and a credential that is not ours, written like one: scrubbed too
+  body: `<html>\n<head><title>500 Internal Server Error</title></head>\n<body>\n<h1>Internal Server Error</h1>\n<p>request had ${authorization}, expected Token ${OTHER_TOKEN_B64}</p>\n</body></html>`,
+});
+
+class FakeEmsp {
+  readonly received: Received[] = [];
+  behaviour: Behaviour = () => undefined;
+  private readonly server = http.createServer((req, res) => {
+    let text = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (text += chunk));
+    req.on("end", () => this.answer(req, text, res));
+  });
+
+  get base(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** answers of a kind to pushes of one object */
+  deliveries(id: string, status?: number): Received[] {
+    return this.received.filter((r) => r.id === id && (status === undefined || r.status === status));
+  }
+
+  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+    const path = req.url ?? "";
+    const method = req.method ?? "";
+    let answer: Answer;
+    if (path === "/versions") answer = json(200, { status_code: 1000, data: [{ version: "2.2.1", url: `${this.base}/details` }], timestamp: new Date().toISOString() });
+    else if (path === "/details") {
+      const endpoints = ["credentials", "sessions", "cdrs"].map((identifier) => ({ identifier, role: "RECEIVER", url: `${this.base}/${identifier}` }));
+      answer = json(200, { status_code: 1000, data: { version: "2.2.1", endpoints }, timestamp: new Date().toISOString() });
+    } else {
+      const body = (text ? JSON.parse(text) : {}) as Json;
+      const id = String(body.id ?? "");
+      answer = this.behaviour(method, id, req.headers.authorization ?? "", body) ?? accepted(method === "POST" ? 201 : 200);
+      this.received.push({ method, path, id, status: answer.status });
+    }
+    res.writeHead(answer.status, { "Content-Type": answer.contentType });
+    res.end(answer.body);
+  }
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+const logs = captureLogs();
+/** every answer of the admin API and every CLI output, searched for our token at the end */
+const recorded: string[] = [];
+let emsp: FakeEmsp;
+let cpo: Gateway;
+let cpoUrl: string;
+let written: WrittenConfig;
+
+const admin = async (method: string, route: string, body?: unknown): Promise<HttpResult> => {
+  const result = await ocpiRequest(method, `${cpoUrl}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
+  recorded.push(result.text);
+  return result;
+};
+
+const postEvent = async (event: unknown): Promise<void> => {
+  const result = await admin("POST", "/events", event);
+  if (result.status !== 200 || result.body?.status_code !== 1000) throw new Error(`event refused: HTTP ${result.status} ${result.text}`);
+};
+const pushCdr = (n: number) => postEvent({ module: "cdrs", owner: OWNER, path: [cdr(n).id], kind: "upsert", object: cdr(n) });
+const pushSession = (id: string, status: string, at: number) => postEvent({ module: "sessions", owner: OWNER, path: [id], kind: "upsert", object: session(id, status, at) });
+
+const outbox = async (): Promise<Json> => {
+  const result = await admin("GET", "/outbox");
+  expect(result.body.status_code).toBe(1000);
+  return result.body.data.find((p: Json) => p.partner === "emsp");
+};
+
+const deadLetters = async (query = ""): Promise<Json> => {
+  const result = await admin("GET", `/outbox/emsp/dead-letters${query}`);
+  expect(result.body.status_code).toBe(1000);
+  return result.body.data;
+};
+
+const idle = async () => until("the queue is empty", async () => (await outbox()).queued === 0);
+
+const logged = (msg: string): Json[] => logs.lines.map((l) => JSON.parse(l) as Json).filter((l) => l.msg === msg);
+
+beforeAll(async () => {
+  emsp = new FakeEmsp();
+  await emsp.start();
+  const [port] = await freePorts(1);
+  written = writeGatewayConfig({
+    port,
+    party: { country_code: "NL", party_id: "CPO", role: "CPO" },
+    modules: { sessions: { adapter: "local" }, cdrs: { adapter: "local" } },
+    server: { admin_token: ADMIN_TOKEN },
+    // the eMSP is on loopback, which only a host named in config may be
+    partners: [{ id: "emsp", token_a: TOKEN_A, callback_hosts: [new URL(emsp.base).host], push: { base_delay_ms: 50, max_delay_ms: 200 } }],
+  });
+  cpo = await Gateway.create(written.config, { logger: logs.logger });
+  await cpo.listen();
+  cpoUrl = `http://127.0.0.1:${port}`;
+  const registration = await ocpiRequest("POST", `${cpoUrl}/ocpi/2.2.1/credentials`, {
+    token: TOKEN_A,
+    body: {
+      token: PARTNER_TOKEN,
+      url: `${emsp.base}/versions`,
+      roles: [{ role: "EMSP", country_code: "DE", party_id: "EMS", business_details: { name: "EMS" } }],
+    },
+  });
+  expect(registration.body).toMatchObject({ status_code: 1000 });
+  logs.watch(PARTNER_TOKEN, TOKEN_A, ADMIN_TOKEN, registration.body.data.token, OTHER_TOKEN_B64);
+}, 30_000);
+
+afterAll(async () => {
+  await cpo?.close();
+  await emsp?.close();
+  removeTempDirs();
+});
+
+/* ---------------------------------------------------------------- tests */
+
+describe("an essential push the partner rejects is dead-lettered, not dropped", () => {
+  it("a CDR answered HTTP 422 without envelope is dead-lettered with the answer; the messages behind it are delivered", async () => {
+    emsp.behaviour = (_method, id, authorization, body) => (id === "CDR-0001" ? validation422(authorization, body) : undefined);
+    await pushCdr(1);
+    await pushSession("S1", "ACTIVE", 10);
+    await pushCdr(2);
+    await until("CDR-0002 arrived", () => emsp.deliveries("CDR-0002", 201).length === 1);
+    await idle();
+
+    expect(emsp.deliveries("CDR-0001")).toEqual([expect.objectContaining({ method: "POST", status: 422 })]);
+    expect(emsp.deliveries("S1", 200)).toHaveLength(1);
+    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 1, rejected: 0 });
+
+    const page = await deadLetters();
+    expect(page.total).toBe(1);
+    const [letter] = page.dead_letters;
+    expect(letter).toMatchObject({
+      id: expect.any(String),
+      label: expect.stringContaining("CDR-0001"),
+      request: { method: "POST", target: { module: "cdrs", role: "RECEIVER" }, body: expect.objectContaining({ id: "CDR-0001" }) },
+      answer: { http_status: 422, body: expect.stringContaining('"msg":"field required"') },
+      last_error: expect.stringMatching(/HTTP 422 without an OCPI envelope: \{"detail"/),
+      attempts: 1,
+      dead_lettered_at: expect.any(String),
+    });
+    expect(letter.answer.status_code).toBeUndefined();
+    // the echoed Authorization header and the token are scrubbed; of the echoed CDR only the first bytes are kept
+    expect(letter.answer.body).toContain('"request":{"headers":{"authorization":"Token [token]"},"token":"[token]"}');
+    expect(letter.answer.body).toMatch(/"input":\{"country_code":"NL".*…$/);
+    expect(letter.answer.body.length).toBe(301);
+
+    const warnings = logged("push rejected by partner; dead-lettered");
+    expect(warnings).toEqual([expect.objectContaining({ level: 40, partner: "emsp", id: letter.id, message: letter.label, error: expect.stringContaining("422") })]);
+    expect(warnings[0].error).toContain("field required");
+  });
+
+  it("a final session answered 400 with a 2001 envelope is dead-lettered with status_code and status_message; an active one is dropped and counted", async () => {
+    emsp.behaviour = (_method, id, authorization) => (id === "S2" ? envelope2001(authorization) : undefined);
+    await pushSession("S2", "ACTIVE", 20);
+    await pushSession("S2", "COMPLETED", 30);
+    await pushCdr(3);
+    await until("CDR-0003 arrived", () => emsp.deliveries("CDR-0003", 201).length === 1);
+    await idle();
+
+    expect(emsp.deliveries("S2").map((r) => r.status)).toEqual([400, 400]);
+    const queue = await outbox();
+    expect(queue).toMatchObject({ dead_lettered: 2, rejected: 1 });
+    // the dropped one leaves its answer behind
+    expect(queue.last_rejected).toMatchObject({ label: expect.stringContaining("S2"), answer: { http_status: 400, status_code: 2001 } });
+
+    const letters = (await deadLetters()).dead_letters;
+    expect(letters.map((l: Json) => l.request.body.id)).toEqual(["CDR-0001", "S2"]);
+    expect(letters[1]).toMatchObject({
+      request: { method: "PUT", body: { status: "COMPLETED" } },
+      answer: { http_status: 400, status_code: 2001, status_message: expect.stringContaining("Unknown token in session") },
+    });
+    expect(letters[1].answer.status_message).toContain("Authorization: Token [token]");
+    expect(letters[1].answer.body).toBeUndefined();
+    expect(logged("push rejected by partner; dropped")).toEqual([expect.objectContaining({ partner: "emsp", message: expect.stringContaining("S2") })]);
+  });
+
+  it("an HTML 500 page is kept in last_error (status and first bytes) while the CDR is retried, then delivered", async () => {
+    let fixed = false;
+    emsp.behaviour = (_method, id, authorization) => (id === "CDR-0004" && !fixed ? htmlPage500(authorization) : undefined);
+    await pushCdr(4);
+    await until("CDR-0004 was tried twice", () => emsp.deliveries("CDR-0004", 500).length >= 2);
+    const head = (await outbox()).head;
+    expect(head).toMatchObject({ label: expect.stringContaining("CDR-0004"), attempts: expect.any(Number) });
+    expect(head.last_error).toContain("HTTP 500 without an OCPI envelope: <html> <head><title>500 Internal Server Error</title></head>");
+    expect(head.last_error).toContain("request had Token [token], expected Token [redacted]");
+    expect(logged("delivery failed; will retry").some((l) => String(l.error).includes("<h1>Internal Server Error</h1>"))).toBe(true);
+
+    fixed = true;
+    await until("CDR-0004 arrived", () => emsp.deliveries("CDR-0004", 201).length === 1);
+    await idle();
+    expect((await outbox()).dead_lettered).toBe(2);
+  });
+});
+
+describe("dead letters are re-sent once the partner is fixed", () => {
+  it("`ocpi-gateway outbox retry <partner>` (a separate process on the same store) re-queues them in order; each arrives exactly once", async () => {
+    emsp.behaviour = () => undefined;
+    const before = (await deadLetters()).dead_letters.map((l: Json) => l.id);
+    const cli = await runCli(["outbox", "retry", "emsp"], written.file, { cwd: written.dir });
+    recorded.push(cli.stdout, cli.stderr);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain("Re-queued 2 dead letters for emsp");
+    expect(cli.stdout).toContain(`${before[0]} POST cdrs`);
+    expect(cli.stdout).toMatch(new RegExp(`${before[1]} PUT sessions.*S2`));
+
+    await until("CDR-0001 and the final S2 arrived", () => emsp.deliveries("CDR-0001", 201).length === 1 && emsp.deliveries("S2", 200).length === 1);
+    await idle();
+    // well past the retry delays: still once each
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(emsp.deliveries("CDR-0001", 201)).toHaveLength(1);
+    expect(emsp.deliveries("S2", 200)).toHaveLength(1);
+    const order = emsp.received.filter((r) => r.status < 300 && (r.id === "CDR-0001" || r.id === "S2")).map((r) => r.id);
+    expect(order).toEqual(["CDR-0001", "S2"]);
+    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
+    expect((await deadLetters()).total).toBe(0);
+  });
+
+  it("POST /admin/v1/outbox/<partner>/dead-letters/<id>/retry re-sends that one; …/dead-letters/retry the rest", async () => {
+    emsp.behaviour = (_method, id, authorization, body) => (["CDR-0005", "CDR-0006", "CDR-0007"].includes(id) ? validation422(authorization, body) : undefined);
+    for (const n of [5, 6, 7]) await pushCdr(n);
+    await until("three dead letters", async () => (await outbox()).dead_lettered === 3);
+    emsp.behaviour = () => undefined;
+
+    const page = await deadLetters("?limit=2");
+    expect(page).toMatchObject({ total: 3, limit: 2 });
+    expect(page.dead_letters.map((l: Json) => l.request.body.id)).toEqual(["CDR-0005", "CDR-0006"]);
+    const six = page.dead_letters[1].id;
+    expect((await deadLetters("?limit=1000")).limit).toBe(100);
+
+    const one = await admin("POST", `/outbox/emsp/dead-letters/${encodeURIComponent(six)}/retry`);
+    expect(one.body).toMatchObject({ status_code: 1000, data: { requeued: [{ dead_letter_id: six, label: expect.stringContaining("CDR-0006") }] } });
+    await until("CDR-0006 arrived", () => emsp.deliveries("CDR-0006", 201).length === 1);
+    expect((await deadLetters()).dead_letters.map((l: Json) => l.request.body.id)).toEqual(["CDR-0005", "CDR-0007"]);
+
+    const unknown = await admin("POST", "/outbox/emsp/dead-letters/no-such-id/retry");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status_code).toBe(2001);
+    const cli = await runCli(["outbox", "retry", "emsp", "--id", "no-such-id"], written.file, { cwd: written.dir });
+    recorded.push(cli.stdout, cli.stderr);
+    expect(cli).toMatchObject({ code: 1, stdout: "" });
+    expect(cli.stderr).toContain("Partner emsp has no dead letter no-such-id");
+
+    const rest = await admin("POST", "/outbox/emsp/dead-letters/retry");
+    expect(rest.body.data.requeued.map((r: Json) => r.label)).toEqual([expect.stringContaining("CDR-0005"), expect.stringContaining("CDR-0007")]);
+    await until("CDR-0005 and CDR-0007 arrived", () => emsp.deliveries("CDR-0005", 201).length === 1 && emsp.deliveries("CDR-0007", 201).length === 1);
+    await idle();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    for (const id of ["CDR-0005", "CDR-0006", "CDR-0007"]) expect(emsp.deliveries(id, 201)).toHaveLength(1);
+    const order = emsp.received.filter((r) => r.status === 201 && (r.id === "CDR-0005" || r.id === "CDR-0007")).map((r) => r.id);
+    expect(order).toEqual(["CDR-0005", "CDR-0007"]);
+    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
+  });
+
+  it("CDRs are never dropped: every CDR pushed reached the partner exactly once", () => {
+    for (let n = 1; n <= 7; n++) expect(emsp.deliveries(cdr(n).id, 201)).toHaveLength(1);
+  });
+
+  it("no token appears in any recorded answer, admin answer, CLI output or log line", () => {
+    expect(logs.leaks()).toEqual([]);
+    for (const secret of [...secretForms(PARTNER_TOKEN), OTHER_TOKEN_B64]) for (const text of recorded) expect(text).not.toContain(secret);
+  });
+});
