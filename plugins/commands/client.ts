@@ -27,7 +27,8 @@ export class CommandsClient {
       body: { type: spec.request, value: request },
     });
     const schema = commandResponseType.schema(version, "full");
-    const answer = parseImmediateAnswer(schema, result.envelope.data, `the partner's CommandResponse to POST commands/${spec.type}`, {
+    const data = await this.partners.repaired(partnerId, commandResponseType.name, schema, result.envelope.data);
+    const answer = parseImmediateAnswer(schema, data, `the partner's CommandResponse to POST commands/${spec.type}`, {
       seconds: this.timeoutSeconds,
       log: this.log,
       partnerId,

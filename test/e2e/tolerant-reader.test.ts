@@ -123,8 +123,10 @@ const listsOf = (owner: typeof REPAIR) => ({
 const lines: Json[] = [];
 let gateway: Gateway;
 let url: string;
-const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR) });
-const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT) });
+/** A CommandResponse with the result in lower case and the timeout as a string. */
+const answers = { "/2.2.1/commands/START_SESSION": { result: "accepted", timeout: "30" } };
+const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR), answers });
+const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT), answers });
 const logPartner = new OffSpecPartner({ party: LOG, lists: listsOf(LOG) });
 
 const admin = (method: string, route: string, body?: unknown): Promise<HttpResult> =>
@@ -149,7 +151,7 @@ beforeAll(async () => {
   const config = testGatewayConfig({
     port,
     party: { country_code: "DE", party_id: "EMS", role: "EMSP" },
-    modules: { locations: local, sessions: local, cdrs: local, tokens: local },
+    modules: { locations: local, sessions: local, cdrs: local, tokens: local, commands: local },
     server: { admin_token: ADMIN_TOKEN },
     partners: [
       { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
@@ -321,6 +323,39 @@ describe("off-spec objects pushed to our receivers", () => {
     expect(cdr.body.status_code).toBe(2001);
     expect(cdr.body.status_message).toContain("/cdr_location/address");
     expect((await asPartner(rejectPartner, "GET", "locations/NL/QRR/LOC9")).status).toBe(404);
+  });
+});
+
+/* ---------------------------------------------------------------- answers to our requests */
+
+describe("answers to our requests", () => {
+  const startSession = {
+    token: { country_code: "DE", party_id: "EMS", uid: "TOK2", type: "RFID", contract_id: "DE-EMS-CTOK2", issuer: "EMS", valid: true, whitelist: "ALLOWED", last_updated: STAMP },
+    location_id: "LOC1",
+    evse_uid: "EVSE1",
+  };
+
+  it("strictness repair: a CommandResponse with the result in lower case and the timeout as a string is understood", async () => {
+    const res = await admin("POST", "/commands/repairing/START_SESSION", startSession);
+    expect(res.body.status_code).toBe(1000);
+    expect(res.body.data.response).toEqual({ result: "ACCEPTED", timeout: 30 });
+    const repairs: Json[] = (await admin("GET", "/repairs")).body.data;
+    const fields = repairs.filter((r) => r.partner === "repairing" && r.type === "CommandResponse").map((r) => `${r.field} ${r.repair}`);
+    expect(fields.sort()).toEqual(["/result value in the wrong letter case: mapped to ACCEPTED", "/timeout number sent as a string: converted"]);
+  });
+
+  it("strictness reject: the same CommandResponse is refused, naming the field", async () => {
+    const res = await admin("POST", "/commands/rejecting/START_SESSION", startSession);
+    expect(res.body.status_code).toBe(3001);
+    expect(res.body.status_message).toContain("/result");
+  });
+
+  it("send_nulls_for_optional: the command request carries every optional key of StartSession and its Token", async () => {
+    const sent = repairPartner.received.find((r) => r.method === "POST" && r.path === "/2.2.1/commands/START_SESSION")!.body;
+    expect(sent).toMatchObject({ location_id: "LOC1", evse_uid: "EVSE1", connector_id: null, authorization_reference: null });
+    expect(sent.token).toMatchObject({ uid: "TOK2", visual_number: null, group_id: null, language: null, default_profile_type: null, energy_contract: null });
+    const plain = rejectPartner.received.find((r) => r.method === "POST" && r.path === "/2.2.1/commands/START_SESSION")!.body;
+    expect(plain).not.toHaveProperty("connector_id");
   });
 });
 

@@ -13,14 +13,16 @@ export interface OffSpecPartnerOptions {
   party: { country_code: string; party_id: string };
   /** its SENDER lists: what a GET of …/2.2.1/<module> answers (one page, no Link) */
   lists: Record<string, unknown[]>;
+  /** what a call of a Receiver endpoint answers, by path (e.g. "/2.2.1/commands/START_SESSION"); default null */
+  answers?: Record<string, unknown>;
 }
 
 /**
  * A 2.2.1 CPO on loopback (node:http) that no one here wrote, as real
  * partners are: it registers through the credentials handshake, serves
  * whatever its `lists` say (off-spec objects included) on its Sender
- * interface, records what is pushed to its Receiver interface (tokens)
- * and answers every call with a plain success envelope. It accepts any
+ * interface, records what is sent to its Receiver interface (tokens,
+ * commands) and answers with a success envelope carrying `answers`. It accepts any
  * token: the tests are about what the gateway reads and sends.
  */
 export class OffSpecPartner {
@@ -81,7 +83,7 @@ export class OffSpecPartner {
       return answer(items, { "X-Total-Count": String(items.length), "X-Limit": "100" });
     }
     this.received.push({ method: req.method!, path, body });
-    return answer(null);
+    return answer(this.options.answers?.[path] ?? null);
   }
 
   private endpoints() {
@@ -90,6 +92,7 @@ export class OffSpecPartner {
       { identifier: "credentials", role: "RECEIVER", url: url("credentials") },
       ...Object.keys(this.options.lists).map((module) => ({ identifier: module, role: "SENDER", url: url(module) })),
       { identifier: "tokens", role: "RECEIVER", url: url("tokens") },
+      { identifier: "commands", role: "RECEIVER", url: url("commands") },
     ];
   }
 }
