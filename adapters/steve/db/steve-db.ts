@@ -1,0 +1,71 @@
+import type { Pool } from "mysql2/promise";
+import { chargeBoxes, chargeBoxesUpdatedSince } from "./charge-boxes";
+import { evses } from "./evses";
+import { createStevePool, type SteveDbSettings } from "./pool";
+import type { ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
+import { detectSchema, type SteveSchemaInfo } from "./schema-info";
+import { currentStatuses, statusesSince } from "./statuses";
+import { ocppTags, reservations } from "./tags";
+import { transactions, type TransactionFilter } from "./transactions";
+
+/**
+ * Read access to a SteVe database (3.9 to 3.14+): one pool, the schema
+ * generation detected once at open, and queries returning plain rows.
+ * Nothing here writes: SteVe is changed only through its REST API.
+ */
+export class SteveDb {
+  private constructor(
+    private readonly pool: Pool,
+    readonly schema: SteveSchemaInfo,
+  ) {}
+
+  static async open(settings: SteveDbSettings): Promise<SteveDb> {
+    const pool = createStevePool(settings);
+    try {
+      return new SteveDb(pool, await detectSchema(pool));
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
+  }
+
+  chargeBoxes(ids?: string[]): Promise<ChargeBoxRow[]> {
+    return chargeBoxes(this.pool, this.schema, ids);
+  }
+
+  chargeBoxesUpdatedSince(since: Date): Promise<ChargeBoxRow[]> {
+    return chargeBoxesUpdatedSince(this.pool, this.schema, since);
+  }
+
+  evses(chargeBoxIds?: string[]): Promise<EvseRow[]> {
+    return evses(this.pool, this.schema, chargeBoxIds);
+  }
+
+  currentStatuses(now: Date, chargeBoxIds?: string[]): Promise<EvseStatusFacts[]> {
+    return currentStatuses(this.pool, this.schema, now, chargeBoxIds);
+  }
+
+  statusesSince(since: Date): Promise<StatusRow[]> {
+    return statusesSince(this.pool, this.schema, since);
+  }
+
+  transactions(filter?: TransactionFilter): Promise<TransactionRow[]> {
+    return transactions(this.pool, this.schema, filter);
+  }
+
+  finishedTransactionsSince(since: Date): Promise<TransactionRow[]> {
+    return transactions(this.pool, this.schema, { stoppedAfter: since });
+  }
+
+  ocppTags(idTags?: string[]): Promise<OcppTagRow[]> {
+    return ocppTags(this.pool, this.schema, idTags);
+  }
+
+  reservations(since?: Date): Promise<ReservationRow[]> {
+    return reservations(this.pool, this.schema, since);
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

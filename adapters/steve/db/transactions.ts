@@ -1,0 +1,99 @@
+import type { Pool, RowDataPacket } from "mysql2/promise";
+import { chargedKwh, energyReadings, withOcppDefaults } from "./meter-values";
+import type { MeterValueRow, TransactionRow } from "./rows";
+import type { SteveSchemaInfo } from "./schema-info";
+
+/** Which transactions to read; conditions combine with AND. */
+export interface TransactionFilter {
+  /** only running (no stop row) or only stopped ones */
+  active?: boolean;
+  transactionPks?: number[];
+  /** whose latest stop row was inserted after this (finished since a watermark) */
+  stoppedAfter?: Date;
+  /** started, stopped or sampled after this (sessions to update) */
+  changedAfter?: Date;
+}
+
+// The start row joined with its latest stop row, as SteVe's `transaction` view does; read from the
+// tables so nothing depends on the view's column names.
+const selectSql = (schema: SteveSchemaInfo) => `SELECT s.transaction_pk AS transactionPk, s.${schema.evsePk} AS evsePk,
+    e.charge_box_id AS chargeBoxId, e.${schema.evseNumber} AS evseId, s.id_tag AS idTag,
+    s.event_timestamp AS startEventTimestamp, s.start_timestamp AS startTimestamp, s.start_value AS startValue,
+    t.event_timestamp AS stopEventTimestamp, t.stop_timestamp AS stopTimestamp, t.stop_value AS stopValue,
+    t.stop_reason AS stopReason, t.event_actor AS stopEventActor
+  FROM transaction_start s
+  JOIN ${schema.evseTable} e ON e.${schema.evsePk} = s.${schema.evsePk}
+  LEFT JOIN transaction_stop t ON t.transaction_pk = s.transaction_pk
+    AND t.event_timestamp = (SELECT MAX(x.event_timestamp) FROM transaction_stop x WHERE x.transaction_pk = s.transaction_pk)`;
+
+function whereSql(filter: TransactionFilter): { sql: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (filter.active !== undefined) conditions.push(filter.active ? "t.transaction_pk IS NULL" : "t.transaction_pk IS NOT NULL");
+  if (filter.transactionPks) {
+    conditions.push("s.transaction_pk IN (?)");
+    params.push(filter.transactionPks);
+  }
+  if (filter.stoppedAfter) {
+    conditions.push("t.event_timestamp > ?");
+    params.push(filter.stoppedAfter);
+  }
+  if (filter.changedAfter) {
+    conditions.push(`(s.event_timestamp > ? OR t.event_timestamp > ?
+      OR EXISTS (SELECT 1 FROM connector_meter_value mv WHERE mv.transaction_pk = s.transaction_pk AND mv.value_timestamp > ?))`);
+    params.push(filter.changedAfter, filter.changedAfter, filter.changedAfter);
+  }
+  return { sql: conditions.length ? ` WHERE ${conditions.join(" AND ")}` : "", params };
+}
+
+async function meterValues(pool: Pool, transactionPks: number[]): Promise<Map<number, MeterValueRow[]>> {
+  const byTransaction = new Map<number, MeterValueRow[]>();
+  if (transactionPks.length === 0) return byTransaction;
+  const [rows] = await pool.query<RowDataPacket[]>(
+    `SELECT transaction_pk AS transactionPk, value_timestamp AS timestamp, value, reading_context AS readingContext, format,
+       measurand, location, unit, phase
+     FROM connector_meter_value WHERE transaction_pk IN (?) ORDER BY value_timestamp`,
+    [transactionPks],
+  );
+  for (const r of rows) {
+    const list = byTransaction.get(r.transactionPk) ?? [];
+    list.push(withOcppDefaults(r as any));
+    byTransaction.set(r.transactionPk, list);
+  }
+  return byTransaction;
+}
+
+export async function transactions(pool: Pool, schema: SteveSchemaInfo, filter: TransactionFilter = {}): Promise<TransactionRow[]> {
+  if (filter.transactionPks?.length === 0) return [];
+  const where = whereSql(filter);
+  const [rows] = await pool.query<RowDataPacket[]>(`${selectSql(schema)}${where.sql} ORDER BY s.transaction_pk`, where.params);
+  const values = await meterValues(pool, rows.map((r) => r.transactionPk));
+  return rows.map((r) => {
+    const samples = values.get(r.transactionPk) ?? [];
+    const startTimestamp: Date = r.startTimestamp ?? r.startEventTimestamp;
+    const stopped = r.stopEventTimestamp !== null;
+    const energy = energyReadings(
+      { at: startTimestamp, wh: r.startValue ?? "" },
+      samples,
+      stopped ? { at: r.stopTimestamp ?? r.stopEventTimestamp, wh: r.stopValue ?? "" } : null,
+    );
+    return {
+      transactionPk: r.transactionPk,
+      evsePk: r.evsePk,
+      chargeBoxId: r.chargeBoxId,
+      evseId: r.evseId,
+      idTag: r.idTag,
+      startEventTimestamp: r.startEventTimestamp,
+      startTimestamp,
+      startValue: r.startValue,
+      stopEventTimestamp: r.stopEventTimestamp,
+      stopTimestamp: stopped ? (r.stopTimestamp ?? r.stopEventTimestamp) : null,
+      stopValue: r.stopValue,
+      stopReason: r.stopReason,
+      stopEventActor: r.stopEventActor,
+      meterValues: samples,
+      energy,
+      kwh: chargedKwh(energy),
+    };
+  });
+}

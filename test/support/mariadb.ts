@@ -1,0 +1,150 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { createConnection, type Connection } from "mysql2/promise";
+import { freePort } from "./redis-server";
+
+/**
+ * A private MariaDB for one test file: `mariadb-install-db` into a temp
+ * datadir, then `mariadbd` on a free loopback port with its socket in the
+ * same dir (Debian's mariadb-server; .ci/run installs it). Root is reached
+ * only through that socket; tests get per-database TCP users.
+ */
+
+export interface DbSettings {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+export interface TestDatabase {
+  /** SELECT only, like the adapter's account on a real SteVe */
+  reader: DbSettings;
+  /** all privileges on the database: the test's seeding and the fake SteVe's "station" */
+  writer: DbSettings;
+}
+
+export interface MariaDb {
+  port: number;
+  createDatabase(name: string): Promise<TestDatabase>;
+  /** SIGTERM (SIGKILL after a while), then remove the datadir */
+  stop(): Promise<void>;
+}
+
+const run = promisify(execFile);
+const READY_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 10_000;
+const MARIADBD = "/usr/sbin/mariadbd";
+
+const asRoot = os.userInfo().uid === 0 ? ["--user=root"] : [];
+
+async function installDb(dataDir: string): Promise<void> {
+  try {
+    await run(
+      "mariadb-install-db",
+      ["--no-defaults", `--datadir=${dataDir}`, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", ...asRoot],
+      { timeout: READY_TIMEOUT_MS },
+    );
+  } catch (err) {
+    throw new Error(`mariadb-install-db failed (apt-get install mariadb-server): ${(err as Error).message}`);
+  }
+}
+
+function spawnServer(dir: string, port: number): ChildProcess {
+  const args = [
+    "--no-defaults",
+    ...asRoot,
+    `--datadir=${path.join(dir, "data")}`,
+    `--socket=${path.join(dir, "mysqld.sock")}`,
+    `--pid-file=${path.join(dir, "mysqld.pid")}`,
+    `--log-error=${path.join(dir, "error.log")}`,
+    `--port=${port}`,
+    "--bind-address=127.0.0.1",
+    "--skip-name-resolve",
+    "--skip-log-bin",
+    // Durability buys nothing for throw-away data and costs fsyncs on every seed insert.
+    "--innodb-buffer-pool-size=32M",
+    "--innodb-flush-log-at-trx-commit=0",
+    "--innodb-doublewrite=0",
+    "--skip-innodb-adaptive-hash-index",
+    "--default-time-zone=+00:00",
+    "--character-set-server=utf8mb4",
+  ];
+  const child = spawn(MARIADBD, args, { stdio: "ignore" });
+  // A test run that dies without teardown must not leave mariadbd behind.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
+  return child;
+}
+
+async function connectRoot(socketPath: string, child: ChildProcess, errorLog: string): Promise<Connection> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const log = await readFile(errorLog, "utf8").catch(() => "");
+      throw new Error(`mariadbd exited (${child.exitCode ?? child.signalCode}) before it was ready\n${log}`);
+    }
+    try {
+      return await createConnection({ socketPath, user: "root", multipleStatements: true });
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`mariadbd not ready within ${READY_TIMEOUT_MS} ms: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function startMariaDb(): Promise<MariaDb> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "mariadb-"));
+  let child: ChildProcess | undefined;
+  let root: Connection | undefined;
+  try {
+    await installDb(path.join(dir, "data"));
+    const port = await freePort();
+    child = spawnServer(dir, port);
+    root = await connectRoot(path.join(dir, "mysqld.sock"), child, path.join(dir, "error.log"));
+  } catch (err) {
+    if (child) await stopProcess(child);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const port = (await root.query<any[]>("SELECT @@port AS port"))[0][0].port as number;
+  const server = child;
+  const admin = root;
+
+  return {
+    port,
+    async createDatabase(name) {
+      if (!/^[a-z0-9_]{1,32}$/.test(name)) throw new Error(`database name ${name} is not a plain identifier`);
+      const reader = { user: `${name}_ro`.slice(0, 32), password: `ro-${name}` };
+      const writer = { user: `${name}_rw`.slice(0, 32), password: `rw-${name}` };
+      await admin.query(
+        `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4;
+         CREATE USER '${reader.user}'@'127.0.0.1' IDENTIFIED BY '${reader.password}';
+         GRANT SELECT, SHOW VIEW ON \`${name}\`.* TO '${reader.user}'@'127.0.0.1';
+         CREATE USER '${writer.user}'@'127.0.0.1' IDENTIFIED BY '${writer.password}';
+         GRANT ALL PRIVILEGES ON \`${name}\`.* TO '${writer.user}'@'127.0.0.1';`,
+      );
+      const base = { host: "127.0.0.1", port, database: name };
+      return { reader: { ...base, ...reader }, writer: { ...base, ...writer } };
+    },
+    async stop() {
+      await admin.end().catch(() => undefined);
+      await stopProcess(server);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
