@@ -13,7 +13,6 @@ import type {
   SentProfileRequest,
 } from "../../plugins/chargingprofiles/ports";
 import { OwnedCollection } from "./owned-collection";
-import { keyOf as locationKey } from "./locations";
 import { PlannedOutcomes, simulatorBehaviour } from "./simulator";
 
 /** The embedded Smart Charging backend's inbox: every outcome of a request it issued, per request uid. */
@@ -69,7 +68,7 @@ export const localChargingProfiles: LocalModule = {
 
     const maximumProfile = async (plan: PlannedResult): Promise<ChargingProfile> => {
       const session = await sessions.get(plan.party, plan.session_id);
-      const location = session ? await locations.get(plan.party, locationKey(session.location_id)) : undefined;
+      const location = session ? await locations.get(plan.party, session.location_id) : undefined;
       const connector = location?.evses
         ?.find((e) => e.uid === session!.evse_uid)
         ?.connectors.find((c) => c.id === session!.connector_id);

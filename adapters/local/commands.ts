@@ -5,7 +5,6 @@ import type { Session } from "../../plugins/sessions/model";
 import type { CommandResult } from "../../plugins/commands/model";
 import type { CommandsReceiverPort, CommandsSenderPort, SentCommand } from "../../plugins/commands/ports";
 import { OwnedCollection } from "./owned-collection";
-import { keyOf as locationKey } from "./locations";
 import { PlannedOutcomes, simulatorBehaviour } from "./simulator";
 
 /** The embedded eMSP backend's inbox: every command result the gateway handed over, per command uid. */
@@ -34,7 +33,7 @@ export const localCommands: LocalModule = {
 
     const receiver: CommandsReceiverPort = {
       connect: (sink) => planned.connect((id, result) => sink.report(id, result)),
-      location: (id, ctx) => locations.get(ctx.party, locationKey(id)),
+      location: (id, ctx) => locations.get(ctx.party, id),
       session: (id, ctx) => sessions.get(ctx.party, id),
       async submit(command) {
         const { outcome, delay_ms } = behaviour(command.type);

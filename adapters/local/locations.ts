@@ -3,15 +3,7 @@ import type { PartyRef } from "../../core/protocol/types";
 import type { LocationsReceiverPort, LocationsSenderPort, Location } from "../../plugins/locations/ports";
 import type { LocalModule, LocalModuleContext } from "./local-module";
 import { sameParty } from "../../core/protocol/types";
-import { ciKey } from "../../core/model/common-schemas";
 import { OwnedCollection } from "./owned-collection";
-
-/**
- * A Location id as a store key. OwnedCollection already matches ids
- * case-insensitively; this stays only for the commands and chargingprofiles
- * modules, which still import it.
- */
-export const keyOf = ciKey;
 
 /**
  * Locations in the gateway's store, per owning party and sorted by

@@ -8,6 +8,7 @@ import type { PendingEntry, PendingKind, PendingRequests } from "../../core/asyn
 import type { Outbox } from "../../core/outbox/outbox";
 import type { LossyTranslationLog } from "../../core/model/lossy";
 import { Status } from "../../core/protocol/status";
+import { sameCiString } from "../../core/model/common-schemas";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
@@ -36,7 +37,6 @@ export interface ReceivedCommandData {
   sender?: PartyRef;
 }
 
-const sameId = (a: string, b: string): boolean => a.toUpperCase() === b.toUpperCase();
 
 /**
  * The CPO side of commands: validates a command, answers CommandResponse at
@@ -173,12 +173,14 @@ export class CommandReceiver implements PendingKind<ReceivedCommandData, Command
     const location = await this.port.location(target.location_id, ctx);
     if (!location) return { data: this.response("REJECTED", `Unknown location ${target.location_id}`), statusCode: Status.UNKNOWN_LOCATION };
     if (target.evse_uid === undefined) return undefined;
-    const evse = location.evses?.find((e) => sameId(e.uid, target.evse_uid!));
+    const evse = location.evses?.find((e) => sameCiString(e.uid, target.evse_uid!));
     if (!evse) return { data: this.response("REJECTED", `Unknown EVSE ${target.evse_uid} at location ${target.location_id}`) };
     // 2.1.1 has neither the capability nor connector_id in StartSession.
     if (spec.type === "START_SESSION" && version !== "2.1.1" && target.connector_id === undefined && evse.capabilities?.includes(CONNECTOR_REQUIRED))
       throw invalid(`/connector_id: is required: EVSE ${evse.uid} has the capability ${CONNECTOR_REQUIRED}`);
-    if (target.connector_id !== undefined && !evse.connectors.some((c) => sameId(c.id, target.connector_id!)))
+    // 2.1.1 has no connector_id, so no schema typed one a partner adds anyway (unknown properties are kept).
+    if (target.connector_id !== undefined && typeof target.connector_id !== "string") throw invalid("/connector_id: must be a string");
+    if (target.connector_id !== undefined && !evse.connectors.some((c) => sameCiString(c.id, target.connector_id!)))
       return { data: this.response("REJECTED", `Unknown connector ${target.connector_id} at EVSE ${evse.uid}`) };
     return undefined;
   }

@@ -1,3 +1,4 @@
+import { sameCiString } from "../../core/model/common-schemas";
 /**
  * Canonical (OCPI 2.3.0) Location, EVSE and Connector. Every stored or
  * served object has this shape; 2.2.1 and 2.1.1 are translated at the edge
@@ -108,4 +109,4 @@ export interface Location {
 
 /** CiString identifiers compare case-insensitively (ocpi-notes §1.5, §7 item 7). */
 export const sameId = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.toUpperCase() === b.toUpperCase();
+  a !== undefined && b !== undefined && sameCiString(a, b);

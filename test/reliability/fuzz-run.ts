@@ -11,12 +11,6 @@ import type { FuzzGateway } from "./fuzz-gateway";
  * has landed.
  */
 export const KNOWN_OPEN_BUGS: { issue: string; matches: (kind: MutationKind, detail: string) => boolean }[] = [
-  {
-    issue:
-      "2.1.1 START_SESSION with a connector_id that is no string (2.1.1 has no connector_id, so no schema checks it): " +
-      "the target check calls toUpperCase on it, HTTP 500 (plugins/commands/schemas.ts, receiver.ts)",
-    matches: (kind, detail) => ["swap-type", "number-out-of-range", "set-null", "duplicate-key"].includes(kind) && /\/connector_id\b/.test(detail),
-  },
 ];
 
 export interface Violation {
