@@ -26,10 +26,13 @@ export const retryPolicyOf = (settings: PartnerPushConfig = {}): RetryPolicy => 
 /**
  * Whether a failed delivery is worth retrying: network errors, timeouts,
  * HTTP 5xx (and 401/408/429, which pass) and OCPI 3xxx are; a 2xxx
- * rejection is final (the partner will not accept this message, ever).
+ * rejection is final (the partner will not accept this message, ever), and
+ * so is a URL our outbound policy refuses: it stays refused until the
+ * operator changes the config, after which a dead letter can be re-sent.
  */
 export const isRetryable = (error: unknown): boolean => {
   if (!(error instanceof PartnerCallError)) return true;
+  if (error.kind === "refused") return false;
   if (error.kind === "unreachable" || error.kind === "timeout") return true;
   if (error.statusCode !== undefined && error.statusCode >= 3000) return true;
   if (error.statusCode !== undefined && error.statusCode >= 2000) return false;
