@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
+import { ownerInScope } from "../../core/modules/receiver-rules";
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { PartyRef } from "../../core/protocol/types";
-import { ownerFromPath, portContext } from "../../core/modules/receiver-rules";
 import { invalid, notFound } from "../../core/http/errors";
 import { absolute, modulePath } from "../../core/host/urls";
 import type { Cdr } from "./model";
@@ -24,7 +24,7 @@ export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): Route
     handle: async (req: OcpiRequest<Cdr>) => {
       const cdr = req.body;
       const owner = ownerOfPosted(req);
-      const ctx = portContext(req);
+      const ctx = req.port;
       if (cdr.credit === true && cdr.credit_reference_id !== undefined) {
         // The original may legitimately be missing here (pushed while we were unreachable): accept, but say so.
         const original = await port.get(owner, cdr.credit_reference_id, ctx);
@@ -47,8 +47,8 @@ export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): Route
     path: "/:country_code/:party_id/:cdr_id",
     response: cdrType,
     handle: async (req) => {
-      const owner = ownerFromPath(req);
-      const cdr = await port.get(owner, req.params.cdr_id, portContext(req));
+      const owner = req.owner!;
+      const cdr = await port.get(owner, req.params.cdr_id, req.port);
       if (!cdr) throw notFound(`CDR ${req.params.cdr_id}`);
       return { data: cdr };
     },
@@ -63,5 +63,5 @@ export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): Route
 const ownerOfPosted = (req: OcpiRequest<Cdr>): PartyRef => {
   const { country_code, party_id } = req.body;
   if (typeof country_code !== "string" || typeof party_id !== "string") throw invalid("/country_code and /party_id are required");
-  return ownerFromPath({ ...req, params: { ...req.params, country_code, party_id } });
+  return ownerInScope(req.port.scope, country_code, party_id);
 };

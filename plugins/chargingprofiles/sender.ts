@@ -8,7 +8,6 @@ import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
-import { portContext } from "../../core/modules/receiver-rules";
 import { receiveOutcome, registeredVersion, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponse, ChargingProfileResult, ProfileOperation } from "./model";
 import type { ChargingProfilesSenderPort } from "./ports";
@@ -66,7 +65,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
         path: "/:session_id",
         body: { type: activeChargingProfileType, mode: "full" },
         handle: async (req) => {
-          await this.port.onActiveProfile(sessionIdOf(req.params.session_id), req.body as ActiveChargingProfile, portContext(req));
+          await this.port.onActiveProfile(sessionIdOf(req.params.session_id), req.body as ActiveChargingProfile, req.port);
           return {};
         },
       },

@@ -2,7 +2,7 @@ import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { httpStatusOf } from "../../core/ports";
-import { checkBodyIdentity, ownerFromPath, portContext } from "../../core/modules/receiver-rules";
+import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import type { Session, SessionPatch } from "./model";
 import type { SessionsReceiverPort } from "./ports";
 import { applySessionPatch } from "./patch";
@@ -18,8 +18,8 @@ export const receiverRoutes = (port: SessionsReceiverPort): RouteSpec[] => [
     path: PATH,
     response: sessionType,
     handle: async (req) => {
-      const owner = ownerFromPath(req);
-      const session = await port.get(owner, req.params.session_id, portContext(req));
+      const owner = req.owner!;
+      const session = await port.get(owner, req.params.session_id, req.port);
       if (!session) throw notFound(`Session ${owner.country_code}/${owner.party_id}/${req.params.session_id}`);
       return { data: session };
     },
@@ -29,10 +29,10 @@ export const receiverRoutes = (port: SessionsReceiverPort): RouteSpec[] => [
     path: PATH,
     body: { type: sessionType, mode: "full" },
     handle: async (req) => {
-      const owner = ownerFromPath(req);
+      const owner = req.owner!;
       const session = req.body as Session;
       checkBodyIdentity(session, owner, { id: req.params.session_id });
-      return { httpStatus: httpStatusOf(await port.put(owner, session, portContext(req))) };
+      return { httpStatus: httpStatusOf(await port.put(owner, session, req.port)) };
     },
   },
   {
@@ -40,7 +40,7 @@ export const receiverRoutes = (port: SessionsReceiverPort): RouteSpec[] => [
     path: PATH,
     body: { type: sessionType, mode: "patch" },
     handle: async (req) => {
-      const owner = ownerFromPath(req);
+      const owner = req.owner!;
       const id = req.params.session_id;
       const fragment = req.body as SessionPatch;
       checkBodyIdentity(fragment, owner, { id });
@@ -52,7 +52,7 @@ export const receiverRoutes = (port: SessionsReceiverPort): RouteSpec[] => [
           checkMerged(req, merged);
           return merged;
         },
-        portContext(req),
+        req.port,
       );
       if (!patched) throw notFound(`Session ${owner.country_code}/${owner.party_id}/${id}`);
       return {};
