@@ -11,8 +11,8 @@ import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
 import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
 import { outboundPolicy, outboundProblem } from "../../core/partners/outbound-policy";
-import { issuesOf, silentTranslation } from "../../core/model/object-type";
-import { withoutNulls } from "../../core/model/without-nulls";
+import { silentTranslation } from "../../core/model/object-type";
+import type { TolerantReader } from "../../core/model/tolerant-reader";
 import { ourCredentials } from "./our-credentials";
 
 /**
@@ -27,6 +27,7 @@ export class CredentialsHandshake {
     private readonly catalog: ModuleCatalog,
     private readonly type: ObjectType<Credentials>,
     private readonly log: Logger,
+    private readonly reader: TolerantReader,
   ) {}
 
   /** Server side of POST (register) and PUT (update) on our credentials endpoint of `version`. */
@@ -121,13 +122,12 @@ export class CredentialsHandshake {
       if (error instanceof PartnerCallError) throw new Error(`Credentials ${method} failed: ${error.message}`);
       throw error;
     }
-    // Nulls mean absent (ocpi-notes §1.5), as in every other input from partners: `"website": null` is no website.
-    const parsed = this.type.schema(found.version, "full").safeParse(withoutNulls(answer));
-    if (!parsed.success) {
-      const issues = describeIssues(issuesOf(parsed.error));
-      throw new Error(`Partner answered invalid credentials: ${issues}`);
-    }
-    const theirs = this.type.up(parsed.data, found.version, silentTranslation());
+    // Read like every object a partner sends (core/model/tolerant-reader.ts): nulls mean absent (ocpi-notes §1.5),
+    // `"website": null` is no website, and the partner's strictness applies.
+    const schema = this.type.schema(found.version, "full");
+    const read = await this.reader.read({ partnerId, strictness: config.strictness, type: this.type.name, schema, raw: answer });
+    if (!read.ok) throw new Error(`Partner answered invalid credentials: ${describeIssues(read.issues)}`);
+    const theirs = this.type.up(read.value, found.version, silentTranslation());
     const record = await this.registry.recordRegistration(partnerId, {
       version: found.version,
       versionsUrl: theirs.url,

@@ -8,6 +8,7 @@ import { TOKENS } from "../../core/tokens";
 import { PartnerRegistry } from "../../core/partners/partner-registry";
 import { OcpiClient } from "../../core/client/ocpi-client";
 import { ModuleCatalog } from "../../core/host/module-catalog";
+import { TolerantReader } from "../../core/model/tolerant-reader";
 import { CREDENTIALS_TRANSLATION_LOSSES, credentialsType } from "./credentials-type";
 import { CredentialsHandshake } from "./handshake";
 import { ourCredentials } from "./our-credentials";
@@ -32,9 +33,10 @@ export class CredentialsPlugin implements ModulePlugin {
     client: OcpiClient,
     catalog: ModuleCatalog,
     @inject(TOKENS.Logger) log: Logger,
+    reader: TolerantReader,
   ) {
     this.type = credentialsType(config);
-    this.handshake = new CredentialsHandshake(config, registry, client, catalog, this.type, log);
+    this.handshake = new CredentialsHandshake(config, registry, client, catalog, this.type, log, reader);
   }
 
   portName(): undefined {

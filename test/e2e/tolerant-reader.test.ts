@@ -125,9 +125,10 @@ let gateway: Gateway;
 let url: string;
 /** A CommandResponse with the result in lower case and the timeout as a string. */
 const answers = { "/2.2.1/commands/START_SESSION": { result: "accepted", timeout: "30" } };
-const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR), answers });
+const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR), answers, singleRole: true });
 const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT), answers });
 const logPartner = new OffSpecPartner({ party: LOG, lists: listsOf(LOG) });
+const strictCredentials = new OffSpecPartner({ party: { country_code: "NL", party_id: "QRC" }, lists: {}, singleRole: true });
 
 const admin = (method: string, route: string, body?: unknown): Promise<HttpResult> =>
   ocpiRequest(method, `${url}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
@@ -145,6 +146,7 @@ beforeAll(async () => {
   await repairPartner.start();
   await rejectPartner.start();
   await logPartner.start();
+  await strictCredentials.start();
   const [port] = await freePorts(1);
   url = `http://127.0.0.1:${port}`;
   const local = { adapter: "local" };
@@ -157,6 +159,7 @@ beforeAll(async () => {
       { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
       { id: "rejecting", token_a: "reject-partner-token-A-0123", versions_url: rejectPartner.versionsUrl, strictness: "reject" },
       { id: "logging", token_a: "log-partner-token-A-0123456", versions_url: logPartner.versionsUrl, strictness: "log" },
+      { id: "strict-credentials", token_a: "strict-credentials-token-A-0123", versions_url: strictCredentials.versionsUrl },
     ],
   });
   const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
@@ -172,6 +175,7 @@ afterAll(async () => {
   await repairPartner.close();
   await rejectPartner.close();
   await logPartner.close();
+  await strictCredentials.close();
   removeTempDirs();
 });
 
@@ -286,7 +290,7 @@ describe("off-spec objects pushed to our receivers", () => {
   });
 
   it("strictness repair: a boolean as a string, an enum value in the wrong case, unknown values of an optional field and of a list", async () => {
-    const location = {
+    const location: Json = {
       ...offSpecLocation(REPAIR, "LOC6"),
       publish: "true",
       parking_type: "ROOFTOP",
@@ -334,6 +338,14 @@ describe("answers to our requests", () => {
     location_id: "LOC1",
     evse_uid: "EVSE1",
   };
+
+  it("strictness repair: credentials naming their one role as an object are taken as a list of one; under reject the registration fails", async () => {
+    // "repairing" registered in beforeAll with such credentials
+    expect((await gateway.registry.get("repairing"))!.roles).toEqual([expect.objectContaining({ role: "CPO", ...REPAIR })]);
+    const repairs: Json[] = (await admin("GET", "/repairs")).body.data;
+    expect(repairs).toContainEqual({ partner: "repairing", type: "Credentials", field: "/roles", repair: "single value where a list is required: made a list of one", count: 1 });
+    await expect(gateway.credentials.register("strict-credentials")).rejects.toThrow(/Partner answered invalid credentials: \/roles: /);
+  });
 
   it("strictness repair: a CommandResponse with the result in lower case and the timeout as a string is understood", async () => {
     const res = await admin("POST", "/commands/repairing/START_SESSION", startSession);

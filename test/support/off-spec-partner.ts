@@ -15,6 +15,8 @@ export interface OffSpecPartnerOptions {
   lists: Record<string, unknown[]>;
   /** what a call of a Receiver endpoint answers, by path (e.g. "/2.2.1/commands/START_SESSION"); default null */
   answers?: Record<string, unknown>;
+  /** its credentials name its one role as an object instead of a list of one */
+  singleRole?: boolean;
 }
 
 /**
@@ -71,11 +73,8 @@ export class OffSpecPartner {
     if (path === "/2.2.1/credentials" && req.method === "POST") {
       this.tokenToGateway = body.token;
       const { country_code, party_id } = this.options.party;
-      return answer({
-        token: "quirky-partner-token-C-0123456789",
-        url: this.versionsUrl,
-        roles: [{ role: "CPO", country_code, party_id, business_details: { name: "Quirky CPO" } }],
-      });
+      const role = { role: "CPO", country_code, party_id, business_details: { name: "Quirky CPO" } };
+      return answer({ token: "quirky-partner-token-C-0123456789", url: this.versionsUrl, roles: this.options.singleRole ? role : [role] });
     }
     const list = /^\/2\.2\.1\/(\w+)$/.exec(path);
     if (list && req.method === "GET" && this.options.lists[list[1]]) {
