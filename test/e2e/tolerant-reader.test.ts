@@ -4,6 +4,7 @@ import { Gateway } from "../../app/gateway";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
 import { OffSpecPartner } from "../support/off-spec-partner";
+import { LocationsClient } from "../../plugins/locations/client";
 
 /**
  * Issue #9 item 6, end to end: a hub's objects that are slightly off the
@@ -115,7 +116,8 @@ const offSpecCdr = (owner: typeof REPAIR, id: string, locationId = "LOC1"): Json
 const listsOf = (owner: typeof REPAIR) => ({
   locations: Array.from({ length: LOCATIONS }, (_, i) => offSpecLocation(owner, `LOC${i + 1}`)),
   sessions: [offSpecSession(owner, "SES1"), offSpecSession(owner, "SES2")],
-  cdrs: [offSpecCdr(owner, "CDR1"), offSpecCdr(owner, "CDR2")],
+  // CDR3's Location is held nowhere: it cannot be repaired
+  cdrs: [offSpecCdr(owner, "CDR1"), offSpecCdr(owner, "CDR2"), offSpecCdr(owner, "CDR3", "LOC-NOWHERE")],
 });
 
 /* ---------------------------------------------------------------- the eMSP gateway */
@@ -124,7 +126,10 @@ const lines: Json[] = [];
 let gateway: Gateway;
 let url: string;
 /** A CommandResponse with the result in lower case and the timeout as a string. */
-const answers = { "/2.2.1/commands/START_SESSION": { result: "accepted", timeout: "30" } };
+const answers = {
+  "/2.2.1/commands/START_SESSION": { result: "accepted", timeout: "30" },
+  "/2.2.1/chargingprofiles/SES1": { result: "accepted", timeout: "30" },
+};
 const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR), answers, singleRole: true });
 const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT), answers });
 const logPartner = new OffSpecPartner({ party: LOG, lists: listsOf(LOG) });
@@ -153,7 +158,7 @@ beforeAll(async () => {
   const config = testGatewayConfig({
     port,
     party: { country_code: "DE", party_id: "EMS", role: "EMSP" },
-    modules: { locations: local, sessions: local, cdrs: local, tokens: local, commands: local },
+    modules: { locations: local, sessions: local, cdrs: local, tokens: local, commands: local, chargingprofiles: local },
     server: { admin_token: ADMIN_TOKEN },
     partners: [
       { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
@@ -186,7 +191,9 @@ describe("sync pulls of off-spec objects", () => {
     // Locations first: the CDRs' missing address fields come from the Location held for their id.
     expect(await sync("repairing", "locations")).toMatchObject({ objects: LOCATIONS, rejected: 0 });
     expect(await sync("repairing", "sessions")).toMatchObject({ objects: 2, rejected: 0 });
-    expect(await sync("repairing", "cdrs")).toMatchObject({ objects: 2, rejected: 0 });
+    expect(await sync("repairing", "cdrs")).toMatchObject({ objects: 2, rejected: 1 });
+    const skipped = lines.find((l) => l.msg === "pulled object rejected" && l.partner === "repairing");
+    expect(skipped).toMatchObject({ id: "CDR3", problems: expect.stringContaining("/cdr_location/address") });
 
     const location = (await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC2")).body.data;
     expect(location.opening_times).toEqual({
@@ -239,7 +246,7 @@ describe("sync pulls of off-spec objects", () => {
   it("strictness reject: the same objects are rejected and counted, nothing stored", async () => {
     expect(await sync("rejecting", "locations")).toMatchObject({ objects: 0, rejected: LOCATIONS });
     expect(await sync("rejecting", "sessions")).toMatchObject({ objects: 0, rejected: 2 });
-    expect(await sync("rejecting", "cdrs")).toMatchObject({ objects: 0, rejected: 2 });
+    expect(await sync("rejecting", "cdrs")).toMatchObject({ objects: 0, rejected: 3 });
     const rejected = lines.filter((l) => l.msg === "pulled object rejected" && l.partner === "rejecting");
     expect(rejected.find((l) => l.module === "locations")!.problems).toContain("/opening_times/regular_hours/0/weekday");
     expect(rejected.find((l) => l.module === "sessions")!.problems).toContain("/cdr_token/country_code");
@@ -315,6 +322,15 @@ describe("off-spec objects pushed to our receivers", () => {
     expect(JSON.stringify(repairLines())).not.toMatch(/ROOFTOP|DOG_PARK/);
   });
 
+  it("strictness repair: an unknown value of a required enumeration is not repaired: 2001 naming the field", async () => {
+    const location = offSpecLocation(REPAIR, "LOC5");
+    location.evses[0].status = "WORKING";
+    const res = await asPartner(repairPartner, "PUT", "locations/NL/QRK/LOC5", location);
+    expect(res.body.status_code).toBe(2001);
+    expect(res.body.status_message).toContain("/evses/0/status");
+    expect((await asPartner(repairPartner, "GET", "locations/NL/QRK/LOC5")).status).toBe(404);
+  });
+
   it("strictness reject: the same objects are refused with 2001 naming the field, nothing stored", async () => {
     const location = await asPartner(rejectPartner, "PUT", "locations/NL/QRR/LOC9", offSpecLocation(REJECT, "LOC9"));
     expect(location.body.status_code).toBe(2001);
@@ -360,6 +376,24 @@ describe("answers to our requests", () => {
     const res = await admin("POST", "/commands/rejecting/START_SESSION", startSession);
     expect(res.body.status_code).toBe(3001);
     expect(res.body.status_message).toContain("/result");
+  });
+
+  it("a ChargingProfileResponse is repaired like a CommandResponse", async () => {
+    const res = await admin("DELETE", "/chargingprofiles/repairing/SES1");
+    expect(res.body.status_code).toBe(1000);
+    expect(res.body.data.response).toEqual({ result: "ACCEPTED", timeout: 30 });
+    const refused = await admin("DELETE", "/chargingprofiles/rejecting/SES1");
+    expect(refused.body.status_code).toBe(3001);
+    expect(refused.body.status_message).toContain("/result");
+  });
+
+  it("a GET of one object: repaired under repair, taken as it came under log, refused naming the field under reject", async () => {
+    const client = new LocationsClient(gateway.partnerClient);
+    const repaired = await client.get("repairing", "LOC1");
+    expect(repaired!.opening_times).toMatchObject({ twentyfourseven: false, regular_hours: [{ weekday: 1 }, { weekday: 2 }] });
+    const asItCame = await client.get("logging", "LOC1");
+    expect(asItCame!.opening_times!.regular_hours![0].weekday).toBe("1");
+    await expect(client.get("rejecting", "LOC1")).rejects.toThrow(/Location is invalid: .*\/opening_times\/regular_hours\/0\/weekday/);
   });
 
   it("send_nulls_for_optional: the command request carries every optional key of StartSession and its Token", async () => {

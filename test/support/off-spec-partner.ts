@@ -23,7 +23,7 @@ export interface OffSpecPartnerOptions {
  * A 2.2.1 CPO on loopback (node:http) that no one here wrote, as real
  * partners are: it registers through the credentials handshake, serves
  * whatever its `lists` say (off-spec objects included) on its Sender
- * interface, records what is sent to its Receiver interface (tokens,
+ * interface (lists, and single objects by id), records what is sent to its Receiver interface (tokens,
  * commands) and answers with a success envelope carrying `answers`. It accepts any
  * token: the tests are about what the gateway reads and sends.
  */
@@ -81,6 +81,9 @@ export class OffSpecPartner {
       const items = this.options.lists[list[1]];
       return answer(items, { "X-Total-Count": String(items.length), "X-Limit": "100" });
     }
+    const one = /^\/2\.2\.1\/(\w+)\/([^/]+)$/.exec(path);
+    const item = one && req.method === "GET" ? this.options.lists[one[1]]?.find((o) => (o as { id?: string }).id === one[2]) : undefined;
+    if (item) return answer(item);
     this.received.push({ method: req.method!, path, body });
     return answer(this.options.answers?.[path] ?? null);
   }
@@ -92,6 +95,7 @@ export class OffSpecPartner {
       ...Object.keys(this.options.lists).map((module) => ({ identifier: module, role: "SENDER", url: url(module) })),
       { identifier: "tokens", role: "RECEIVER", url: url("tokens") },
       { identifier: "commands", role: "RECEIVER", url: url("commands") },
+      { identifier: "chargingprofiles", role: "RECEIVER", url: url("chargingprofiles") },
     ];
   }
 }
