@@ -1,0 +1,7 @@
+/**
+ * The tariff engine: prices a session from its meter timeline with the
+ * Connector's 2.3.0 Tariffs, producing what a Session or CDR carries about
+ * cost. Pure: no I/O, no clock.
+ */
+export { priceSession } from "./price-session";
+export type { MeterSample, PricedSession, PricingInput, ReservationTimeline, SessionTimeline } from "./types";

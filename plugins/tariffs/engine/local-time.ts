@@ -1,0 +1,81 @@
+/**
+ * Local wall-clock time of a Location (OCPI 2.3.0 Tariffs, TariffRestrictions:
+ * start_time, end_time, start_date, end_date and day_of_week are "in local time,
+ * the time zone is defined in the time_zone field of the Location"). Pure
+ * functions over IANA time zone names, built on Intl.
+ */
+
+export interface LocalTime {
+  /** YYYY-MM-DD */
+  date: string;
+  /** minutes since local midnight, 0..1439 */
+  minuteOfDay: number;
+  /** MONDAY … SUNDAY */
+  dayOfWeek: string;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+const formatter = (timeZone: string): Intl.DateTimeFormat => {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      weekday: "long",
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+};
+
+const partsOf = (ms: number, timeZone: string): Record<string, string> =>
+  Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+
+export const localTime = (ms: number, timeZone: string): LocalTime => {
+  const p = partsOf(ms, timeZone);
+  return {
+    date: `${p.year}-${p.month}-${p.day}`,
+    minuteOfDay: Number(p.hour) * 60 + Number(p.minute),
+    dayOfWeek: p.weekday.toUpperCase(),
+  };
+};
+
+/** How far the zone's wall clock is ahead of UTC at this instant, in ms. */
+const offsetAt = (ms: number, timeZone: string): number => {
+  const p = partsOf(ms, timeZone);
+  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return wall - Math.floor(ms / 1000) * 1000;
+};
+
+/**
+ * The instant at which the local wall clock shows `minuteOfDay` on `date`.
+ * The offset is looked up twice so a date on which daylight saving time
+ * changes lands on the offset valid at that wall-clock time.
+ */
+export const instantOf = (date: string, minuteOfDay: number, timeZone: string): number => {
+  const [y, m, d] = date.split("-").map(Number);
+  const wall = Date.UTC(y, m - 1, d, 0, minuteOfDay);
+  const first = wall - offsetAt(wall, timeZone);
+  return wall - offsetAt(first, timeZone);
+};
+
+/** The local dates from `fromDate` to `toDate` inclusive (YYYY-MM-DD). */
+export const datesBetween = (fromDate: string, toDate: string): string[] => {
+  const dates: string[] = [];
+  const [y, m, d] = fromDate.split("-").map(Number);
+  for (let day = Date.UTC(y, m - 1, d); ; day += 86_400_000) {
+    const date = new Date(day).toISOString().slice(0, 10);
+    dates.push(date);
+    if (date >= toDate) return dates;
+  }
+};
+
+/** "HH:MM" → minutes since midnight. */
+export const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
