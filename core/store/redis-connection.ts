@@ -75,6 +75,8 @@ const OUTAGE_MESSAGES = [
   /^Command aborted due to connection close/,
   // server replies that mean "not now": failover, cluster down, a server still loading its data, or busy
   /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|READONLY|NOREPLICAS|BUSY) /,
+  // a slot still moving after the redirections ioredis follows itself
+  /^(MOVED|ASK) /,
 ];
 const OUTAGE_NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError", "AbortError"]);
 const OUTAGE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);

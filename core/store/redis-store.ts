@@ -1,3 +1,4 @@
+import type { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import type { RangeQuery, Store, StoredPage, UpdateDecision } from "./port";
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
@@ -102,6 +103,8 @@ interface Scripts {
 type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<number>>;
 
 const MAX_UPDATE_ATTEMPTS = 100;
+const MOVED = /^(MOVED|ASK) /;
+const MAX_MOVED_ATTEMPTS = 3;
 
 function encode(value: unknown): string {
   const json = JSON.stringify(value);
@@ -274,21 +277,30 @@ export class RedisStore implements Store {
     const waitMs = this.replicaAckTimeoutMs;
     if (waitMs === undefined) return this.run(() => this.redis[script](...args));
     return this.run(async () => {
-      const pipeline = this.redis.pipeline() as unknown as Record<WriteScript, (...a: (string | number)[]) => unknown> & {
-        wait(replicas: number, timeoutMs: number): unknown;
-        exec(): Promise<[Error | null, unknown][] | null>;
-      };
-      pipeline[script](...args);
-      pipeline.wait(1, waitMs);
-      const results = await pipeline.exec();
-      if (!results) throw new Error("Redis pipeline aborted");
-      const [[scriptError, result], [waitError, replicas]] = results;
-      if (scriptError) throw scriptError;
+      for (let attempt = 1; ; attempt++) {
+        const pipeline = this.redis.pipeline() as unknown as Record<WriteScript, (...a: (string | number)[]) => unknown> & {
+          wait(replicas: number, timeoutMs: number): unknown;
+          exec(): Promise<[Error | null, unknown][] | null>;
+        };
+        pipeline[script](...args);
+        pipeline.wait(1, waitMs);
+        const results = await pipeline.exec();
+        if (!results) throw new Error("Redis pipeline aborted");
+        const [[scriptError, result], [waitError, replicas]] = results;
+        // After a failover the old slot map sends the pipeline to a node that no longer serves the key: the
+        // script did not run there (MOVED), while the keyless WAIT did, so ioredis does not redirect it itself.
+        if (scriptError && MOVED.test(scriptError.message) && attempt < MAX_MOVED_ATTEMPTS) {
+          // a refresh that fails leaves the map as it was: the next attempt, or the last one's error, tells
+          await new Promise<void>((resolve) => (this.redis as Cluster).refreshSlotsCache(() => resolve()));
+          continue;
+        }
+        if (scriptError) throw scriptError;
       if (waitError) throw waitError;
-      if ((replicas as number) < 1) {
-        throw new StoreUnavailableError("redis", `no replica acknowledged the write within ${waitMs} ms`);
+        if ((replicas as number) < 1) {
+          throw new StoreUnavailableError("redis", `no replica acknowledged the write within ${waitMs} ms`);
+        }
+        return result as number;
       }
-      return result as number;
     });
   }
 

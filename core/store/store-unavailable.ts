@@ -17,10 +17,17 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** The first StoreUnavailableError in an error's `cause` chain (callers may wrap what the store threw). */
-export const storeUnavailableIn = (error: unknown): StoreUnavailableError | undefined => {
-  for (let e = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
-    if (e instanceof StoreUnavailableError) return e;
+/**
+ * The StoreUnavailableError behind an error, if any: callers may wrap what the
+ * store threw (`cause`), or gather several failures (an AggregateError, e.g. of change listeners).
+ */
+export const storeUnavailableIn = (error: unknown, depth = 0): StoreUnavailableError | undefined => {
+  if (!(error instanceof Error) || depth > 10) return undefined;
+  if (error instanceof StoreUnavailableError) return error;
+  const inner = error instanceof AggregateError ? [...error.errors, error.cause] : [error.cause];
+  for (const e of inner) {
+    const found = storeUnavailableIn(e, depth + 1);
+    if (found) return found;
   }
   return undefined;
 };

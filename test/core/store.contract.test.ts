@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import type { Store } from "../../core/store/port";
 import { RedisStore } from "../../core/store/redis-store";
 import { SqliteStore } from "../../core/store/sqlite-store";
+import { startRedisCluster, type RedisCluster } from "../support/redis-cluster";
 
 interface Doc {
   id: string;
@@ -27,9 +28,10 @@ function describeStoreContract(name: string, factory: StoreFactory): void {
     // A fresh collection per test, so tests never see each other's entries.
     const fresh = (label: string) => `${label}-${++seq}`;
 
+    // generous: the cluster variant starts six redis-servers in its first open()
     beforeAll(async () => {
       store = await factory.open();
-    });
+    }, 30_000);
     afterAll(async () => {
       await store?.close();
     });
@@ -367,6 +369,15 @@ describeStoreContract("RedisStore", {
   open: () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: redisPrefix }),
   persistent: true,
 });
+
+// A 3-master, 3-replica cluster of its own, started when the suite first opens a store: every write
+// there also waits for a replica (WAIT 1), and every script must keep to one slot.
+let cluster: Promise<RedisCluster> | undefined;
+describeStoreContract("RedisStore on a Redis Cluster", {
+  open: async () => RedisStore.connect({ target: { nodes: (await (cluster ??= startRedisCluster())).urls.slice(0, 2) }, keyPrefix: "contract:" }),
+  persistent: true,
+});
+afterAll(async () => (await cluster)?.stop(), 30_000);
 
 // When REDIS_URL points at a shared server, leave nothing of ours behind.
 afterAll(async () => {

@@ -27,7 +27,14 @@ export interface EmspPartner {
  * endpoint is at `cpoUrl`; the CPO's config must list partner `partnerId`
  * with `tokenA` and this eMSP's versions URL (`versionsUrlOf(port)`).
  */
-export const startEmspPartner = async (options: { port: number; cpoUrl: string; tokenA: string; partnerId?: string }): Promise<EmspPartner> => {
+export const startEmspPartner = async (options: {
+  port: number;
+  cpoUrl: string;
+  tokenA: string;
+  partnerId?: string;
+  /** sees every request this eMSP answers (method, path, HTTP status): how tests count deliveries */
+  observe?: (method: string, path: string, status: number) => void;
+}): Promise<EmspPartner> => {
   const partnerId = options.partnerId ?? "cpo";
   const config = testGatewayConfig({
     port: options.port,
@@ -37,6 +44,14 @@ export const startEmspPartner = async (options: { port: number; cpoUrl: string; 
     partners: [{ id: partnerId, token_a: options.tokenA, versions_url: `${options.cpoUrl}/ocpi/versions` }],
   });
   const gateway = await Gateway.create(config, { logger: pino({ level: "silent" }) });
+  const observe = options.observe;
+  if (observe) {
+    // Outermost, so it sees the final status of every answer; listen() composes the middleware afterwards.
+    gateway.app.middleware.unshift(async (ctx, next) => {
+      await next();
+      observe(ctx.method, ctx.path, ctx.status);
+    });
+  }
   await gateway.listen();
   try {
     await gateway.credentials.register(partnerId);
