@@ -310,6 +310,15 @@ export const partnerSchema = z.strictObject({
   token_encoding: z.enum(TOKEN_ENCODINGS, { error: msg(MESSAGES.tokenEncoding) }).default("auto"),
   header_prefix: z.enum(HEADER_PREFIXES, { error: msg(MESSAGES.headerPrefix) }).default("OCPI"),
   modules: z.array(str(MODULE_ID_RE, MESSAGES.moduleId)).superRefine(uniqueItems("module")).optional(),
+  roles: z
+    .array(
+      z.strictObject({
+        role: z.enum(ROLES, { error: msg(MESSAGES.role) }),
+        party: str(PARTY_REF_RE, MESSAGES.partyRef).optional(),
+      }),
+    )
+    .min(1, { error: "must list at least one role (or be left out: any role but HUB)" })
+    .optional(),
   strictness: z.enum(STRICTNESS, { error: msg(MESSAGES.strictness) }).default("reject"),
   send_nulls_for_optional: z.boolean({ error: msg("must be true or false") }).optional(),
   callback_hosts: nullAsAbsent(

@@ -108,6 +108,11 @@ export interface PartnerConfig {
   header_prefix: HeaderPrefix;
   /** modules this partner may use; default all served modules */
   modules?: string[];
+  /**
+   * roles (and parties) the partner may claim in its credentials; default: any role but HUB, for any party
+   * that is neither ours nor another partner's. Only a partner listed here with HUB relays others' objects.
+   */
+  roles?: PartnerRoleConfig[];
   strictness: Strictness;
   /** every optional field of the objects we send the partner present, null when absent (frameworks that require every key) */
   send_nulls_for_optional?: boolean;
@@ -123,6 +128,12 @@ export interface PartnerConfig {
   max_page_limit?: number;
   /** delivery of pushes to this partner (README "Pushes"); defaults in core/outbox/retry-policy.ts */
   push?: PartnerPushConfig;
+}
+
+export interface PartnerRoleConfig {
+  role: Role;
+  /** the party (country_code + party_id, e.g. "NLEMA") the role is allowed for; absent: any party */
+  party?: string;
 }
 
 export interface PartnerSyncRetryConfig {

@@ -11,6 +11,7 @@ import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
 import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
 import { outboundPolicy, outboundProblem } from "../../core/partners/outbound-policy";
+import { checkRoleClaims } from "../../core/partners/role-claims";
 import { silentTranslation } from "../../core/model/object-type";
 import type { TolerantReader } from "../../core/model/tolerant-reader";
 import { ourCredentials } from "./our-credentials";
@@ -36,6 +37,7 @@ export class CredentialsHandshake {
     if (update && record.status !== "registered") throw methodNotAllowed("Not registered: use POST to register");
     if (!update && record.status === "registered") throw methodNotAllowed("Already registered: use PUT to update or DELETE to unregister");
     const config = this.registry.configOf(partnerId);
+    checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id, await this.registry.list());
     // Without versions_url in config the partner may register from any origin, on a public address unless callback_hosts names it.
     const policy = outboundPolicy(config, theirs.url);
     const problem = outboundProblem(theirs.url, policy);
@@ -128,6 +130,11 @@ export class CredentialsHandshake {
     const read = await this.reader.read({ partnerId, strictness: config.strictness, type: this.type.name, schema, raw: answer });
     if (!read.ok) throw new Error(`Partner answered invalid credentials: ${describeIssues(read.issues)}`);
     const theirs = this.type.up(read.value, found.version, silentTranslation());
+    try {
+      checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id, await this.registry.list());
+    } catch (error) {
+      throw new Error(`Partner answered credentials we cannot accept: ${(error as Error).message}`);
+    }
     const record = await this.registry.recordRegistration(partnerId, {
       version: found.version,
       versionsUrl: theirs.url,
