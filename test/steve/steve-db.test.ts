@@ -7,7 +7,7 @@ import { mapSession } from "../../adapters/steve/mapping/sessions";
 import { DEFAULT_EVSE_ID_PATTERN, type SteveMappingSettings } from "../../adapters/steve/mapping/settings";
 import { evseStatus } from "../../adapters/steve/mapping/status";
 import { cdrType } from "../../plugins/cdrs/translate";
-import type { Location } from "../../plugins/locations/model";
+import type { Connector, Location } from "../../plugins/locations/model";
 import { locationType } from "../../plugins/locations/translate";
 import { sessionType } from "../../plugins/sessions/translate";
 import { startMariaDb, type MariaDb, type TestDatabase } from "../support/mariadb";
@@ -233,9 +233,9 @@ describe.each(["3.14", "3.12"] as const)("SteVe %s schema", (generation) => {
     for (const location of locations) valid(locationType.schema("2.3.0", "full"), location);
     const [alpha, beta] = locations;
     const capabilities = ["REMOTE_START_STOP_CAPABLE", "UNLOCK_CAPABLE", "RESERVABLE"];
-    const connector = (c: typeof ALPHA.evse1, lastUpdated: Date) =>
+    const connector = (c: typeof ALPHA.evse1, lastUpdated: Date): Connector =>
       current
-        ? { id: "1", standard: c.type, format: c.format, power_type: c.power, max_voltage: c.voltage, max_amperage: c.amperage, max_electric_power: c.watts, tariff_ids: ["STD"], last_updated: iso(ALPHA.updatedAt) }
+        ? { id: "1", standard: c.type, format: c.format as Connector["format"], power_type: c.power, max_voltage: c.voltage, max_amperage: c.amperage, max_electric_power: c.watts, tariff_ids: ["STD"], last_updated: iso(ALPHA.updatedAt) }
         : { id: "1", standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 16, max_electric_power: 11_000, tariff_ids: ["STD"], last_updated: iso(lastUpdated) };
     expect(alpha).toEqual<Location>({
       country_code: "DE",

@@ -94,7 +94,6 @@ export async function createSteveSchema(db: Pool, generation: SteveGeneration): 
 
 export async function seedSteve(db: Pool, generation: SteveGeneration): Promise<SeedIds> {
   const current = generation === "3.14";
-  const table = current ? "evse" : "connector";
   const pk = current ? "evse_pk" : "connector_pk";
   const insert = async (sql: string, values: unknown[]) => (await db.query<ResultSetHeader>(sql, values))[0].insertId;
   const stamps = (updatedAt: Date) => (current ? { created_at: updatedAt, updated_at: updatedAt } : {});
