@@ -82,7 +82,8 @@ describe("chargingprofiles module, a charge point that does not answer", () => {
       modules: { chargingprofiles: { adapter: "local" } },
       adapters: { local: { seed: seedFile(OURS), simulator: { outcome: "NO_ANSWER" } } },
       server: { command_timeout_seconds: 1 },
-      partners: [{ id: "partner" }],
+      // named by the operator, so the outbound policy lets deliveries reach (and fail on) the closed port 9
+      partners: [{ id: "partner", versions_url: "http://127.0.0.1:9/versions" }],
     });
     gateway = await Gateway.create(config, { logger: pino({ level: "silent" }) });
     const token = await gateway.registry.issueToken("partner");
