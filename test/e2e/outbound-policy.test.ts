@@ -6,6 +6,7 @@ import request from "supertest";
 import { Gateway } from "../../app/gateway";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts } from "../support/gateway-process";
+import { recordReliability } from "../support/reliability-report";
 
 /**
  * README "Outbound URL policy" end to end: a gateway calls partner listeners
@@ -128,7 +129,17 @@ beforeAll(async () => {
   api = request(gateway.app.callback());
 });
 
+let attempts = 0;
+afterEach(() => void attempts++);
+
 afterAll(async () => {
+  // Every SSRF attempt of this file, for test/RELIABILITY.md: a request reaching an internal listener is a loss.
+  recordReliability("SSRF attempts (outbound URL policy)", {
+    cases: attempts,
+    faults: 0,
+    losses: internalHost.seen.length + internalPort.seen.length,
+    notes: ["redirects (302, 307), details and endpoints on other origins, private addresses, host names resolving to loopback, Link next across origins"],
+  });
   await gateway?.close();
   await Promise.all([partner.close(), internalHost.close(), internalPort.close()]);
   removeTempDirs();
