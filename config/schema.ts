@@ -11,15 +11,13 @@ import { z } from "zod";
 import { validate as validateCron } from "node-cron";
 import { isIP } from "node:net";
 import type { GatewayConfig } from "./types";
+import { INTERFACE_ROLES, ROLES, SUPPORTED_VERSIONS } from "../core/protocol/vocabulary";
 import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_INBOUND } from "./types";
 
 // ---------------------------------------------------------------------------
 // Messages (exported so other modules and tests can refer to them)
 // ---------------------------------------------------------------------------
 
-export const ROLES = ["CPO", "EMSP", "HUB", "NAP", "NSP", "OTHER", "SCSP", "PTP"] as const;
-export const VERSIONS = ["2.3.0", "2.2.1", "2.1.1"] as const;
-export const INTERFACE_ROLES = ["SENDER", "RECEIVER"] as const;
 export const TOKEN_ENCODINGS = ["base64", "raw", "auto"] as const;
 export const HEADER_PREFIXES = ["OCPI", "ROAMING"] as const;
 export const STRICTNESS = ["reject", "log", "repair"] as const;
@@ -62,7 +60,7 @@ export const MESSAGES = {
   partnerId: "must be 1-64 characters of letters, digits, _ . and -",
   tokenA: "must be 1-64 printable ASCII characters (U+0021-U+007E)",
   adminToken: "must be 16-128 printable ASCII characters (U+0021-U+007E)",
-  version: oneOf(VERSIONS),
+  version: oneOf(SUPPORTED_VERSIONS),
   tokenEncoding: oneOf(TOKEN_ENCODINGS),
   headerPrefix: oneOf(HEADER_PREFIXES),
   strictness: oneOf(STRICTNESS),
@@ -303,10 +301,10 @@ export const partnerSchema = z.strictObject({
   token_a: str(/^[\x21-\x7E]{1,64}$/, MESSAGES.tokenA).optional(),
   versions_url: httpUrl().optional(),
   versions: z
-    .array(z.enum(VERSIONS, { error: msg(MESSAGES.version) }))
+    .array(z.enum(SUPPORTED_VERSIONS, { error: msg(MESSAGES.version) }))
     .min(1, { error: "must list at least one version (or be left out to accept all)" })
     .superRefine(uniqueItems("version"))
-    .default([...VERSIONS]),
+    .default([...SUPPORTED_VERSIONS]),
   token_encoding: z.enum(TOKEN_ENCODINGS, { error: msg(MESSAGES.tokenEncoding) }).default("auto"),
   header_prefix: z.enum(HEADER_PREFIXES, { error: msg(MESSAGES.headerPrefix) }).default("OCPI"),
   modules: z.array(str(MODULE_ID_RE, MESSAGES.moduleId)).superRefine(uniqueItems("module")).optional(),

@@ -1,9 +1,7 @@
 /** The validated, interpolated gateway configuration (see config/schema.ts and README "Config reference"). */
-export type VersionNumber = "2.1.1" | "2.2.1" | "2.3.0";
-export const SUPPORTED_VERSIONS: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
+import type { InterfaceRole, Role, VersionNumber } from "../core/protocol/vocabulary";
 
-export type Role = "CPO" | "EMSP" | "HUB" | "NAP" | "NSP" | "OTHER" | "SCSP" | "PTP";
-export type InterfaceRole = "SENDER" | "RECEIVER";
+export type { InterfaceRole, Role, VersionNumber };
 export type TokenEncoding = "base64" | "raw" | "auto";
 export type HeaderPrefix = "OCPI" | "ROAMING";
 /** how invalid objects from a partner are read (README "Tolerant reader"): refused, accepted as they are, or repaired */

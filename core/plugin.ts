@@ -1,7 +1,7 @@
 import type { BodyMode, ObjectType, TranslationLoss } from "./model/object-type";
 import type { RequestContext } from "./context";
-import type { InterfaceRole, ModuleId, PartyRef, Role, VersionNumber } from "./protocol/types";
-import type { PageRequest } from "./http/pagination";
+import type { HttpMethod, InterfaceRole, ModuleId, PartyRef, Role, VersionNumber } from "./protocol/types";
+import type { Page, PageRequest } from "./http/pagination";
 import type { PortContext } from "./ports";
 import type { PartyScope } from "./partners/party-scope";
 import type { Logger } from "pino";
@@ -12,13 +12,6 @@ import type { ChangeFeed } from "./events/change-feed";
 import type { SyncSpec } from "./sync/sync-spec";
 import type { PushSpec } from "./push/push-spec";
 
-export type HttpMethod = "GET" | "PUT" | "PATCH" | "POST" | "DELETE";
-
-export interface Page<T = unknown> {
-  items: T[];
-  /** all objects matching the filters, ignoring offset and limit */
-  total: number;
-}
 
 export interface OcpiRequest<B = any> {
   ctx: RequestContext;

@@ -1,6 +1,6 @@
 import type { Store } from "../../core/store/port";
 import type { PageRequest } from "../../core/http/pagination";
-import type { Page } from "../../core/plugin";
+import type { Page } from "../../core/http/pagination";
 import type { PutOutcome } from "../../core/ports";
 import { partyKey, type PartyRef } from "../../core/protocol/types";
 import { parseDateTime } from "../../core/model/datetime";

@@ -1,6 +1,6 @@
 import type { Store } from "../../core/store/port";
 import type { PageRequest } from "../../core/http/pagination";
-import type { Page } from "../../core/plugin";
+import type { Page } from "../../core/http/pagination";
 import { inScope, type PartyScope, type PutOutcome } from "../../core/ports";
 import { partyKey, sameParty, type PartyRef } from "../../core/protocol/types";
 import { OwnedCollection } from "./owned-collection";

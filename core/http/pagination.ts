@@ -1,7 +1,13 @@
 import type { Context } from "koa";
 import { invalid } from "./errors";
 import { parseDateTime } from "../model/datetime";
-import type { Page } from "../plugin";
+
+/** One page of a list, as a Sender port answers it. */
+export interface Page<T = unknown> {
+  items: T[];
+  /** all objects matching the filters, ignoring offset and limit */
+  total: number;
+}
 
 /** A page request as adapters receive it: never the whole collection. */
 export interface PageRequest {

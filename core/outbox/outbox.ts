@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Store, StoredPage } from "../store/port";
-import type { HttpMethod } from "../plugin";
-import type { InterfaceRole, PartyRef } from "../protocol/types";
+import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
 import type { PartnerAnswer } from "./partner-answer";
 
 /** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */

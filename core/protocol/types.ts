@@ -1,7 +1,6 @@
-import type { InterfaceRole, Role, VersionNumber } from "../../config/types";
+import type { InterfaceRole, Role, VersionNumber } from "./vocabulary";
 
-export type { InterfaceRole, Role, VersionNumber };
-export { SUPPORTED_VERSIONS } from "../../config/types";
+export * from "./vocabulary";
 
 /** Module identifiers of Part A; open in 2.3.0, so custom strings are allowed too. */
 export type ModuleId =

@@ -1,8 +1,7 @@
-import type { HttpMethod, Page } from "../plugin";
 import type { ObjectType } from "../model/object-type";
-import type { PageRequest } from "../http/pagination";
+import type { Page, PageRequest } from "../http/pagination";
 import type { PortContext } from "../ports";
-import type { PartyRef, VersionNumber } from "../protocol/types";
+import type { HttpMethod, PartyRef, VersionNumber } from "../protocol/types";
 import type { DataChange } from "../events/change-feed";
 import { OcpiError } from "../http/errors";
 

@@ -1,5 +1,5 @@
 import type { PageRequest } from "../../core/http/pagination";
-import type { Page } from "../../core/plugin";
+import type { Page } from "../../core/http/pagination";
 import type { PortContext, PutOutcome } from "../../core/ports";
 import type { PartyRef } from "../../core/protocol/types";
 import type { Location } from "./model";

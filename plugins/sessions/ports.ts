@@ -1,4 +1,4 @@
-import type { Page } from "../../core/plugin";
+import type { Page } from "../../core/http/pagination";
 import type { PageRequest } from "../../core/http/pagination";
 import type { PortContext, PutOutcome } from "../../core/ports";
 import type { PartyRef } from "../../core/protocol/types";
