@@ -1,9 +1,10 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { createConnection, type Connection } from "mysql2/promise";
+import { hasExited, spawnServer, stopChild } from "./child-process";
 import { freePort } from "./redis-server";
 
 /**
@@ -54,7 +55,7 @@ async function installDb(dataDir: string): Promise<void> {
   }
 }
 
-function spawnServer(dir: string, port: number): ChildProcess {
+function spawnMariadbd(dir: string, port: number): ChildProcess {
   const args = [
     "--no-defaults",
     ...asRoot,
@@ -74,18 +75,13 @@ function spawnServer(dir: string, port: number): ChildProcess {
     "--default-time-zone=+00:00",
     "--character-set-server=utf8mb4",
   ];
-  const child = spawn(MARIADBD, args, { stdio: "ignore" });
-  // A test run that dies without teardown must not leave mariadbd behind.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  child.once("exit", () => process.off("exit", killOnExit));
-  return child;
+  return spawnServer(MARIADBD, args, { stdio: "ignore" });
 }
 
 async function connectRoot(socketPath: string, child: ChildProcess, errorLog: string): Promise<Connection> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
+    if (hasExited(child)) {
       const log = await readFile(errorLog, "utf8").catch(() => "");
       throw new Error(`mariadbd exited (${child.exitCode ?? child.signalCode}) before it was ready\n${log}`);
     }
@@ -98,15 +94,6 @@ async function connectRoot(socketPath: string, child: ChildProcess, errorLog: st
   }
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
-
 export async function startMariaDb(): Promise<MariaDb> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "mariadb-"));
   let child: ChildProcess | undefined;
@@ -114,10 +101,10 @@ export async function startMariaDb(): Promise<MariaDb> {
   try {
     await installDb(path.join(dir, "data"));
     const port = await freePort();
-    child = spawnServer(dir, port);
+    child = spawnMariadbd(dir, port);
     root = await connectRoot(path.join(dir, "mysqld.sock"), child, path.join(dir, "error.log"));
   } catch (err) {
-    if (child) await stopProcess(child);
+    if (child) await stopChild(child, "SIGTERM", STOP_TIMEOUT_MS);
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
@@ -143,7 +130,7 @@ export async function startMariaDb(): Promise<MariaDb> {
     },
     async stop() {
       await admin.end().catch(() => undefined);
-      await stopProcess(server);
+      await stopChild(server, "SIGTERM", STOP_TIMEOUT_MS);
       await rm(dir, { recursive: true, force: true });
     },
   };

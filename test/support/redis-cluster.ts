@@ -1,8 +1,9 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { spawnServer, stopChild, waitForOutput } from "./child-process";
 import { freePorts } from "./gateway-process";
 import { assertRedisServerInstalled } from "./redis-server";
 
@@ -36,39 +37,8 @@ const spawnNode = (port: number, dir: string): Promise<ChildProcess> => {
     "--cluster-enabled", "yes", "--cluster-config-file", path.join(dir, "nodes.conf"), "--cluster-node-timeout", "1000",
     "--appendonly", "no", "--save", "", "--daemonize", "no", "--dir", dir,
   ];
-  const child = spawn("redis-server", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  child.once("exit", () => process.off("exit", killOnExit));
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => fail(`not ready within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
-    const fail = (reason: string) => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`cluster node on port ${port} ${reason}\n${output}`));
-    };
-    const onExit = (code: number | null) => fail(`exited with code ${code}`);
-    const onOutput = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!output.includes("Ready to accept connections")) return;
-      clearTimeout(timer);
-      child.off("exit", onExit);
-      child.stdout!.off("data", onOutput).resume();
-      child.stderr!.off("data", onOutput).resume();
-      resolve(child);
-    };
-    child.once("exit", onExit);
-    child.stdout!.on("data", onOutput);
-    child.stderr!.on("data", onOutput);
-  });
-};
-
-const stopNode = async (child: ChildProcess, signal: NodeJS.Signals): Promise<void> => {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill(signal);
-  await exited;
+  const child = spawnServer("redis-server", args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  return waitForOutput(child, "Ready to accept connections", { name: `cluster node on port ${port}`, timeoutMs: READY_TIMEOUT_MS });
 };
 
 /** Starts six nodes in temp dirs, joins them with `redis-cli --cluster create … --cluster-replicas 1`, waits for cluster_state:ok. */
@@ -109,7 +79,7 @@ export const startRedisCluster = async (): Promise<RedisCluster> => {
   };
 
   const stop = async () => {
-    await Promise.all([...nodes.values()].map((child) => stopNode(child, "SIGTERM")));
+    await Promise.all([...nodes.values()].map((child) => stopChild(child, "SIGTERM")));
     fs.rmSync(root, { recursive: true, force: true });
   };
 
@@ -135,7 +105,7 @@ export const startRedisCluster = async (): Promise<RedisCluster> => {
       return slots.find(([from, to]) => slot >= from && slot <= to)![2][1];
     },
     async kill(port) {
-      await stopNode(nodes.get(port)!, "SIGKILL");
+      await stopChild(nodes.get(port)!, "SIGKILL");
     },
     async restart(port) {
       nodes.set(port, await spawnNode(port, dirs.get(port)!));

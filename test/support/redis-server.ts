@@ -1,6 +1,7 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import os from "node:os";
+import { spawnServer, stopChild, waitForOutput } from "./child-process";
 
 /** A private redis-server for tests (global setup, or tests that stop and restart Redis). */
 export interface RedisServer {
@@ -38,45 +39,8 @@ export function freePort(): Promise<number> {
 
 function spawnRedisServer(port: number): Promise<ChildProcess> {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"];
-  const child = spawn("redis-server", args, { cwd: os.tmpdir(), stdio: ["ignore", "pipe", "pipe"] });
-  // A test run that dies without teardown must not leave redis-server behind.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  child.once("exit", () => process.off("exit", killOnExit));
-
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const fail = (reason: string) => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`redis-server on port ${port} ${reason}\n${output}`));
-    };
-    const timer = setTimeout(() => fail(`not ready within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
-    const onExit = (code: number | null) => fail(`exited with code ${code} before it was ready`);
-    const onOutput = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!output.includes("Ready to accept connections")) return;
-      clearTimeout(timer);
-      child.off("exit", onExit);
-      // Keep draining the pipes: a full pipe buffer would block redis-server's logging.
-      child.stdout!.off("data", onOutput).resume();
-      child.stderr!.off("data", onOutput).resume();
-      resolve(child);
-    };
-    child.once("exit", onExit);
-    child.once("error", (err) => fail(`could not be spawned: ${err.message}`));
-    child.stdout!.on("data", onOutput);
-    child.stderr!.on("data", onOutput);
-  });
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
+  const child = spawnServer("redis-server", args, { cwd: os.tmpdir(), stdio: ["ignore", "pipe", "pipe"] });
+  return waitForOutput(child, "Ready to accept connections", { name: `redis-server on port ${port}`, timeoutMs: READY_TIMEOUT_MS });
 }
 
 export async function startRedis(): Promise<RedisServer> {
@@ -84,7 +48,7 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined = await spawnRedisServer(port);
   const stop = async () => {
-    if (child) await stopProcess(child);
+    if (child) await stopChild(child, "SIGTERM", STOP_TIMEOUT_MS);
     child = undefined;
   };
   return {
@@ -94,10 +58,7 @@ export async function startRedis(): Promise<RedisServer> {
     async kill() {
       const running = child;
       child = undefined;
-      if (!running || running.exitCode !== null || running.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()));
-      running.kill("SIGKILL");
-      await exited;
+      if (running) await stopChild(running, "SIGKILL");
     },
     async restart() {
       await stop();
