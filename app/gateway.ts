@@ -15,6 +15,7 @@ import { OcpiClient } from "../core/client/ocpi-client";
 import { PartnerClient } from "../core/client/partner-client";
 import { ModuleCatalog } from "../core/host/module-catalog";
 import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core/host/served-modules";
+import { portProblems } from "../core/host/port-check";
 import { buildHttpApp } from "../core/host/http-app";
 import { createHttpServer } from "../core/host/http-server";
 import { LossyTranslationLog } from "../core/model/lossy";
@@ -108,6 +109,9 @@ export class Gateway {
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
       await createAdapters(config, factories, { store, config, log, changes, validateCanonical: canonicalValidator(plugins) }, adapters);
+      const problems = portProblems(config, plugins, adapters);
+      if (problems.length) throw new StartupError(problems);
+      for (const adapter of adapters.values()) await adapter.start?.();
       const served = resolveServedModules(config, plugins, adapters);
       catalog.set(served);
       for (const module of served) module.plugin.connect?.(module.role, module.port);
@@ -179,7 +183,7 @@ const canonicalValidator = (plugins: readonly ModulePlugin[]) => (module: string
   return result.success ? [] : issuesOf(result.error).map(describeIssue);
 };
 
-/** Creates and starts every adapter the modules route to, into `adapters`, so a failure half-way can stop those already started. */
+/** Creates every adapter the modules route to, into `adapters`, so a failure half-way can stop those already created. */
 const createAdapters = async (
   config: GatewayConfig,
   factories: readonly AdapterFactory[],
@@ -191,6 +195,5 @@ const createAdapters = async (
     const factory = factories.find((f) => f.type === adapterTypeOf(config, name))!;
     const adapter = await factory.create(config.adapters[name] ?? {}, deps);
     adapters.set(name, adapter);
-    await adapter.start?.();
   }
 };

@@ -1,7 +1,6 @@
 import "reflect-metadata";
 import { loadConfig } from "../config/load-config";
-import type { Adapter, AdapterFactory } from "../core/plugin";
-import type { LocationsSenderPort } from "../plugins/locations/ports";
+import { defineAdapter, type LocationsSenderPort } from "../adapters/kit";
 import { Gateway } from "../app/gateway";
 import { createLocalAdapterFactory } from "../adapters/local/factory";
 import { localLocations } from "../adapters/local/locations";
@@ -23,18 +22,18 @@ const slow = async <T>(call: () => Promise<T>): Promise<T> => {
 };
 
 const local = createLocalAdapterFactory([localLocations]);
-const slowLocal: AdapterFactory = {
+const slowLocal = defineAdapter({
   ...local,
-  async create(settings, deps): Promise<Adapter> {
+  async create(settings, deps) {
     const adapter = await local.create(settings, deps);
-    const sender = adapter.ports["locations.SENDER"] as LocationsSenderPort;
+    const sender = adapter.ports["locations.SENDER"]!;
     const slowSender: LocationsSenderPort = {
       list: (page, ctx) => slow(() => sender.list(page, ctx)),
       get: (id, ctx) => slow(() => sender.get(id, ctx)),
     };
     return { ...adapter, ports: { ...adapter.ports, "locations.SENDER": slowSender } };
   },
-};
+});
 
 const main = async () => {
   const gateway = await Gateway.create(loadConfig(configFile), { adapters: [slowLocal] });

@@ -61,11 +61,23 @@ export interface RouteSpec {
   handle(req: OcpiRequest): Promise<OcpiReply>;
 }
 
+/** The adapter port of each interface role of a module, e.g. `{ SENDER: LocationsSenderPort; RECEIVER: LocationsReceiverPort }`. */
+export type RolePorts = { [R in InterfaceRole]?: object };
+
+/** The methods of a port an adapter must implement; its optional ones are capabilities the plugin works without. */
+export type RequiredMethods<Port> = { [K in keyof Port]-?: undefined extends Port[K] ? never : K }[keyof Port] & string;
+
+/** For each interface role, the methods its port must implement, as data: start-up refuses an adapter whose port lacks one. */
+export type PortMethods<Ports extends RolePorts> = { readonly [R in keyof Ports]: readonly RequiredMethods<Ports[R]>[] };
+
 /**
  * A module plugin: one per OCPI module, with the same anatomy in each folder
  * under plugins/. The host mounts its routes per interface role and version,
  * derives the version-details endpoints from what is mounted, and refuses to
- * start when the config routes a module to an adapter lacking the port.
+ * start when the config routes a module to an adapter lacking the port or
+ * one of the port's methods. Ports reach the plugin as `unknown` here; the
+ * base classes (core/modules/data-module.ts, core/async/async-module.ts)
+ * hand them on typed, after start-up checked them against `portMethods`.
  */
 export interface ModulePlugin {
   readonly module: ModuleId;
@@ -79,6 +91,8 @@ export interface ModulePlugin {
   readonly configurationModule?: boolean;
   /** name of the adapter port serving `role`, e.g. "locations.SENDER"; undefined when no adapter is involved */
   portName(role: InterfaceRole): string | undefined;
+  /** the methods each role's port must implement (`PortMethods`), checked when the adapters are created */
+  readonly portMethods?: { readonly [R in InterfaceRole]?: readonly string[] };
   routes(role: InterfaceRole, port: unknown): RouteSpec[];
   /** routes of the admin API (/admin/v1) for the backend behind the gateway, e.g. issuing commands */
   adminRoutes?(role: InterfaceRole, port: unknown): AdminRoute[];

@@ -1,9 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Store } from "../../core/store/port";
-import type { PartyRef } from "../../core/protocol/types";
+import type { Cdr, CdrsReceiverPort, CdrsSenderPort, PartyRef, Store } from "../kit";
 import type { LocalModule, LocalModuleContext, LocalModulePorts } from "./local-module";
-import type { Cdr } from "../../plugins/cdrs/model";
-import type { CdrsReceiverPort, CdrsSenderPort } from "../../plugins/cdrs/ports";
 import { TokenOwnedCollection } from "./token-owned-collection";
 
 /**

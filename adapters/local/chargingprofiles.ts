@@ -1,17 +1,5 @@
-import type { Store } from "../../core/store/port";
-import type { PartyRef } from "../../core/protocol/types";
-import { partyKey } from "../../core/protocol/types";
-import { ocpiTimestamp } from "../../core/http/envelope";
+import { ocpiTimestamp, partyKey, type ActiveChargingProfile, type ChargingProfile, type ChargingProfileResult, type ChargingProfilesReceiverPort, type ChargingProfilesSenderPort, type Connector, type Location, type PartyRef, type ProfileOperation, type SentProfileOutcome, type SentProfileRequest, type Session, type Store } from "../kit";
 import type { LocalModule, LocalModuleContext } from "./local-module";
-import type { Connector, Location } from "../../plugins/locations/model";
-import type { Session } from "../../plugins/sessions/model";
-import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResult, ProfileOperation } from "../../plugins/chargingprofiles/model";
-import type {
-  ChargingProfilesReceiverPort,
-  ChargingProfilesSenderPort,
-  SentProfileOutcome,
-  SentProfileRequest,
-} from "../../plugins/chargingprofiles/ports";
 import { OwnedCollection } from "./owned-collection";
 import { PlannedOutcomes, simulatorBehaviour } from "./simulator";
 

@@ -1,9 +1,5 @@
-import type { Store } from "../../core/store/port";
+import type { CommandResult, CommandsReceiverPort, CommandsSenderPort, Location, SentCommand, Session, Store } from "../kit";
 import type { LocalModule, LocalModuleContext } from "./local-module";
-import type { Location } from "../../plugins/locations/model";
-import type { Session } from "../../plugins/sessions/model";
-import type { CommandResult } from "../../plugins/commands/model";
-import type { CommandsReceiverPort, CommandsSenderPort, SentCommand } from "../../plugins/commands/ports";
 import { OwnedCollection } from "./owned-collection";
 import { PlannedOutcomes, simulatorBehaviour } from "./simulator";
 

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Adapter, AdapterFactory } from "../../core/plugin";
+import { defineAdapter, type Adapter, type PortMap } from "../kit";
 import type { LocalModule } from "./local-module";
 
 /**
@@ -11,12 +11,12 @@ import type { LocalModule } from "./local-module";
  * (2.3.0 form) loaded at start. Change events about our own data
  * (POST /admin/v1/events) reach it through its RECEIVER ports.
  */
-export const createLocalAdapterFactory = (modules: readonly LocalModule[]): AdapterFactory => ({
+export const createLocalAdapterFactory = (modules: readonly LocalModule[]) => defineAdapter({
   type: "local",
   portNames: modules.flatMap((m) => m.portNames),
   async create(settings, { store, log, config, validateCanonical }): Promise<Adapter> {
     const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties }) }));
-    const ports = Object.assign({}, ...parts.map((p) => p.ports));
+    const ports: Partial<PortMap> = Object.assign({}, ...parts.map((p) => p.ports));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
     return {
       ports,

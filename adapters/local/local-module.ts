@@ -1,6 +1,5 @@
-import type { Store } from "../../core/store/port";
+import type { PartyRef, PortMap, PortName, Store } from "../kit";
 import type { Logger } from "pino";
-import type { PartyRef } from "../../core/protocol/types";
 
 /** What a module may use besides the store: the adapter's settings (`adapters.local`), the logger and our own parties. */
 export interface LocalModuleContext {
@@ -16,13 +15,13 @@ export interface LocalModuleContext {
 export interface LocalModule {
   /** key in the seed file, e.g. "locations" */
   readonly seedKey: string;
-  readonly portNames: readonly string[];
+  readonly portNames: readonly PortName[];
   /** `context` is always given by the adapter factory; modules that need none take the store alone */
   create(store: Store, context?: LocalModuleContext): LocalModulePorts;
 }
 
 export interface LocalModulePorts {
-  ports: Record<string, unknown>;
+  ports: Partial<PortMap>;
   /** stores one seed object (2.3.0 form); throws with a clear message when it cannot */
   seed(object: Record<string, unknown>): Promise<void>;
   /** when the adapter stops (the simulated charge point's timers) */

@@ -1,8 +1,5 @@
-import type { Store } from "../../core/store/port";
-import type { PartyRef } from "../../core/protocol/types";
-import type { LocationsReceiverPort, LocationsSenderPort, Location } from "../../plugins/locations/ports";
+import { sameParty, type Location, type LocationsReceiverPort, type LocationsSenderPort, type PartyRef, type Store } from "../kit";
 import type { LocalModule, LocalModuleContext } from "./local-module";
-import { sameParty } from "../../core/protocol/types";
 import { OwnedCollection } from "./owned-collection";
 
 /**

@@ -1,10 +1,4 @@
-import type { Store } from "../../core/store/port";
-import type { PageRequest } from "../../core/http/pagination";
-import type { Page } from "../../core/http/pagination";
-import type { PutOutcome } from "../../core/ports";
-import { partyKey, type PartyRef } from "../../core/protocol/types";
-import { parseDateTime } from "../../core/model/datetime";
-import { ciKey } from "../../core/model/common-schemas";
+import { ciKey, parseDateTime, partyKey, type Page, type PageRequest, type PartyRef, type PutOutcome, type Store } from "../kit";
 
 /**
  * Objects of one module, kept per owning party in the gateway's store and

@@ -1,12 +1,7 @@
-import type { Store } from "../../core/store/port";
-import type { PortContext } from "../../core/ports";
-import type { PartyRef } from "../../core/protocol/types";
-import { ocpiTimestamp } from "../../core/http/envelope";
+import { ocpiTimestamp, type ChargingPreferences, type ChargingPreferencesResponse, type PartyRef, type PortContext, type Session, type SessionsReceiverPort, type SessionsSenderPort, type Store } from "../kit";
 import type { LocalModule, LocalModuleContext } from "./local-module";
 import { OwnedCollection } from "./owned-collection";
 import { TokenOwnedCollection } from "./token-owned-collection";
-import type { ChargingPreferences, ChargingPreferencesResponse, Session } from "../../plugins/sessions/model";
-import type { SessionsReceiverPort, SessionsSenderPort } from "../../plugins/sessions/ports";
 
 /** The profiles this simulated backend can steer: all of OCPI's. */
 const SUPPORTED_PROFILES: readonly string[] = ["CHEAP", "FAST", "GREEN", "REGULAR"];

@@ -1,7 +1,5 @@
 import type { Logger } from "pino";
-import type { Store } from "../../core/store/port";
-import { COMMAND_TYPES } from "../../plugins/commands/ports";
-import { PROFILE_OPERATIONS } from "../../plugins/chargingprofiles/ports";
+import { COMMAND_TYPES, PROFILE_OPERATIONS, type Store } from "../kit";
 
 /**
  * The simulated charge point of the `local` adapter: it accepts every

@@ -1,8 +1,4 @@
-import type { Store } from "../../core/store/port";
-import type { PartyRef } from "../../core/protocol/types";
-import { portNameOf } from "../../core/plugin";
-import type { Tariff } from "../../plugins/tariffs/model";
-import type { TariffsReceiverPort, TariffsSenderPort } from "../../plugins/tariffs/ports";
+import type { PartyRef, Store, Tariff, TariffsReceiverPort, TariffsSenderPort } from "../kit";
 import type { LocalModule, LocalModulePorts } from "./local-module";
 import { OwnedCollection } from "./owned-collection";
 
@@ -16,7 +12,7 @@ const ownerOf = (tariff: Tariff): PartyRef => ({ country_code: tariff.country_co
  */
 export const localTariffs: LocalModule = {
   seedKey: "tariffs",
-  portNames: [portNameOf("tariffs", "SENDER"), portNameOf("tariffs", "RECEIVER")],
+  portNames: ["tariffs.SENDER", "tariffs.RECEIVER"],
   create(store: Store): LocalModulePorts {
     const tariffs = new OwnedCollection<Tariff>(store, "tariffs");
     const sender: TariffsSenderPort = {
@@ -29,7 +25,7 @@ export const localTariffs: LocalModule = {
       delete: (owner, id) => tariffs.delete(owner, id),
     };
     return {
-      ports: { [portNameOf("tariffs", "SENDER")]: sender, [portNameOf("tariffs", "RECEIVER")]: receiver },
+      ports: { "tariffs.SENDER": sender, "tariffs.RECEIVER": receiver },
       async seed(object) {
         const tariff = object as unknown as Tariff;
         if (typeof tariff.country_code !== "string" || typeof tariff.party_id !== "string" || typeof tariff.id !== "string")

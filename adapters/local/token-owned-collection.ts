@@ -1,8 +1,4 @@
-import type { Store } from "../../core/store/port";
-import type { PageRequest } from "../../core/http/pagination";
-import type { Page } from "../../core/http/pagination";
-import { inScope, type PartyScope, type PutOutcome } from "../../core/ports";
-import { partyKey, sameParty, type PartyRef } from "../../core/protocol/types";
+import { inScope, partyKey, sameParty, type Page, type PageRequest, type PartyRef, type PartyScope, type PutOutcome, type Store } from "../kit";
 import { OwnedCollection } from "./owned-collection";
 
 /** What Sessions and CDRs share: an owner of their token (`cdr_token`), the eMSP whose driver charges. */

@@ -1,10 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Store } from "../../core/store/port";
+import { parseDateTime, type AuthorizeOutcome, type PartyRef, type Store, type Token, type TokenRef, type TokensReceiverPort, type TokensSenderPort } from "../kit";
 import type { LocalModule } from "./local-module";
-import type { PartyRef } from "../../core/protocol/types";
-import type { Token, TokenRef } from "../../plugins/tokens/model";
-import type { AuthorizeOutcome, TokensReceiverPort, TokensSenderPort } from "../../plugins/tokens/ports";
-import { parseDateTime } from "../../core/model/datetime";
 import { OwnedCollection } from "./owned-collection";
 
 /**

@@ -1,4 +1,4 @@
-import type { ModulePlugin, RouteSpec } from "../plugin";
+import type { ModulePlugin, PortMethods, RouteSpec } from "../plugin";
 import type { AdminRoute } from "../admin/admin-api";
 import type { InterfaceRole, VersionNumber } from "../protocol/types";
 import { portNameOf } from "../plugin";
@@ -18,13 +18,14 @@ export interface AsyncRoleHandler extends PendingKind<any, any> {
  */
 export abstract class AsyncModulePlugin<
   ReceiverPort extends { connect(sink: ReceiverHandler): void },
-  SenderPort,
+  SenderPort extends object,
   ReceiverHandler extends AsyncRoleHandler,
   SenderHandler extends AsyncRoleHandler,
 > implements ModulePlugin
 {
   abstract readonly module: string;
   abstract readonly versions: readonly VersionNumber[];
+  abstract readonly portMethods: PortMethods<{ SENDER: SenderPort; RECEIVER: ReceiverPort }>;
   readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
   private receiver?: ReceiverHandler;
   private sender?: SenderHandler;

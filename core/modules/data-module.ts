@@ -1,4 +1,4 @@
-import type { ModulePlugin, RouteSpec } from "../plugin";
+import type { ModulePlugin, PortMethods, RouteSpec } from "../plugin";
 import { portNameOf } from "../plugin";
 import type { InterfaceRole, Role, VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
@@ -9,14 +9,23 @@ import { SUPPORTED_VERSIONS } from "../protocol/types";
  * port per role named `<module>.<ROLE>`. A module supplies its id, its data
  * owner and the routes of each role; a new one starts as a copy of a sibling.
  */
-export abstract class DataModulePlugin<SenderPort, ReceiverPort> implements ModulePlugin {
+export abstract class DataModulePlugin<SenderPort extends object, ReceiverPort extends object> implements ModulePlugin {
   abstract readonly module: string;
   abstract readonly dataOwner: Role;
+  abstract readonly portMethods: PortMethods<{ SENDER: SenderPort; RECEIVER: ReceiverPort }>;
   readonly versions: readonly VersionNumber[] = SUPPORTED_VERSIONS;
   readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];
+  /** the ports of the roles served here, for rules that need one outside a route (a push's audience) */
+  protected readonly ports: { SENDER?: SenderPort; RECEIVER?: ReceiverPort } = {};
 
   portName(role: InterfaceRole): string {
     return portNameOf(this.module, role);
+  }
+
+  // The one place the ports become typed: start-up checked them against `portMethods`.
+  connect(role: InterfaceRole, port: unknown): void {
+    if (role === "SENDER") this.ports.SENDER = port as SenderPort;
+    else this.ports.RECEIVER = port as ReceiverPort;
   }
 
   routes(role: InterfaceRole, port: unknown): RouteSpec[] {

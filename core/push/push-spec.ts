@@ -18,7 +18,7 @@ export interface PushTarget {
  * its plugin (`ModulePlugin.pushSpec`): core/push does the rest (who is
  * entitled, translation, outbox, retries, resync) the same for every module.
  */
-export interface PushSpec {
+export interface PushSpec<ReceiverPort = unknown> {
   /** the object type of a change by its path depth: index 0 for ["LOC1"], 1 for ["LOC1", "EVSE1"]… */
   readonly objectTypes: readonly ObjectType<any>[];
   /** the identity field of the object at each depth, which must equal the path's segment ("id", "uid"…) */
@@ -50,7 +50,7 @@ export interface PushSpec {
    * the module's RECEIVER port, by the rules a partner's push follows; used
    * when the adapter serving the module has no CHANGES port of its own.
    */
-  apply?(receiver: unknown, change: DataChange, ctx: PortContext): Promise<ChangeOutcome>;
+  apply?(receiver: ReceiverPort, change: DataChange, ctx: PortContext): Promise<ChangeOutcome>;
 }
 
 /** The `list` every SENDER port has: a full resync pages through it. */

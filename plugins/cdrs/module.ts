@@ -17,11 +17,12 @@ export class CdrsPlugin extends DataModulePlugin<CdrsSenderPort, CdrsReceiverPor
   readonly module = "cdrs";
   readonly translationLosses = CDR_TRANSLATION_LOSSES;
   readonly dataOwner = "CPO" as const;
+  readonly portMethods = { SENDER: ["list"], RECEIVER: ["get", "insert"] } as const;
   readonly pushSpec = CDRS_PUSH;
   /** CDRs are immutable: one we already have is left as it is, so a repeated pull stores nothing twice */
-  readonly syncSpec: SyncSpec<Cdr> = {
+  readonly syncSpec: SyncSpec<Cdr, CdrsReceiverPort> = {
     type: cdrType,
-    upsert: (port, owner, cdr, ctx) => (port as CdrsReceiverPort).insert(owner, cdr, ctx),
+    upsert: (port, owner, cdr, ctx) => port.insert(owner, cdr, ctx),
   };
 
   /** the public URL is needed for the Location header a POSTed CDR is answered with */

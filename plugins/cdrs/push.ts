@@ -11,7 +11,7 @@ import { tokenOwnerOf } from "../sessions/token-owner";
  * never dropped and never part of a resync. Only to the partner of the
  * token's owner: a CDR always comes whole, so the owner is in it.
  */
-export const CDRS_PUSH: PushSpec = {
+export const CDRS_PUSH: PushSpec<CdrsReceiverPort> = {
   objectTypes: [cdrType],
   idFields: ["id"],
   methods: { upsert: "POST" },
@@ -19,8 +19,7 @@ export const CDRS_PUSH: PushSpec = {
   essential: () => true,
   resync: false,
   audience: async (change) => (change.object ? tokenOwnerOf(change.object as unknown as Cdr) : undefined),
-  async apply(port, change, ctx) {
-    const receiver = port as CdrsReceiverPort;
+  async apply(receiver, change, ctx) {
     if (change.kind !== "upsert") return unsupportedChange(change);
     const cdr = change.object as unknown as Cdr;
     if (await receiver.insert(change.owner, cdr, ctx)) return APPLIED;

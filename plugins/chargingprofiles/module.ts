@@ -31,6 +31,7 @@ export class ChargingProfilesPlugin extends AsyncModulePlugin<
 > {
   readonly module = "chargingprofiles";
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1"];
+  readonly portMethods = { RECEIVER: ["connect", "session", "submit"], SENDER: ["onOutcome", "onActiveProfile"] } as const;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,

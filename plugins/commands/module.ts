@@ -29,6 +29,7 @@ export class CommandsPlugin extends AsyncModulePlugin<CommandsReceiverPort, Comm
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
   /** eMSPs send commands: in 2.1.1, which lists one URL per module, a CPO lists its receiver and an eMSP its callbacks */
   readonly dataOwner: Role = "EMSP";
+  readonly portMethods = { RECEIVER: ["connect", "location", "session", "submit"], SENDER: ["onResult"] } as const;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,

@@ -16,11 +16,12 @@ export class LocationsPlugin extends DataModulePlugin<LocationsSenderPort, Locat
   readonly module = "locations";
   readonly translationLosses = LOCATIONS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "CPO";
+  readonly portMethods = { SENDER: ["list", "get"], RECEIVER: ["get", "put"] } as const;
   readonly pushSpec = LOCATIONS_PUSH;
   /** a CPO's Locations pulled whole into our Receiver */
-  readonly syncSpec: SyncSpec<Location> = {
+  readonly syncSpec: SyncSpec<Location, LocationsReceiverPort> = {
     type: locationType,
-    upsert: (port, owner, location, ctx) => (port as LocationsReceiverPort).put(owner, location, ctx),
+    upsert: (port, owner, location, ctx) => port.put(owner, location, ctx),
   };
 
   protected senderRoutes(port: LocationsSenderPort): RouteSpec[] {

@@ -17,13 +17,13 @@ const isStatusPatch = (change: DataChange): boolean =>
  * object, PATCH a fragment (Locations are never deleted; a removed EVSE
  * is PUT with status REMOVED). Repeated EVSE status changes collapse.
  */
-export const LOCATIONS_PUSH: PushSpec = {
+export const LOCATIONS_PUSH: PushSpec<LocationsReceiverPort> = {
   objectTypes: [locationType, evseType, connectorType],
   idFields: ["id", "uid", "id"],
   methods: { upsert: "PUT", patch: "PATCH" },
   collapse: (change) => (isStatusPatch(change) ? "status" : undefined),
   resync: true,
-  apply: (receiver, change, ctx) => applyLocationChange(receiver as LocationsReceiverPort, change, ctx),
+  apply: (receiver, change, ctx) => applyLocationChange(receiver, change, ctx),
 };
 
 /**

@@ -1,6 +1,5 @@
 import { injectable } from "tsyringe";
 import type { RouteSpec } from "../../core/plugin";
-import type { InterfaceRole } from "../../core/protocol/types";
 import { SESSIONS_TRANSLATION_LOSSES, sessionType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { SessionsReceiverPort, SessionsSenderPort } from "./ports";
@@ -16,19 +15,15 @@ export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, Session
   readonly module = "sessions";
   readonly translationLosses = SESSIONS_TRANSLATION_LOSSES;
   readonly dataOwner = "CPO" as const;
-  private sender?: SessionsSenderPort;
+  readonly portMethods = { SENDER: ["list", "get", "setChargingPreferences"], RECEIVER: ["get", "put", "update"] } as const;
   /** a PATCH's audience (the token's owner) is read from the stored session, through the SENDER port */
-  readonly pushSpec = sessionsPush(async (owner, id) => this.sender?.get(id, { party: owner }));
+  readonly pushSpec = sessionsPush(async (owner, id) => this.ports.SENDER?.get(id, { party: owner }));
   /** the sessions list requires date_from; a pulled Session replaces the stored one whole */
-  readonly syncSpec: SyncSpec<Session> = {
+  readonly syncSpec: SyncSpec<Session, SessionsReceiverPort> = {
     type: sessionType,
     dateFromRequired: true,
-    upsert: (port, owner, session, ctx) => (port as SessionsReceiverPort).put(owner, session, ctx),
+    upsert: (port, owner, session, ctx) => port.put(owner, session, ctx),
   };
-
-  connect(role: InterfaceRole, port: unknown): void {
-    if (role === "SENDER") this.sender = port as SessionsSenderPort;
-  }
 
   protected senderRoutes(port: SessionsSenderPort): RouteSpec[] {
     return senderRoutes(port);

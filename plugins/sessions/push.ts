@@ -17,7 +17,7 @@ const isFinal = (change: DataChange): boolean => change.object?.status === "COMP
  * owner: from the session when it comes whole, else from the stored one,
  * read with `stored` (our SENDER port, which a CPO always serves).
  */
-export const sessionsPush = (stored: (owner: PartyRef, id: string) => Promise<Session | undefined>): PushSpec => ({
+export const sessionsPush = (stored: (owner: PartyRef, id: string) => Promise<Session | undefined>): PushSpec<SessionsReceiverPort> => ({
   objectTypes: [sessionType],
   idFields: ["id"],
   methods: { upsert: "PUT", patch: "PATCH" },
@@ -27,8 +27,7 @@ export const sessionsPush = (stored: (owner: PartyRef, id: string) => Promise<Se
     const session = (change.object?.cdr_token ? change.object : await stored(change.owner, change.path[0])) as Session | undefined;
     return session && tokenOwnerOf(session);
   },
-  async apply(port, change, ctx) {
-    const receiver = port as SessionsReceiverPort;
+  async apply(receiver, change, ctx) {
     const [id] = change.path;
     if (change.kind === "upsert") {
       await receiver.put(change.owner, change.object as unknown as Session, ctx);

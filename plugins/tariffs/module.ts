@@ -16,10 +16,11 @@ export class TariffsPlugin extends DataModulePlugin<TariffsSenderPort, TariffsRe
   readonly module = "tariffs";
   readonly translationLosses = TARIFFS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "CPO";
+  readonly portMethods = { SENDER: ["list"], RECEIVER: ["get", "put", "delete"] } as const;
   readonly pushSpec = TARIFFS_PUSH;
-  readonly syncSpec: SyncSpec<Tariff> = {
+  readonly syncSpec: SyncSpec<Tariff, TariffsReceiverPort> = {
     type: tariffType,
-    upsert: (port, owner, tariff, ctx) => (port as TariffsReceiverPort).put(owner, tariff, ctx),
+    upsert: (port, owner, tariff, ctx) => port.put(owner, tariff, ctx),
   };
 
   protected senderRoutes(port: TariffsSenderPort): RouteSpec[] {

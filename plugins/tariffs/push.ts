@@ -4,13 +4,12 @@ import type { Tariff } from "./model";
 import { tariffType } from "./translate";
 
 /** Our tariffs to partners' Receivers: PUT whole, DELETE when no longer used (2.2+ has no tariff PATCH). */
-export const TARIFFS_PUSH: PushSpec = {
+export const TARIFFS_PUSH: PushSpec<TariffsReceiverPort> = {
   objectTypes: [tariffType],
   idFields: ["id"],
   methods: { upsert: "PUT", delete: "DELETE" },
   resync: true,
-  async apply(port, change, ctx) {
-    const receiver = port as TariffsReceiverPort;
+  async apply(receiver, change, ctx) {
     const [id] = change.path;
     if (change.kind === "upsert") {
       await receiver.put(change.owner, change.object as unknown as Tariff, ctx);

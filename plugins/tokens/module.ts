@@ -16,11 +16,12 @@ export class TokensPlugin extends DataModulePlugin<TokensSenderPort, TokensRecei
   readonly module = "tokens";
   readonly translationLosses = TOKENS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "EMSP";
+  readonly portMethods = { SENDER: ["list", "authorize"], RECEIVER: ["get", "put", "patch"] } as const;
   readonly pushSpec = TOKENS_PUSH;
   /** an eMSP's Tokens pulled into our (CPO) Receiver, e.g. to authorize whitelisted tokens offline */
-  readonly syncSpec: SyncSpec<Token> = {
+  readonly syncSpec: SyncSpec<Token, TokensReceiverPort> = {
     type: tokenObjectType,
-    upsert: (port, owner, token, ctx) => (port as TokensReceiverPort).put(owner, token, ctx),
+    upsert: (port, owner, token, ctx) => port.put(owner, token, ctx),
   };
 
   protected senderRoutes(port: TokensSenderPort): RouteSpec[] {

@@ -14,7 +14,7 @@ const typeOf = (object: Record<string, unknown> | undefined): TokenType => (obje
  * is the uid, `?type=` the partner version's TokenType (2.1.1 receiver URLs
  * carry none).
  */
-export const TOKENS_PUSH: PushSpec = {
+export const TOKENS_PUSH: PushSpec<TokensReceiverPort> = {
   objectTypes: [tokenObjectType],
   idFields: ["uid"],
   methods: { upsert: "PUT", patch: "PATCH" },
@@ -24,8 +24,7 @@ export const TOKENS_PUSH: PushSpec = {
     return { ...defaultTarget(change), query: { type: wire.type } };
   },
   resync: true,
-  async apply(port, change, ctx) {
-    const receiver = port as TokensReceiverPort;
+  async apply(receiver, change, ctx) {
     // a PATCH names the token's type when it is not RFID, as the receiver's ?type= does
     const ref = { uid: change.path[0], type: typeOf(change.object) };
     if (change.kind === "upsert") {

@@ -1,5 +1,4 @@
-import type { Cdr, CdrLocation } from "../../../plugins/cdrs/model";
-import type { Location } from "../../../plugins/locations/model";
+import type { Cdr, CdrLocation, Location } from "../../kit";
 import { round4 } from "../db/meter-values";
 import { evseUid } from "./evse-id";
 import { mapSession, type SessionSources } from "./sessions";

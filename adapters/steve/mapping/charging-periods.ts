@@ -1,4 +1,4 @@
-import type { ChargingPeriod } from "../../../core/model/charging";
+import type { ChargingPeriod } from "../../kit";
 import { round4 } from "../db/meter-values";
 import type { MeterValueRow, TransactionRow } from "../db/rows";
 

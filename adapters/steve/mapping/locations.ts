@@ -1,4 +1,4 @@
-import type { Connector, Evse, GeoLocation, Location } from "../../../plugins/locations/model";
+import type { Connector, Evse, GeoLocation, Location } from "../../kit";
 import type { ChargeBoxRow, EvseRow, EvseStatusFacts } from "../db/rows";
 import { alpha3 } from "./country";
 import { emi3EvseId, evseUid } from "./evse-id";

@@ -1,4 +1,4 @@
-import type { AuthMethod, CdrToken, Session } from "../../../plugins/sessions/model";
+import type { AuthMethod, CdrToken, Session } from "../../kit";
 import type { ChargeBoxRow, EvseRow, TransactionRow } from "../db/rows";
 import { chargingPeriods } from "./charging-periods";
 import { evseUid } from "./evse-id";

@@ -1,4 +1,4 @@
-import type { GeoLocation } from "../../../plugins/locations/model";
+import type { GeoLocation } from "../../kit";
 
 /**
  * What SteVe does not know and the operator's YAML (`adapters.steve.locations`)

@@ -1,0 +1,107 @@
+/**
+ * The adapter author's kit: everything an adapter may use of the gateway, in
+ * one place. An adapter (adapters/<name>/) imports from the repository only
+ * this file and its own folder (test/architecture.test.ts). It lives beside
+ * the adapters, not in core/, because the port interfaces it gathers are
+ * declared by the plugins, and core/ never imports plugins/.
+ */
+import type { Adapter as KernelAdapter, AdapterDeps, AdapterFactory as KernelAdapterFactory } from "../core/plugin";
+import type { ChangesPort } from "../core/push/push-spec";
+import type { LocationsReceiverPort, LocationsSenderPort } from "../plugins/locations/ports";
+import type { SessionsReceiverPort, SessionsSenderPort } from "../plugins/sessions/ports";
+import type { CdrsReceiverPort, CdrsSenderPort } from "../plugins/cdrs/ports";
+import type { TariffsReceiverPort, TariffsSenderPort } from "../plugins/tariffs/ports";
+import type { TokensReceiverPort, TokensSenderPort } from "../plugins/tokens/ports";
+import type { CommandsReceiverPort, CommandsSenderPort } from "../plugins/commands/ports";
+import type { ChargingProfilesReceiverPort, ChargingProfilesSenderPort } from "../plugins/chargingprofiles/ports";
+
+// --- the calls a port serves --------------------------------------------------------------------------
+export type { Page, PageRequest } from "../core/http/pagination";
+export type { PortContext, PutOutcome, PartyScope } from "../core/ports";
+export { inScope } from "../core/ports";
+export type { PartyRef, VersionNumber, InterfaceRole, Role } from "../core/protocol/types";
+export { partyKey, sameParty } from "../core/protocol/types";
+
+// --- OCPI values ----------------------------------------------------------------------------------------
+export { ocpiTimestamp } from "../core/http/envelope";
+export { parseDateTime } from "../core/model/datetime";
+/** the one spelling under which a CiString id is stored and looked up */
+export { ciKey } from "../core/model/common-schemas";
+
+// --- what the gateway hands an adapter ------------------------------------------------------------------
+export type { AdapterDeps } from "../core/plugin";
+export type { ChangeFeed, DataChange } from "../core/events/change-feed";
+export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/store/port";
+export type { ChangesPort, ChangeOutcome } from "../core/push/push-spec";
+
+// --- every module's ports and canonical (2.3.0) model ---------------------------------------------------
+export type * from "../plugins/locations/ports";
+export type * from "../plugins/locations/model";
+export type * from "../plugins/sessions/ports";
+export type * from "../plugins/sessions/model";
+export type * from "../plugins/cdrs/ports";
+export type * from "../plugins/cdrs/model";
+export type * from "../plugins/tariffs/ports";
+export type * from "../plugins/tariffs/model";
+export type * from "../plugins/tokens/ports";
+export type * from "../plugins/tokens/model";
+export type * from "../plugins/commands/ports";
+export type * from "../plugins/commands/model";
+export type * from "../plugins/chargingprofiles/ports";
+export type * from "../plugins/chargingprofiles/model";
+// Names two modules declare alike: the one meant here. A Session's token always names its owner; a CDR's
+// (`Cdr["cdr_token"]`) may not, when it came in 2.1.1.
+export type { CdrToken, ProfileType, PROFILE_TYPES } from "../plugins/sessions/model";
+export type { DisplayText } from "../plugins/locations/model";
+export type { PriceLimit } from "../plugins/tariffs/model";
+export { COMMAND_TYPES } from "../plugins/commands/model";
+export { PROFILE_OPERATIONS } from "../plugins/chargingprofiles/model";
+
+// --- pricing for backends that know meter values but not prices -----------------------------------------
+export { priceSession } from "../plugins/tariffs/engine";
+export type * from "../plugins/tariffs/engine";
+
+/** Every port an adapter may implement, by its name `<module>.<ROLE>`. */
+export type PortMap = {
+  "locations.SENDER": LocationsSenderPort;
+  "locations.RECEIVER": LocationsReceiverPort;
+  "locations.CHANGES": ChangesPort;
+  "sessions.SENDER": SessionsSenderPort;
+  "sessions.RECEIVER": SessionsReceiverPort;
+  "sessions.CHANGES": ChangesPort;
+  "cdrs.SENDER": CdrsSenderPort;
+  "cdrs.RECEIVER": CdrsReceiverPort;
+  "cdrs.CHANGES": ChangesPort;
+  "tariffs.SENDER": TariffsSenderPort;
+  "tariffs.RECEIVER": TariffsReceiverPort;
+  "tariffs.CHANGES": ChangesPort;
+  "tokens.SENDER": TokensSenderPort;
+  "tokens.RECEIVER": TokensReceiverPort;
+  "tokens.CHANGES": ChangesPort;
+  "commands.SENDER": CommandsSenderPort;
+  "commands.RECEIVER": CommandsReceiverPort;
+  "chargingprofiles.SENDER": ChargingProfilesSenderPort;
+  "chargingprofiles.RECEIVER": ChargingProfilesReceiverPort;
+};
+
+export type PortName = keyof PortMap;
+
+/** An adapter instance: the ports it implements over one backend, each typed by its name. */
+export interface Adapter extends Omit<KernelAdapter, "ports"> {
+  readonly ports: Partial<PortMap>;
+}
+
+/** How the gateway creates an adapter of one `type` (`adapters.<name>.type` in the config). */
+export interface AdapterFactory {
+  readonly type: string;
+  /** the ports an instance implements, known before it is created so the config can be checked */
+  readonly portNames: readonly PortName[];
+  create(settings: Record<string, unknown>, deps: AdapterDeps): Promise<Adapter>;
+}
+
+/**
+ * Declares an adapter factory: each port is checked against its name at
+ * compile time (start-up checks that each has the methods its plugin needs),
+ * and the result is what the gateway takes (`GatewayOptions.adapters`, app/built-ins.ts).
+ */
+export const defineAdapter = (factory: AdapterFactory): AdapterFactory & KernelAdapterFactory => factory;

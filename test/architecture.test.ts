@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync, existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { parseSync } from "@swc/core";
+
+/**
+ * The layering README "How it is built" promises, checked on the source:
+ * every import and `export … from` of the product's folders, type-only ones
+ * and `import("…")` types included, resolved to files of the repository.
+ */
+const ROOT = path.join(__dirname, "..");
+const LAYERS = ["core", "plugins", "adapters", "app", "config"];
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(relative);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [relative] : [];
+  });
+
+/** Every module specifier a file names, found by walking its syntax tree. */
+const specifiersOf = (file: string): string[] => {
+  const found: string[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== "object" || node === null) return;
+    const n = node as Record<string, any>;
+    if ((n.type === "ImportDeclaration" || n.type === "ExportAllDeclaration" || n.type === "ExportNamedDeclaration") && n.source) found.push(n.source.value);
+    if (n.type === "TsImportType") found.push(n.argument.value);
+    if (n.type === "CallExpression" && (n.callee?.type === "Import" || n.callee?.value === "require") && n.arguments?.[0]?.expression?.type === "StringLiteral")
+      found.push(n.arguments[0].expression.value);
+    Object.values(n).forEach(visit);
+  };
+  visit(parseSync(readFileSync(path.join(ROOT, file), "utf8"), { syntax: "typescript", decorators: true }).body);
+  return found;
+};
+
+/** A relative specifier as a repository path ("core/plugin.ts"); undefined for packages and node built-ins. */
+const resolve = (from: string, specifier: string): string | undefined => {
+  if (!specifier.startsWith(".")) return undefined;
+  const base = path.posix.join(path.posix.dirname(from), specifier);
+  for (const candidate of [`${base}.ts`, `${base}/index.ts`, base])
+    if (existsSync(path.join(ROOT, candidate)) && statSync(path.join(ROOT, candidate)).isFile()) return candidate;
+  throw new Error(`${from}: cannot resolve ${specifier}`);
+};
+
+const files = LAYERS.flatMap(sourceFiles);
+const imports = new Map(files.map((file) => [file, [...new Set(specifiersOf(file).map((s) => resolve(file, s)).filter((f): f is string => !!f))]]));
+
+const edgesWhere = (from: (file: string) => boolean, to: (file: string) => boolean): string[] =>
+  files.filter(from).flatMap((file) => imports.get(file)!.filter(to).map((target) => `${file} → ${target}`));
+
+const under = (...folders: string[]) => (file: string) => folders.some((folder) => file.startsWith(`${folder}/`));
+
+describe("architecture", () => {
+  it("finds the imports it checks", () => {
+    expect(imports.get("app/gateway.ts")).toContain("core/plugin.ts");
+    expect(imports.get("adapters/local/locations.ts")).toContain("adapters/kit.ts");
+  });
+
+  it("has no import cycle, type-only imports included", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const stack: string[] = [];
+    const walk = (file: string): void => {
+      state.set(file, "open");
+      stack.push(file);
+      for (const next of imports.get(file) ?? []) {
+        if (state.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next].join(" → "));
+        else if (!state.has(next)) walk(next);
+      }
+      stack.pop();
+      state.set(file, "done");
+    };
+    files.forEach((file) => state.has(file) || walk(file));
+    expect(cycles).toEqual([]);
+  });
+
+  it("core/ imports nothing from plugins/, adapters/ or app/", () => {
+    expect(edgesWhere(under("core"), under("plugins", "adapters", "app"))).toEqual([]);
+  });
+
+  it("config/ imports from core/ only the protocol vocabulary (core/protocol)", () => {
+    expect(edgesWhere(under("config"), (target) => target.startsWith("core/") && !target.startsWith("core/protocol/"))).toEqual([]);
+  });
+
+  it("plugins/ import nothing from adapters/ or app/", () => {
+    expect(edgesWhere(under("plugins"), under("adapters", "app"))).toEqual([]);
+  });
+
+  it("an adapter imports from the repository only the kit (adapters/kit.ts) and its own folder", () => {
+    const adapterOf = (file: string) => file.split("/")[1];
+    const outside = files
+      .filter((file) => file.startsWith("adapters/") && file !== "adapters/kit.ts")
+      .flatMap((file) =>
+        imports.get(file)!.filter((target) => target !== "adapters/kit.ts" && !target.startsWith(`adapters/${adapterOf(file)}/`)).map((target) => `${file} → ${target}`),
+      );
+    expect(outside).toEqual([]);
+  });
+});
