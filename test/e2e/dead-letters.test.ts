@@ -5,6 +5,8 @@ import { Gateway } from "../../app/gateway";
 import { captureLogs, secretForms } from "../support/log-capture";
 import { removeTempDirs } from "../support/gateway-config";
 import { freePorts, ocpiRequest, runCli, writeGatewayConfig, type HttpResult, type WrittenConfig } from "../support/gateway-process";
+import { closeServer, listenOnLoopback } from "../support/loopback-server";
+import { numberedCdr, sessionAt } from "../support/ocpi-objects";
 
 /**
  * Issue #9 item 5: nothing essential is ever silently discarded. A CPO
@@ -27,54 +29,6 @@ const PARTNER_TOKEN = "partner-issued-token-for-the-cpo-9f8e7d6c5b4a";
 /** a credential the eMSP's error page shows that is not ours (say, another platform's) */
 const OTHER_TOKEN_B64 = Buffer.from("some-other-platforms-token-1234").toString("base64");
 const OWNER = { country_code: "NL", party_id: "CPO" };
-const cdrToken = { country_code: "DE", party_id: "EMS", uid: "A1B2C3D4", type: "RFID", contract_id: "DE-EMS-CA1B2C3D4" };
-
-const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-
-const cdr = (n: number): Json => ({
-  country_code: "NL",
-  party_id: "CPO",
-  id: `CDR-${String(n).padStart(4, "0")}`,
-  start_date_time: stamp(n * 100),
-  end_date_time: stamp(n * 100 + 60),
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  cdr_location: {
-    id: "LOC1",
-    address: "LOC1 street 1",
-    city: "Utrecht",
-    country: "NLD",
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evse_uid: "LOC1-E1",
-    evse_id: "NL*CPO*E1",
-    connector_id: "1",
-    connector_standard: "IEC_62196_T2",
-    connector_format: "SOCKET",
-    connector_power_type: "AC_3_PHASE",
-  },
-  currency: "EUR",
-  charging_periods: [{ start_date_time: stamp(n * 100), dimensions: [{ type: "ENERGY", volume: 5 + n }] }],
-  total_cost: { before_taxes: 2 + n / 10 },
-  total_energy: 5 + n,
-  total_time: 1,
-  last_updated: stamp(n * 100 + 61),
-});
-
-const session = (id: string, status: string, at: number): Json => ({
-  country_code: "NL",
-  party_id: "CPO",
-  id,
-  start_date_time: stamp(at),
-  kwh: 3,
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  location_id: "LOC1",
-  evse_uid: "LOC1-E1",
-  connector_id: "1",
-  currency: "EUR",
-  status,
-  last_updated: stamp(at + 1),
-});
 
 /* ---------------------------------------------------------------- the eMSP, written with node:http */
 
@@ -122,13 +76,12 @@ class FakeEmsp {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+  start(): Promise<void> {
+    return listenOnLoopback(this.server);
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeServer(this.server);
   }
 
   /** answers of a kind to pushes of one object */
@@ -183,8 +136,8 @@ const postEvent = async (event: unknown): Promise<void> => {
   const result = await admin("POST", "/events", event);
   if (result.status !== 200 || result.body?.status_code !== 1000) throw new Error(`event refused: HTTP ${result.status} ${result.text}`);
 };
-const pushCdr = (n: number) => postEvent({ module: "cdrs", owner: OWNER, path: [cdr(n).id], kind: "upsert", object: cdr(n) });
-const pushSession = (id: string, status: string, at: number) => postEvent({ module: "sessions", owner: OWNER, path: [id], kind: "upsert", object: session(id, status, at) });
+const pushCdr = (n: number) => postEvent({ module: "cdrs", owner: OWNER, path: [numberedCdr(n).id], kind: "upsert", object: numberedCdr(n) });
+const pushSession = (id: string, status: string, at: number) => postEvent({ module: "sessions", owner: OWNER, path: [id], kind: "upsert", object: sessionAt(id, status, at) });
 
 const outbox = async (): Promise<Json> => {
   const result = await admin("GET", "/outbox");
@@ -376,7 +329,7 @@ describe("dead letters are re-sent once the partner is fixed", () => {
   });
 
   it("CDRs are never dropped: every CDR pushed reached the partner exactly once", () => {
-    for (let n = 1; n <= 7; n++) expect(emsp.deliveries(cdr(n).id, 201)).toHaveLength(1);
+    for (let n = 1; n <= 7; n++) expect(emsp.deliveries(numberedCdr(n).id, 201)).toHaveLength(1);
   });
 
   it("no token appears in any recorded answer, admin answer, CLI output or log line", () => {

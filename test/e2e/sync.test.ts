@@ -14,6 +14,7 @@ import type { LocationsReceiverPort } from "../../plugins/locations/ports";
 import type { Session } from "../../plugins/sessions/model";
 import { gatewayConfigYaml, redisStore, removeTempDirs, sqliteStore, tempDir, testGatewayConfig, type GatewayConfigOptions, type PartySpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest, runCli } from "../support/gateway-process";
+import { closeServer, listenOnLoopback } from "../support/loopback-server";
 
 /**
  * Issue #5, sync pulls, end to end: a CPO gateway and eMSP gateways
@@ -152,14 +153,11 @@ class CpoProxy {
   }
 
   listen(): Promise<void> {
-    return new Promise((resolve) => this.server.listen(this.port, "127.0.0.1", () => resolve()));
+    return listenOnLoopback(this.server, this.port);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    return closeServer(this.server);
   }
 
   /** the CPO's locations list requests since `index` */

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { PartyRef } from "../../core/protocol/types";
 import { ocpiRequest, type HttpResult } from "./gateway-process";
+import { closeServer, listenOnLoopback } from "./loopback-server";
 
 /**
  * A partner that no one here wrote (issue #9): an OCPI 2.2.1 CPO on
@@ -79,14 +80,11 @@ export class QuirkyCpo {
   }
 
   listen(): Promise<void> {
-    return new Promise((resolve) => this.server.listen(this.port, "127.0.0.1", () => resolve()));
+    return listenOnLoopback(this.server, this.port);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    return closeServer(this.server);
   }
 
   private endpoints() {
