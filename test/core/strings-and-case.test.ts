@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import type { VersionNumber } from "../../config/types";
 import { startHarness, type Harness } from "../support/module-harness";
+import { cdrOf, sessionOf, stationAddress, t2Connector, type ChargingPlace } from "../support/ocpi-objects";
 import { LocationsPlugin } from "../../plugins/locations/module";
 import { SessionsPlugin } from "../../plugins/sessions/module";
 import { CdrsPlugin } from "../../plugins/cdrs/module";
@@ -33,25 +34,13 @@ const RESPONSE_URL = "http://127.0.0.1:9/callbacks/1";
 
 const role = (r: "CPO" | "EMSP") => ({ ...THEIRS, role: r, business_details: { name: "ABC" } });
 
-const connector = (id: string) => ({
-  id,
-  standard: "IEC_62196_T2",
-  format: "SOCKET",
-  power_type: "AC_3_PHASE",
-  max_voltage: 230,
-  max_amperage: 32,
-  last_updated: STAMP,
-});
+const connector = (id: string) => t2Connector(id, STAMP);
 const evse = (uid: string) => ({ uid, status: "AVAILABLE", connectors: [connector("c1")], last_updated: STAMP });
 const location = (owner: Json, id: string, extra: Json = {}): Json => ({
   ...owner,
   id,
   publish: true,
-  address: "Main street 1",
-  city: "Utrecht",
-  postal_code: "3511 AA",
-  country: "NLD",
-  coordinates: { latitude: "52.090730", longitude: "5.121420" },
+  ...stationAddress(1),
   time_zone: "Europe/Amsterdam",
   evses: [evse("evse1")],
   last_updated: STAMP,
@@ -63,20 +52,11 @@ const location211 = (id: string, extra: Json = {}) => {
   const wire = (c: Json) => ({ ...c, voltage: c.max_voltage, amperage: c.max_amperage, max_voltage: undefined, max_amperage: undefined });
   return { ...rest, type: "ON_STREET", evses: evses.map((e: Json) => ({ ...e, connectors: e.connectors.map(wire) })) };
 };
+/** where THEIRS's sessions and CDRs take place: connector c1 of evse1 of `location(THEIRS, "loc1")` */
+const EVSE1: ChargingPlace = { locationId: "loc1", evseUid: "evse1", evseId: "NL*ABC*E1", connectorId: "c1", address: "Main street 1" };
 const cdrToken = { ...THEIRS, uid: "A1B2C3D4", type: "RFID", contract_id: "NL-ABC-C1" };
 const session = (id: string, extra: Json = {}) => ({
-  ...THEIRS,
-  id,
-  start_date_time: STAMP,
-  kwh: 1,
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  location_id: "loc1",
-  evse_uid: "evse1",
-  connector_id: "c1",
-  currency: "EUR",
-  status: "ACTIVE",
-  last_updated: STAMP,
+  ...sessionOf({ owner: THEIRS, id, status: "ACTIVE", start: STAMP, kwh: 1, token: cdrToken, place: EVSE1 }),
   ...extra,
 });
 const tariff = (id: string, extra: Json = {}) => ({
@@ -89,31 +69,7 @@ const tariff = (id: string, extra: Json = {}) => ({
   ...extra,
 });
 const cdr = (id: string, extra: Json = {}) => ({
-  ...THEIRS,
-  id,
-  start_date_time: STAMP,
-  end_date_time: LATER,
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  cdr_location: {
-    id: "loc1",
-    address: "Main street 1",
-    city: "Utrecht",
-    country: "NLD",
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evse_uid: "evse1",
-    evse_id: "NL*ABC*E1",
-    connector_id: "c1",
-    connector_standard: "IEC_62196_T2",
-    connector_format: "SOCKET",
-    connector_power_type: "AC_3_PHASE",
-  },
-  currency: "EUR",
-  charging_periods: [{ start_date_time: STAMP, dimensions: [{ type: "ENERGY", volume: 5 }] }],
-  total_cost: { before_taxes: 2 },
-  total_energy: 5,
-  total_time: 1,
-  last_updated: LATER,
+  ...cdrOf({ owner: THEIRS, id, start: STAMP, end: LATER, kwh: 5, cost: 2, token: cdrToken, place: EVSE1 }),
   ...extra,
 });
 const token = (uid: string, extra: Json = {}) => ({

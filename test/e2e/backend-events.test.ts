@@ -3,6 +3,7 @@ import pino from "pino";
 import { Gateway } from "../../app/gateway";
 import { removeTempDirs, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
+import { cdrOf, sessionOf } from "../support/ocpi-objects";
 
 /**
  * Issue #8 item 9: a CPO offers sessions and CDRs to partners only as
@@ -24,51 +25,9 @@ const silent = { logger: pino({ level: "silent" }) };
 
 const STAMP = "2025-02-01T10:00:00Z";
 const LATER = "2025-02-01T11:00:00Z";
-const cdrToken = { country_code: "DE", party_id: "EMS", uid: "A1B2C3D4", type: "RFID", contract_id: "DE-EMS-CA1B2C3D4" };
+const session = (id: string, status: string, extra: Json = {}): Json => ({ ...sessionOf({ owner: OWNER, id, status, start: STAMP, kwh: 3 }), ...extra });
 
-const session = (id: string, status: string, extra: Json = {}): Json => ({
-  ...OWNER,
-  id,
-  start_date_time: STAMP,
-  kwh: 3,
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  location_id: "LOC1",
-  evse_uid: "EVSE1",
-  connector_id: "1",
-  currency: "EUR",
-  status,
-  last_updated: STAMP,
-  ...extra,
-});
-
-const cdr = (id: string): Json => ({
-  ...OWNER,
-  id,
-  start_date_time: STAMP,
-  end_date_time: LATER,
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  cdr_location: {
-    id: "LOC1",
-    address: "Main street 1",
-    city: "Utrecht",
-    country: "NLD",
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evse_uid: "EVSE1",
-    evse_id: "NL*CPO*E1",
-    connector_id: "1",
-    connector_standard: "IEC_62196_T2",
-    connector_format: "SOCKET",
-    connector_power_type: "AC_3_PHASE",
-  },
-  currency: "EUR",
-  charging_periods: [{ start_date_time: STAMP, dimensions: [{ type: "ENERGY", volume: 3 }] }],
-  total_cost: { before_taxes: 1.2 },
-  total_energy: 3,
-  total_time: 1,
-  last_updated: LATER,
-});
+const cdr = (id: string): Json => cdrOf({ owner: OWNER, id, start: STAMP, end: LATER, kwh: 3, cost: 1.2 });
 
 const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;

@@ -8,6 +8,7 @@ import { Gateway } from "../../app/gateway";
 import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
 import { ADMIN_TOKEN, CONNECTOR_MAX_W, adminApi, eventually, location, session, sleep } from "../support/charge-point";
+import { LOC1_EVSE1, cdrOf as plainCdr, stamp } from "../support/ocpi-objects";
 
 /**
  * Issue #8 item 2: a CPO's Sessions and CDRs, and the commands and charging
@@ -37,8 +38,6 @@ const MODULES = Object.fromEntries(["sessions", "cdrs", "commands", "chargingpro
 const SIMULATOR_DELAY_MS = 50;
 const silent = { logger: pino({ level: "silent" }) };
 
-const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-
 const tokenOf = (owner: PartyRef, uid: string) => ({
   ...owner,
   uid,
@@ -58,34 +57,18 @@ const sessionOf = (id: string, tokenOwner: PartyRef, at: number): Json => ({
   last_updated: stamp(at),
 });
 
-const cdrOf = (id: string, tokenOwner: PartyRef, at: number): Json => ({
-  ...CPO_REF,
-  id,
-  start_date_time: stamp(at),
-  end_date_time: stamp(at + 60),
-  cdr_token: cdrTokenOf(tokenOwner, `U${id}`),
-  auth_method: "WHITELIST",
-  cdr_location: {
-    id: "LOC1",
-    address: "Main street 1",
-    city: "Utrecht",
-    postal_code: "3511 AA",
-    country: "NLD",
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evse_uid: "EVSE1",
-    evse_id: "NL*CPO*E1",
-    connector_id: "1",
-    connector_standard: "IEC_62196_T2",
-    connector_format: "SOCKET",
-    connector_power_type: "AC_3_PHASE",
-  },
-  currency: "EUR",
-  charging_periods: [{ start_date_time: stamp(at), dimensions: [{ type: "ENERGY", volume: 5 }] }],
-  total_cost: { before_taxes: 2 },
-  total_energy: 5,
-  total_time: 1,
-  last_updated: stamp(at + 61),
-});
+const cdrOf = (id: string, tokenOwner: PartyRef, at: number): Json =>
+  plainCdr({
+    owner: CPO_REF,
+    id,
+    start: stamp(at),
+    end: stamp(at + 60),
+    lastUpdated: stamp(at + 61),
+    kwh: 5,
+    cost: 2,
+    token: cdrTokenOf(tokenOwner, `U${id}`),
+    place: { ...LOC1_EVSE1, postalCode: "3511 AA" },
+  });
 
 const [AAA, AAC] = A_PARTIES.map((p) => ({ country_code: p.country_code, party_id: p.party_id }));
 const BBB: PartyRef = { country_code: B_PARTY.country_code, party_id: B_PARTY.party_id };

@@ -15,6 +15,7 @@ import {
   type GatewayProcess,
   type HttpResult,
 } from "../support/gateway-process";
+import { numberedCdr, sessionAt, stamp } from "../support/ocpi-objects";
 
 /**
  * Issue #5, pushes: a CPO gateway pushes changes of its own data to an
@@ -36,9 +37,7 @@ const ADMIN_TOKEN = "push-e2e-admin-token-0123456789";
 const STATUSES = ["CHARGING", "BLOCKED", "OUTOFORDER", "RESERVED", "INOPERATIVE"];
 const silent = { logger: pino({ level: "silent" }) };
 
-/* ---------------------------------------------------------------- objects (2.3.0) */
-
-const stamp = (n: number): string => new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+/* ---------------------------------------------------------------- objects (2.3.0); CDRs and sessions: numberedCdr, sessionAt */
 
 const location = (id: string, evses: number, at = 0): Json => ({
   country_code: "NL",
@@ -63,52 +62,6 @@ const location = (id: string, evses: number, at = 0): Json => ({
   last_updated: stamp(at),
 });
 
-const cdrToken = { country_code: "DE", party_id: "EMS", uid: "A1B2C3D4", type: "RFID", contract_id: "DE-EMS-CA1B2C3D4" };
-
-const cdr = (n: number): Json => ({
-  country_code: "NL",
-  party_id: "CPO",
-  id: `CDR-${String(n).padStart(4, "0")}`,
-  start_date_time: stamp(n * 100),
-  end_date_time: stamp(n * 100 + 60),
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  cdr_location: {
-    id: "LOC1",
-    address: "LOC1 street 1",
-    city: "Utrecht",
-    country: "NLD",
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evse_uid: "LOC1-E1",
-    evse_id: "NL*CPO*E1",
-    connector_id: "1",
-    connector_standard: "IEC_62196_T2",
-    connector_format: "SOCKET",
-    connector_power_type: "AC_3_PHASE",
-  },
-  currency: "EUR",
-  charging_periods: [{ start_date_time: stamp(n * 100), dimensions: [{ type: "ENERGY", volume: 5 + n }] }],
-  total_cost: { before_taxes: 2 + n / 10 },
-  total_energy: 5 + n,
-  total_time: 1,
-  last_updated: stamp(n * 100 + 61),
-});
-
-const session = (id: string, status: string, at: number): Json => ({
-  country_code: "NL",
-  party_id: "CPO",
-  id,
-  start_date_time: stamp(at),
-  kwh: 3,
-  cdr_token: cdrToken,
-  auth_method: "WHITELIST",
-  location_id: "LOC1",
-  evse_uid: "LOC1-E1",
-  connector_id: "1",
-  currency: "EUR",
-  status,
-  last_updated: stamp(at + 1),
-});
 
 const tariff = (id: string): Json => ({
   country_code: "NL",
@@ -291,7 +244,7 @@ describe("pushes while the eMSP's receiver is down", () => {
       const status = STATUSES[i % STATUSES.length];
       latest[uid] = status;
       await postEvent(pair.cpoUrl, statusPatch(uid.split("-")[0], uid, status, 1000 + i));
-      if (i % 10 === 9) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [cdr(++cdrs).id], kind: "upsert", object: cdr(cdrs) });
+      if (i % 10 === 9) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [numberedCdr(++cdrs).id], kind: "upsert", object: numberedCdr(cdrs) });
     }
     expect(cdrs).toBe(20);
     const queue = await outboxOf(pair.cpoUrl, "emsp");
@@ -307,7 +260,7 @@ describe("pushes while the eMSP's receiver is down", () => {
     await pair.startEmsp();
     await until("the CPO's outbox for the eMSP is empty", async () => (await outboxOf(pair.cpoUrl, "emsp")).queued === 0);
 
-    for (let n = 1; n <= 20; n++) expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, `cdrs/NL/CPO/${cdr(n).id}`)).toEqual(cdr(n));
+    for (let n = 1; n <= 20; n++) expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, `cdrs/NL/CPO/${numberedCdr(n).id}`)).toEqual(numberedCdr(n));
     const cdrPosts = answered.slice(postsBefore).filter((a) => a.method === "POST" && a.url.endsWith("/receiver/cdrs"));
     expect(cdrPosts.map((a) => a.status)).toEqual(Array(20).fill(201));
 
@@ -409,11 +362,11 @@ describe("a partner unreachable past its backlog window", () => {
   it("gets its backlog dropped, essential messages kept, and is marked for a full resync", async () => {
     await pair.stopEmsp();
     await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC2"], kind: "upsert", object: location("LOC2", 1, 10) });
-    await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S1"], kind: "upsert", object: session("S1", "ACTIVE", 20) });
+    await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S1"], kind: "upsert", object: sessionAt("S1", "ACTIVE", 20) });
     await postEvent(pair.cpoUrl, { module: "tariffs", owner: OWNER, path: ["T1"], kind: "upsert", object: tariff("T1") });
     for (let i = 0; i < 30; i++) await postEvent(pair.cpoUrl, statusPatch("LOC1", `LOC1-E${(i % 2) + 1}`, STATUSES[i % 5], 100 + i));
-    for (let n = 1; n <= 5; n++) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [cdr(n).id], kind: "upsert", object: cdr(n) });
-    await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S2"], kind: "upsert", object: session("S2", "COMPLETED", 30) });
+    for (let n = 1; n <= 5; n++) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [numberedCdr(n).id], kind: "upsert", object: numberedCdr(n) });
+    await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S2"], kind: "upsert", object: sessionAt("S2", "COMPLETED", 30) });
 
     // what is left: the 5 CDRs, the completed session and the probe that ends the wait
     await until("only essential messages are queued", async () => {
@@ -431,10 +384,10 @@ describe("a partner unreachable past its backlog window", () => {
       const queue = await outboxOf(pair.cpoUrl, "emsp");
       return !queue.resync_pending && queue.queued === 0;
     });
-    for (let n = 1; n <= 5; n++) expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, `cdrs/NL/CPO/${cdr(n).id}`)).toEqual(cdr(n));
-    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "sessions/NL/CPO/S2")).toEqual(session("S2", "COMPLETED", 30));
+    for (let n = 1; n <= 5; n++) expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, `cdrs/NL/CPO/${numberedCdr(n).id}`)).toEqual(numberedCdr(n));
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "sessions/NL/CPO/S2")).toEqual(sessionAt("S2", "COMPLETED", 30));
     // dropped updates come back with the resync, as the CPO holds them now
-    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "sessions/NL/CPO/S1")).toEqual(session("S1", "ACTIVE", 20));
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "sessions/NL/CPO/S1")).toEqual(sessionAt("S1", "ACTIVE", 20));
     expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "tariffs/NL/CPO/T1")).toEqual(tariff("T1"));
     expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC2")).toEqual(location("LOC2", 1, 10));
     const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
@@ -515,27 +468,27 @@ describe("a CPO gateway process killed with pushes queued", () => {
   it("delivers after SIGKILL and restart what was queued before", async () => {
     await emsp.close();
     for (let i = 0; i < 10; i++) await postEvent(cpo.url, statusPatch("LOC1", `LOC1-E${(i % 2) + 1}`, STATUSES[i % 5], 200 + i));
-    for (let n = 1; n <= 3; n++) await postEvent(cpo.url, { module: "cdrs", owner: OWNER, path: [cdr(n).id], kind: "upsert", object: cdr(n) });
+    for (let n = 1; n <= 3; n++) await postEvent(cpo.url, { module: "cdrs", owner: OWNER, path: [numberedCdr(n).id], kind: "upsert", object: numberedCdr(n) });
     expect((await outboxOf(cpo.url, "emsp")).queued).toBeGreaterThanOrEqual(5);
 
     await cpo.kill();
     cpo = await startGatewayProcess(cpo);
     await restartEmsp();
     await until("the restarted CPO delivered its queue", async () => (await outboxOf(cpo.url, "emsp")).queued === 0);
-    for (let n = 1; n <= 3; n++) expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${cdr(n).id}`)).toEqual(cdr(n));
+    for (let n = 1; n <= 3; n++) expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${numberedCdr(n).id}`)).toEqual(numberedCdr(n));
     expect(evseStatuses(await heldByEmsp(emspUrl, cpoToken, "locations/NL/CPO/LOC1"))).toEqual({ "LOC1-E1": STATUSES[8 % 5], "LOC1-E2": STATUSES[9 % 5] });
   });
 
   it("a graceful stop keeps the queue too", async () => {
     await emsp.close();
-    await postEvent(cpo.url, { module: "cdrs", owner: OWNER, path: [cdr(4).id], kind: "upsert", object: cdr(4) });
+    await postEvent(cpo.url, { module: "cdrs", owner: OWNER, path: [numberedCdr(4).id], kind: "upsert", object: numberedCdr(4) });
     await postEvent(cpo.url, statusPatch("LOC1", "LOC1-E1", "RESERVED", 300));
     expect((await outboxOf(cpo.url, "emsp")).queued).toBe(2);
     expect(await cpo.stop()).toBe(0);
     cpo = await startGatewayProcess(cpo);
     await restartEmsp();
     await until("the restarted CPO delivered its queue", async () => (await outboxOf(cpo.url, "emsp")).queued === 0);
-    expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${cdr(4).id}`)).toEqual(cdr(4));
+    expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${numberedCdr(4).id}`)).toEqual(numberedCdr(4));
     expect(evseStatuses(await heldByEmsp(emspUrl, cpoToken, "locations/NL/CPO/LOC1"))["LOC1-E1"]).toBe("RESERVED");
   });
 });

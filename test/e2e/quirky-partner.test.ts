@@ -8,6 +8,7 @@ import { removeTempDirs, testGatewayConfig, type GatewayConfigOptions } from "..
 import { freePorts } from "../support/gateway-process";
 import { ADMIN_TOKEN, COMMAND_BODIES, adminApi, eventually } from "../support/charge-point";
 import { captureLogs } from "../support/log-capture";
+import { numberedStation } from "../support/ocpi-objects";
 import { QuirkyCpo, envelope, type QuirkyReply, type QuirkyRequest } from "../support/quirky-cpo";
 
 /**
@@ -38,12 +39,7 @@ const location = (owner: PartyRef, n: number) => ({
   ...owner,
   id: `LOC${String(n).padStart(3, "0")}`,
   publish: true,
-  name: `Station ${n}`,
-  address: `Main street ${n}`,
-  city: "Utrecht",
-  postal_code: "3511 AA",
-  country: "NLD",
-  coordinates: { latitude: "52.090730", longitude: "5.121420" },
+  ...numberedStation(n),
   time_zone: "Europe/Amsterdam",
   last_updated: new Date(Date.UTC(2024, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
 });

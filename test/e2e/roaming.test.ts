@@ -10,6 +10,7 @@ import type { ObjectType } from "../../core/model/object-type";
 import { silentTranslation } from "../../core/model/object-type";
 import { Gateway } from "../../app/gateway";
 import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
+import { numberedStation } from "../support/ocpi-objects";
 import { LocationsClient } from "../../plugins/locations/client";
 import { TariffsClient } from "../../plugins/tariffs/client";
 import { TokensClient } from "../../plugins/tokens/client";
@@ -78,12 +79,7 @@ const location = (n: number, rich: boolean): Location => {
     party_id: "CPO",
     id: `LOC${n}`,
     publish: true,
-    name: `Station ${n}`,
-    address: `Main street ${n}`,
-    city: "Utrecht",
-    postal_code: "3511 AA",
-    country: "NLD",
-    coordinates: COORDINATES,
+    ...numberedStation(n),
     parking_type: "ON_STREET",
     evses: [
       {

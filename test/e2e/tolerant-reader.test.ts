@@ -4,6 +4,7 @@ import { Gateway } from "../../app/gateway";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
 import { OffSpecPartner } from "../support/off-spec-partner";
+import { sessionOf } from "../support/ocpi-objects";
 import { LocationsClient } from "../../plugins/locations/client";
 
 /**
@@ -71,20 +72,9 @@ const offSpecLocation = (owner: typeof REPAIR, id: string): Json => ({
 /** A token without its owner (country_code, party_id), as the hub sends it in Sessions and CDRs. */
 const ownerlessToken = { uid: "RFID0001", type: "RFID", contract_id: "DE-EMS-C0001" };
 
-const offSpecSession = (owner: typeof REPAIR, id: string): Json => ({
-  ...owner,
-  id,
-  start_date_time: STAMP,
-  kwh: 1.5,
-  cdr_token: ownerlessToken,
-  auth_method: "WHITELIST",
-  location_id: "LOC1",
-  evse_uid: "EVSE1",
-  connector_id: "1",
-  currency: "EUR",
-  status: "ACTIVE",
-  last_updated: STAMP,
-});
+/** off the spec only in its token */
+const offSpecSession = (owner: typeof REPAIR, id: string): Json =>
+  sessionOf({ owner, id, status: "ACTIVE", start: STAMP, kwh: 1.5, token: ownerlessToken });
 
 /** A CdrLocation without address, city and country; total_time as a string. */
 const offSpecCdr = (owner: typeof REPAIR, id: string, locationId = "LOC1"): Json => ({

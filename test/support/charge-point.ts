@@ -4,6 +4,7 @@ import type { PartyRef } from "../../core/protocol/types";
 import type { CommandType } from "../../plugins/commands/model";
 import { ocpiRequest, type HttpResult } from "./gateway-process";
 import { tempDir } from "./gateway-config";
+import { numberedStation, sessionOf, t2Connector } from "./ocpi-objects";
 
 /**
  * Fixtures of the commands and charging-profile tests: a CPO's Location and
@@ -13,27 +14,14 @@ import { tempDir } from "./gateway-config";
 
 const STAMP = "2024-05-01T10:00:00Z";
 
-const connector = (id: string) => ({
-  id,
-  standard: "IEC_62196_T2",
-  format: "SOCKET",
-  power_type: "AC_3_PHASE",
-  max_voltage: 230,
-  max_amperage: 32,
-  last_updated: STAMP,
-});
+const connector = (id: string) => t2Connector(id, STAMP);
 
 /** LOC1: EVSE1 with one connector; EVSE2 needs a connector_id in START_SESSION. */
 export const location = (owner: PartyRef) => ({
   ...owner,
   id: "LOC1",
   publish: true,
-  name: "Station 1",
-  address: "Main street 1",
-  city: "Utrecht",
-  postal_code: "3511 AA",
-  country: "NLD",
-  coordinates: { latitude: "52.090730", longitude: "5.121420" },
+  ...numberedStation(1),
   time_zone: "Europe/Amsterdam",
   evses: [
     { uid: "EVSE1", status: "AVAILABLE", capabilities: ["REMOTE_START_STOP_CAPABLE"], connectors: [connector("1")], last_updated: STAMP },
@@ -53,20 +41,9 @@ export const CONNECTOR_MAX_W = 230 * 32 * 3;
 
 export const EMSP_PARTY: PartyRef = { country_code: "DE", party_id: "EMS" };
 
-export const session = (owner: PartyRef, id: string) => ({
-  ...owner,
-  id,
-  start_date_time: STAMP,
-  kwh: 1.5,
-  cdr_token: { ...EMSP_PARTY, uid: "A1B2C3D4", type: "RFID", contract_id: "DE-EMS-CA1B2C3D4" },
-  auth_method: "COMMAND",
-  location_id: "LOC1",
-  evse_uid: "EVSE1",
-  connector_id: "1",
-  currency: "EUR",
-  status: "ACTIVE",
-  last_updated: STAMP,
-});
+/** Session `id` at LOC1/EVSE1, started by a command with the token of EMSP_PARTY (ocpi-objects' EMS_CDR_TOKEN). */
+export const session = (owner: PartyRef, id: string) =>
+  sessionOf({ owner, id, status: "ACTIVE", start: STAMP, kwh: 1.5, authMethod: "COMMAND" });
 
 export const token = {
   ...EMSP_PARTY,
