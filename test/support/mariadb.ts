@@ -32,6 +32,9 @@ export interface TestDatabase {
 export interface MariaDb {
   port: number;
   createDatabase(name: string): Promise<TestDatabase>;
+  /** an outage: mariadbd stops, its data stays; `resume()` brings it back on the same port */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
   /** SIGTERM (SIGKILL after a while), then remove the datadir */
   stop(): Promise<void>;
 }
@@ -109,8 +112,8 @@ export async function startMariaDb(): Promise<MariaDb> {
     throw err;
   }
   const port = (await root.query<any[]>("SELECT @@port AS port"))[0][0].port as number;
-  const server = child;
-  const admin = root;
+  let server = child;
+  let admin = root;
 
   return {
     port,
@@ -127,6 +130,14 @@ export async function startMariaDb(): Promise<MariaDb> {
       );
       const base = { host: "127.0.0.1", port, database: name };
       return { reader: { ...base, ...reader }, writer: { ...base, ...writer } };
+    },
+    async halt() {
+      await admin.end().catch(() => undefined);
+      await stopChild(server, "SIGTERM", STOP_TIMEOUT_MS);
+    },
+    async resume() {
+      server = spawnMariadbd(dir, port);
+      admin = await connectRoot(path.join(dir, "mysqld.sock"), server, path.join(dir, "error.log"));
     },
     async stop() {
       await admin.end().catch(() => undefined);

@@ -1,4 +1,4 @@
-import type { Pool } from "mysql2/promise";
+import type { Pool, RowDataPacket } from "mysql2/promise";
 import { chargeBoxes, chargeBoxesUpdatedSince } from "./charge-boxes";
 import { evses } from "./evses";
 import { createStevePool, type SteveDbSettings } from "./pool";
@@ -63,6 +63,12 @@ export class SteveDb {
 
   reservations(since?: Date): Promise<ReservationRow[]> {
     return reservations(this.pool, this.schema, since);
+  }
+
+  /** SteVe's database clock: the one its event_timestamp and updated_at columns are written with. */
+  async now(): Promise<Date> {
+    const [rows] = await this.pool.query<RowDataPacket[]>("SELECT NOW(6) AS now");
+    return rows[0].now as Date;
   }
 
   close(): Promise<void> {

@@ -10,8 +10,11 @@ export interface TransactionFilter {
   transactionPks?: number[];
   /** whose latest stop row was inserted after this (finished since a watermark) */
   stoppedAfter?: Date;
-  /** started, stopped or sampled after this (sessions to update) */
-  changedAfter?: Date;
+  /**
+   * started, stopped or sampled after this (sessions to update); with two dates, start/stop rows are
+   * compared with `events` (SteVe's clock) and meter values with `samples` (the station's clock)
+   */
+  changedAfter?: Date | { events: Date; samples: Date };
 }
 
 // The start row joined with its latest stop row, as SteVe's `transaction` view does; read from the
@@ -41,7 +44,8 @@ function whereSql(filter: TransactionFilter): { sql: string; params: unknown[] }
   if (filter.changedAfter) {
     conditions.push(`(s.event_timestamp > ? OR t.event_timestamp > ?
       OR EXISTS (SELECT 1 FROM connector_meter_value mv WHERE mv.transaction_pk = s.transaction_pk AND mv.value_timestamp > ?))`);
-    params.push(filter.changedAfter, filter.changedAfter, filter.changedAfter);
+    const { events, samples } = filter.changedAfter instanceof Date ? { events: filter.changedAfter, samples: filter.changedAfter } : filter.changedAfter;
+    params.push(events, events, samples);
   }
   return { sql: conditions.length ? ` WHERE ${conditions.join(" AND ")}` : "", params };
 }

@@ -1,0 +1,70 @@
+import { createHash } from "node:crypto";
+import { getJson, setJson } from "../contracts";
+import type { ChargeBoxRow, EvseRow } from "../db/rows";
+import { locationIdOf, mapLocations } from "../mapping/locations";
+import type { Location } from "../ocpi";
+import { KEYS, type PollContext } from "./context";
+import { rememberStatuses } from "./statuses";
+
+/** The charge boxes a Location is made of: its YAML group, or the box of the same id. */
+export const boxesOfLocation = (ctx: PollContext, locationId: string): string[] =>
+  ctx.mapping.locations.find((g) => g.id === locationId)?.charge_boxes ?? [locationId];
+
+export interface LoadedLocations {
+  locations: Map<string, Location>;
+  chargeBoxes: ChargeBoxRow[];
+  evses: EvseRow[];
+}
+
+/** Our Locations with the given ids, mapped from SteVe's current rows (a Location SteVe cannot fill is left out, logged), with the rows. */
+export async function loadLocations(ctx: PollContext, locationIds: string[]): Promise<LoadedLocations> {
+  const boxIds = [...new Set(locationIds.flatMap((id) => boxesOfLocation(ctx, id)))];
+  const [chargeBoxes, evses, statuses] = await Promise.all([ctx.db.chargeBoxes(boxIds), ctx.db.evses(boxIds), ctx.db.currentStatuses(ctx.now, boxIds)]);
+  const mapped = mapLocations({ chargeBoxes, evses, statuses }, ctx.mapping, ctx.now);
+  for (const skipped of mapped.skipped) ctx.log.warn({ location: skipped.id, reason: skipped.reason }, "steve: charge box not published as a Location");
+  const locations = new Map(mapped.locations.filter((l) => locationIds.includes(l.id)).map((l) => [l.id, l]));
+  return { locations, chargeBoxes, evses };
+}
+
+/**
+ * What a Location is made of, per charge box, without what changes by
+ * itself (heartbeats, update times): SteVe before 3.13 has no updated_at,
+ * and from 3.13 a heartbeat may bump updated_at, so the hash, not the
+ * time, decides whether the Location changed.
+ */
+function factsHash(box: ChargeBoxRow, evses: EvseRow[]): string {
+  const { lastHeartbeat: _h, updatedAt: _u, ...facts } = box;
+  const plugs = evses.map(({ updatedAt: _e, connectors, ...evse }) => ({ ...evse, connectors: connectors.map(({ updatedAt: _c, ...c }) => c) }));
+  return createHash("sha256").update(JSON.stringify([facts, plugs])).digest("base64");
+}
+
+async function changedBoxes(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<{ box: ChargeBoxRow; hash: string }[]> {
+  const evses = await ctx.db.evses(candidates.map((b) => b.chargeBoxId));
+  const changed: { box: ChargeBoxRow; hash: string }[] = [];
+  for (const box of candidates) {
+    const hash = factsHash(box, evses.filter((e) => e.chargeBoxId === box.chargeBoxId));
+    if ((await getJson<string>(ctx.kv, KEYS.box(box.chargeBoxId))) !== hash) changed.push({ box, hash });
+  }
+  return changed;
+}
+
+/** The first start's baseline: every charge box as it is now counts as published. */
+export async function rememberBoxes(ctx: PollContext, boxes: ChargeBoxRow[]): Promise<void> {
+  for (const { box, hash } of await changedBoxes(ctx, boxes)) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
+}
+
+/** A Location PUT for every Location one of whose charge boxes changed (or appeared). */
+export async function publishLocations(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<number> {
+  const changed = await changedBoxes(ctx, candidates);
+  if (changed.length === 0) return 0;
+  const locationIds = [...new Set(changed.map(({ box }) => locationIdOf(ctx.mapping, box.chargeBoxId)))];
+  const { locations } = await loadLocations(ctx, locationIds);
+  for (const location of locations.values()) {
+    await ctx.emit({ module: "locations", owner: ctx.owner, path: [location.id], kind: "upsert", object: location as unknown as Record<string, unknown> });
+    // The PUT carried the EVSEs' statuses: no PATCH repeats them.
+    await rememberStatuses(ctx, (location.evses ?? []).map((e) => ({ uid: e.uid, status: e.status })));
+  }
+  for (const { box, hash } of changed) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
+  return locations.size;
+}
+

@@ -1,0 +1,115 @@
+import { getJson, setJson } from "../contracts";
+import type { TransactionRow } from "../db/rows";
+import { mapCdrSkeleton } from "../mapping/cdrs";
+import { locationIdOf } from "../mapping/locations";
+import { mapSession, transactionUpdatedAt, type TransactionContext } from "../mapping/sessions";
+import type { Cdr, Location, PricedSession, Session } from "../ocpi";
+import { pendingStartKey, type PendingStart } from "../rest/commands";
+import { KEYS, type PollContext, type PublishedSession } from "./context";
+import { loadLocations } from "./locations";
+import { priceTransaction, tariffsOf } from "./pricing";
+
+/** A START_SESSION's idTag may reach the station a while after the command (clocks of two machines): how far apart they may be. */
+const COMMAND_SKEW_MS = 5 * 60_000;
+
+/**
+ * What the gateway knows about a transaction and SteVe does not, decided
+ * once (and kept, so a restart decides the same): the eMSP's token behind
+ * the idTag (tags.ts), and whether our START_SESSION started it.
+ */
+async function contextOf(ctx: PollContext, tx: TransactionRow): Promise<TransactionContext> {
+  const kept = await getJson<TransactionContext>(ctx.kv, KEYS.context(tx.transactionPk));
+  if (kept) return kept;
+  const context: TransactionContext = {};
+  const tag = await ctx.tags.ownerOf(tx.idTag);
+  if (tag) context.token = { ...tag.owner, uid: tag.uid, type: tag.type, contract_id: tag.contract_id };
+  const pending = await getJson<PendingStart>(ctx.kv, pendingStartKey(tx.idTag));
+  if (pending && pending.chargeBoxId === tx.chargeBoxId && Date.parse(pending.at) - COMMAND_SKEW_MS <= tx.startEventTimestamp.getTime()) {
+    context.authMethod = "COMMAND";
+    if (pending.authorization_reference) context.authorizationReference = pending.authorization_reference;
+    await ctx.kv.delete(pendingStartKey(tx.idTag));
+  }
+  await setJson(ctx.kv, KEYS.context(tx.transactionPk), context);
+  return context;
+}
+
+/** The CDR of a finished transaction, priced; undefined when its Location cannot be mapped. */
+function cdrOf(sources: Parameters<typeof mapCdrSkeleton>[0], location: Location | undefined, priced: PricedSession | undefined, ctx: PollContext): Cdr | undefined {
+  // CdrSkeleton is Omit<Cdr, "total_cost">, which TypeScript flattens to Cdr's index signature: back to Cdr's fields.
+  const skeleton = (location && mapCdrSkeleton(sources, location, ctx.mapping)) as Omit<Cdr, "total_cost"> & Pick<Cdr, "id"> | undefined;
+  if (!skeleton) return undefined;
+  if (!priced) return { ...skeleton, total_cost: { before_taxes: 0 } } as Cdr;
+  const { tariff, charging_periods, total_cost, total_fixed_cost, total_energy_cost, total_time_cost, total_parking_time, total_parking_cost } = priced;
+  const cdr = { ...skeleton, tariffs: [tariff as unknown as NonNullable<Cdr["tariffs"]>[number]], charging_periods, total_cost, total_parking_time } as Cdr;
+  // Only the cost parts that occurred: absent ones stay absent, as the tariff engine returns them.
+  Object.assign(cdr, Object.fromEntries(Object.entries({ total_fixed_cost, total_energy_cost, total_time_cost, total_parking_cost }).filter(([, v]) => v !== undefined)));
+  return cdr;
+}
+
+/** What changed in a running (or just finished) session since the last publication: a PATCH fragment, or undefined. */
+function fragmentOf(session: Session, state: PublishedSession): Partial<Session> | undefined {
+  const fragment: Partial<Session> = {};
+  const periods = session.charging_periods ?? [];
+  // The receiver appends a PATCH's charging_periods: only the new ones go.
+  if (periods.length > state.periods) fragment.charging_periods = periods.slice(state.periods);
+  if (session.kwh !== state.kwh) fragment.kwh = session.kwh;
+  if (session.status !== state.status) fragment.status = session.status;
+  if (session.end_date_time && session.status !== state.status) fragment.end_date_time = session.end_date_time;
+  if (session.total_cost && session.total_cost.before_taxes !== state.cost) fragment.total_cost = session.total_cost;
+  return Object.keys(fragment).length ? { ...fragment, last_updated: session.last_updated } : undefined;
+}
+
+/**
+ * Sessions and CDRs of the transactions that changed: a Session PUT the
+ * first time a transaction is seen, PATCHes with what changed while it
+ * charges (new charging periods, kWh, running cost, the final status), and
+ * one priced CDR once it stopped. The per-transaction state is written
+ * after each publication, so a restart neither repeats nor skips one.
+ */
+export async function publishTransactions(ctx: PollContext, txs: TransactionRow[]): Promise<void> {
+  if (txs.length === 0) return;
+  const loaded = await loadLocations(ctx, [...new Set(txs.map((tx) => locationIdOf(ctx.mapping, tx.chargeBoxId)))]);
+  for (const tx of txs) {
+    // Read again only through the watermark overlap: history from before the first poll.
+    if (transactionUpdatedAt(tx) <= ctx.baseline && !(await ctx.kv.get(KEYS.session(tx.transactionPk)))) continue;
+    const location = loaded.locations.get(locationIdOf(ctx.mapping, tx.chargeBoxId));
+    const sources = {
+      tx,
+      chargeBox: loaded.chargeBoxes.find((b) => b.chargeBoxId === tx.chargeBoxId),
+      evse: loaded.evses.find((e) => e.evsePk === tx.evsePk),
+      context: await contextOf(ctx, tx),
+    };
+    const session = mapSession(sources, ctx.mapping);
+    const priced = priceTransaction(tx, tariffsOf(location, tx, session.connector_id, ctx.tariffs), location?.time_zone ?? ctx.mapping.time_zone);
+    if (priced) session.total_cost = priced.total_cost;
+
+    const key = KEYS.session(tx.transactionPk);
+    let state = await getJson<PublishedSession>(ctx.kv, key);
+    const next = (): PublishedSession => ({
+      periods: session.charging_periods?.length ?? 0,
+      kwh: session.kwh,
+      status: session.status,
+      cost: session.total_cost?.before_taxes,
+      cdr: state?.cdr ?? false,
+    });
+    if (!state) {
+      await ctx.emit({ module: "sessions", owner: ctx.owner, path: [session.id], kind: "upsert", object: session as Record<string, unknown> });
+      state = next();
+      await setJson(ctx.kv, key, state);
+    } else {
+      const fragment = fragmentOf(session, state);
+      if (fragment) {
+        await ctx.emit({ module: "sessions", owner: ctx.owner, path: [session.id], kind: "patch", object: fragment as Record<string, unknown> });
+        state = next();
+        await setJson(ctx.kv, key, state);
+      }
+    }
+
+    if (tx.stopEventTimestamp && state.cdr === false) {
+      const cdr = cdrOf(sources, location, priced, ctx);
+      if (cdr) await ctx.emit({ module: "cdrs", owner: ctx.owner, path: [cdr.id], kind: "upsert", object: cdr as Record<string, unknown> });
+      else ctx.log.warn({ transaction: tx.transactionPk, chargeBoxId: tx.chargeBoxId }, "steve: no CDR for a finished transaction: its Location cannot be mapped");
+      await setJson(ctx.kv, key, { ...state, cdr: cdr ? "sent" : "unmappable" });
+    }
+  }
+}
