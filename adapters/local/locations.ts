@@ -4,18 +4,17 @@ import { OwnedCollection } from "./owned-collection";
 
 /**
  * Locations in the gateway's store, per owning party and sorted by
- * last_updated. The Sender side serves our own party's published Locations
- * (seeded, or written through change events); the Receiver side keeps what
- * partners push. A Location with publish false is for the token owners in
- * its publish_allowed_to only, whom this adapter cannot tell apart: no
- * partner gets it from the Sender.
+ * last_updated. The Sender side serves our own party's Locations (seeded,
+ * or written through change events); the Receiver side keeps what partners
+ * push. Which Locations partners may see is the plugin's rule; this adapter
+ * applies its list filter (`published`) from an index of our published
+ * Locations, so such a page costs O(page).
  */
 export const localLocations: LocalModule = {
   seedKey: "locations",
   portNames: ["locations.SENDER", "locations.RECEIVER"],
   create(store: Store, context?: LocalModuleContext) {
     const locations = new OwnedCollection<Location>(store, "locations");
-    // The Sender serves only our published Locations; a second index keeps its pages O(page).
     const published = new OwnedCollection<Location>(store, "locations.published");
     const ours = (owner: PartyRef) => !context || context.parties.some((p) => sameParty(p, owner));
     const index = async (owner: PartyRef, location: Location | undefined) => {
@@ -24,8 +23,8 @@ export const localLocations: LocalModule = {
       else await published.put(owner, location.id, location);
     };
     const sender: LocationsSenderPort = {
-      list: (page, ctx) => published.list(ctx.party, page),
-      get: (id, ctx) => published.get(ctx.party, id),
+      list: (page, ctx) => (page.published ? published : locations).list(ctx.party, page),
+      get: (id, ctx) => locations.get(ctx.party, id),
     };
     const receiver: LocationsReceiverPort = {
       get: (owner, id) => locations.get(owner, id),

@@ -46,14 +46,7 @@ export const localTokens: LocalModule = {
     const receiver: TokensReceiverPort = {
       get: (owner, ref) => tokens.get(owner, keyOf(ref)),
       put: (owner, token) => tokens.put(owner, keyOf(token), token),
-      async patch(owner, ref, fragment, check) {
-        const changed = await tokens.modify(owner, keyOf(ref), (current) => {
-          const merged = { ...current, ...fragment } as Token;
-          check(merged);
-          return merged;
-        });
-        return changed !== undefined;
-      },
+      update: (owner, ref, change) => tokens.modify(owner, keyOf(ref), change),
     };
 
     return {

@@ -18,6 +18,11 @@ export interface PageRequest {
   dateFrom?: number;
   /** exclusive, epoch ms */
   dateTo?: number;
+  /**
+   * Only objects every partner may see: Locations whose publish is not false. Set by the locations
+   * plugin for partners' lists; an adapter applies it natively, so a page is a page of published objects.
+   */
+  published?: true;
 }
 
 const nonNegativeInt = (name: string, raw: string | undefined, min: number): number | undefined => {

@@ -4,6 +4,8 @@ import type { Outbox, OutboxMessage } from "../outbox/outbox";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { ServedModule } from "../host/served-modules";
 import type { ListingPort, PushSpec } from "./push-spec";
+import type { PageRequest } from "../http/pagination";
+import type { PortContext } from "../ports";
 import type { PushFanOut } from "./push-fan-out";
 import { isEntitled } from "./entitled-partners";
 
@@ -93,11 +95,13 @@ export class PushResync {
       const module = served.plugin.module;
       if (!isEntitled(this.registry, record, module)) continue;
       const port = served.port as ListingPort;
+      const read = (page: PageRequest, ctx: PortContext) => (spec.resyncPage ? spec.resyncPage(port, page, ctx) : port.list(page, ctx));
       for (const party of served.parties) {
         const ctx = { party: { country_code: party.country_code, party_id: party.party_id }, partnerId, scope };
         for (let offset = 0; ; offset += PAGE) {
-          const page = await port.list({ offset, limit: PAGE }, ctx);
-          for (const object of page.items) {
+          const page = await read({ offset, limit: PAGE }, ctx);
+          for (const item of page.items) {
+            const object = item as Record<string, unknown>;
             const id = String(object[spec.idFields[0]]);
             await this.fanOut.enqueueFor(record, { module, owner: ctx.party, path: [id], kind: "upsert", object }, spec);
             queued++;

@@ -18,7 +18,7 @@ export interface PushTarget {
  * its plugin (`ModulePlugin.pushSpec`): core/push does the rest (who is
  * entitled, translation, outbox, retries, resync) the same for every module.
  */
-export interface PushSpec<ReceiverPort = unknown> {
+export interface PushSpec<ReceiverPort = unknown, SenderPort = ListingPort> {
   /** the object type of a change by its path depth: index 0 for ["LOC1"], 1 for ["LOC1", "EVSE1"]… */
   readonly objectTypes: readonly ObjectType<any>[];
   /** the identity field of the object at each depth, which must equal the path's segment ("id", "uid"…) */
@@ -45,6 +45,8 @@ export interface PushSpec<ReceiverPort = unknown> {
   audience?(change: DataChange): Promise<PartyRef | undefined>;
   /** a full resync pushes every object of the module again (not needed for essential-only modules like CDRs) */
   readonly resync: boolean;
+  /** how a resync reads a page of the SENDER port, as a partner's GET would (Locations: published ones only); default its `list` */
+  resyncPage?(sender: SenderPort, page: PageRequest, ctx: PortContext): Promise<Page<object>>;
   /**
    * Stores a change event about our own data (POST /admin/v1/events) through
    * the module's RECEIVER port, by the rules a partner's push follows; used

@@ -1,38 +1,32 @@
 import type { PageRequest } from "../../core/http/pagination";
 import type { Page } from "../../core/http/pagination";
-import type { PortContext, PutOutcome } from "../../core/ports";
-import type { PartyRef } from "../../core/protocol/types";
+import type { PortContext } from "../../core/ports";
+import type { UpdatablePort } from "../../core/modules/update-stored";
 import type { Location } from "./model";
 
 export type { Connector, Evse, Location } from "./model";
 
 /**
- * Sender interface: our own party's Locations (`ctx.party`) that the
- * calling partner (`ctx.partnerId`) may see: never a Location with publish
- * false, unless the backend can tell that the partner owns one of the
- * tokens in its publish_allowed_to. EVSEs and connectors are served from
- * their Location, so a backend answers for whole Locations only.
+ * Sender interface: our own party's Locations (`ctx.party`). The backend
+ * answers with what it has; the plugin withholds what partners may not see
+ * (a Location with publish false, plugins/locations/published.ts). EVSEs and
+ * connectors are served from their Location, so a backend answers for whole
+ * Locations only.
  */
 export interface LocationsSenderPort {
-  /** a page of `ctx.party`'s Locations, filtered on last_updated (from inclusive, to exclusive) */
+  /**
+   * a page of `ctx.party`'s Locations, filtered on last_updated (from inclusive, to exclusive),
+   * and to published ones when `page.published` is set (apply it natively, so pages stay full and totals right)
+   */
   list(page: PageRequest, ctx: PortContext): Promise<Page<Location>>;
+  /** one of `ctx.party`'s Locations, published or not */
   get(locationId: string, ctx: PortContext): Promise<Location | undefined>;
 }
 
 /**
- * Receiver interface: Locations pushed by a partner, stored per owner.
- * Pushes of an EVSE or a Connector change their Location, so they go
- * through `update`: an atomic read-modify-write whose change function the
- * plugin provides (merge, last_updated propagation, validation), keeping
- * the protocol rules out of the backends.
+ * Receiver interface: Locations pushed by a partner, stored per owner
+ * (`get` and `put`). Pushes of an EVSE or a Connector change their Location:
+ * the plugin merges and validates (core/modules/update-stored.ts), through
+ * the optional atomic `update` when the backend has one.
  */
-export interface LocationsReceiverPort {
-  get(owner: PartyRef, locationId: string, ctx: PortContext): Promise<Location | undefined>;
-  put(owner: PartyRef, location: Location, ctx: PortContext): Promise<PutOutcome>;
-  /**
-   * Replaces the stored Location by `change(current)`. `change` may throw
-   * (then nothing is stored) and may run more than once, so it must be
-   * pure. Resolves to the stored result, or undefined when the Location is unknown.
-   */
-  update(owner: PartyRef, locationId: string, change: (current: Location) => Location, ctx: PortContext): Promise<Location | undefined>;
-}
+export type LocationsReceiverPort = UpdatablePort<string, Location>;

@@ -1,10 +1,12 @@
 import type { DataChange } from "../../core/events/change-feed";
 import type { PortContext } from "../../core/ports";
 import { APPLIED, orUnknownObject, unknownObject, unsupportedChange, type ChangeOutcome, type PushSpec } from "../../core/push/push-spec";
-import type { LocationsReceiverPort } from "./ports";
+import type { LocationsReceiverPort, LocationsSenderPort } from "./ports";
 import type { Connector, Evse, Location } from "./model";
 import { patchConnector, patchEvse, patchLocation, putConnector, putEvse } from "./merge";
 import { connectorType, evseType, locationType } from "./translate";
+import { isPublished, publishedPage } from "./published";
+import { updateStored } from "../../core/modules/update-stored";
 
 /** Fields of an EVSE status update: a PATCH setting only these supersedes the waiting one before it. */
 const STATUS_FIELDS = new Set(["status", "last_updated"]);
@@ -17,12 +19,13 @@ const isStatusPatch = (change: DataChange): boolean =>
  * object, PATCH a fragment (Locations are never deleted; a removed EVSE
  * is PUT with status REMOVED). Repeated EVSE status changes collapse.
  */
-export const LOCATIONS_PUSH: PushSpec<LocationsReceiverPort> = {
+export const LOCATIONS_PUSH: PushSpec<LocationsReceiverPort, LocationsSenderPort> = {
   objectTypes: [locationType, evseType, connectorType],
   idFields: ["id", "uid", "id"],
   methods: { upsert: "PUT", patch: "PATCH" },
   collapse: (change) => (isStatusPatch(change) ? "status" : undefined),
   resync: true,
+  resyncPage: publishedPage,
   apply: (receiver, change, ctx) => applyLocationChange(receiver, change, ctx),
 };
 
@@ -38,15 +41,15 @@ const applyLocationChange = async (receiver: LocationsReceiverPort, c: DataChang
   const stamp = String(object.last_updated);
   const update = (apply: (current: Location) => Location) =>
     orUnknownObject(async () => {
-      const stored = await receiver.update(c.owner, locationId, apply, ctx);
+      const stored = await updateStored(receiver, c.owner, locationId, apply, ctx);
       if (!stored) return unknownObject(`Location ${locationId}`);
-      c.withheld = stored.publish === false;
+      c.withheld = !isPublished(stored);
       return APPLIED;
     });
   switch (`${c.kind}/${c.path.length}`) {
     case "upsert/1":
       await receiver.put(c.owner, object as unknown as Location, ctx);
-      c.withheld = object.publish === false;
+      c.withheld = !isPublished(object as unknown as Location);
       return APPLIED;
     case "patch/1":
       return update((current) => patchLocation(current, object as Partial<Location>, stamp));

@@ -9,6 +9,7 @@ import type { Connector, Evse, Location } from "./model";
 import type { LocationsReceiverPort } from "./ports";
 import { connectorType, evseType, locationType } from "./translate";
 import { findConnector, findEvse, patchConnector, patchEvse, patchLocation, putConnector, putEvse } from "./merge";
+import { updateStored } from "../../core/modules/update-stored";
 
 const LOC = "/:country_code/:party_id/:location_id";
 const EVSE = `${LOC}/:evse_uid`;
@@ -36,7 +37,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
   /** Applies a change to the stored Location, validating the result; 404 when the Location is unknown. */
   const change = async (req: OcpiRequest, apply: (current: Location) => Location): Promise<void> => {
     const owner = req.owner!;
-    const updated = await port.update(owner, req.params.location_id, (current) => checked(req, apply(current)), req.port);
+    const updated = await updateStored(port, owner, req.params.location_id, (current) => checked(req, apply(current)), req.port);
     if (!updated) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
   };
 

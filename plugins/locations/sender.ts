@@ -5,16 +5,18 @@ import type { Evse, Location } from "./model";
 import type { LocationsSenderPort } from "./ports";
 import { connectorType, evseType, locationType } from "./translate";
 import { findConnector, findEvse } from "./merge";
+import { isPublished, publishedPage } from "./published";
 
 /**
- * Sender interface (CPO side): our party's Locations, as a paginated list
- * (the kernel parses offset/limit/date_from/date_to and writes the paging
- * headers) and as single Location, EVSE or Connector. Unknown → HTTP 404.
+ * Sender interface (CPO side): our party's published Locations, as a
+ * paginated list (the kernel parses offset/limit/date_from/date_to and
+ * writes the paging headers) and as single Location, EVSE or Connector.
+ * Unknown or unpublished → HTTP 404.
  */
 export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
   const location = async (req: OcpiRequest): Promise<Location> => {
     const found = await port.get(req.params.location_id, req.port);
-    if (!found) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
+    if (!found || !isPublished(found)) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
     return found;
   };
   const evse = async (req: OcpiRequest): Promise<Evse> => {
@@ -29,7 +31,7 @@ export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
       paginated: true,
       cache: true,
       response: locationType,
-      handle: async (req) => ({ page: await port.list(req.page, req.port) }),
+      handle: async (req) => ({ page: await publishedPage(port, req.page, req.port) }),
     },
     { method: "GET", path: "/:location_id", cache: true, response: locationType, handle: async (req) => ({ data: await location(req) }) },
     { method: "GET", path: "/:location_id/:evse_uid", cache: true, response: evseType, handle: async (req) => ({ data: await evse(req) }) },

@@ -15,7 +15,7 @@ export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, Session
   readonly module = "sessions";
   readonly translationLosses = SESSIONS_TRANSLATION_LOSSES;
   readonly dataOwner = "CPO" as const;
-  readonly portMethods = { SENDER: ["list", "get", "setChargingPreferences"], RECEIVER: ["get", "put", "update"] } as const;
+  readonly portMethods = { SENDER: ["list", "get", "setChargingPreferences"], RECEIVER: ["get", "put"] } as const;
   /** a PATCH's audience (the token's owner) is read from the stored session, through the SENDER port */
   readonly pushSpec = sessionsPush(async (owner, id) => this.ports.SENDER?.get(id, { party: owner }));
   /** the sessions list requires date_from; a pulled Session replaces the stored one whole */

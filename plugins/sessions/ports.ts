@@ -1,7 +1,7 @@
 import type { Page } from "../../core/http/pagination";
 import type { PageRequest } from "../../core/http/pagination";
-import type { PortContext, PutOutcome } from "../../core/ports";
-import type { PartyRef } from "../../core/protocol/types";
+import type { PortContext } from "../../core/ports";
+import type { UpdatablePort } from "../../core/modules/update-stored";
 import type { ChargingPreferences, ChargingPreferencesResponse, Session } from "./model";
 
 /**
@@ -26,16 +26,10 @@ export interface SessionsSenderPort {
   ): Promise<ChargingPreferencesResponse | undefined>;
 }
 
-/** Our eMSP side: sessions partners push to us, kept per owning CPO. */
-export interface SessionsReceiverPort {
-  get(owner: PartyRef, id: string, ctx: PortContext): Promise<Session | undefined>;
-  /** Create or replace the whole session (charging_periods included). */
-  put(owner: PartyRef, session: Session, ctx: PortContext): Promise<PutOutcome>;
-  /**
-   * Replaces the stored Session by `change(current)` in one atomic step:
-   * the plugin provides the PATCH rules (charging_periods appended) and the
-   * validity check. `change` may throw (nothing is stored) and may run more
-   * than once, so it must be pure. Undefined when the Session is unknown.
-   */
-  update(owner: PartyRef, id: string, change: (current: Session) => Session, ctx: PortContext): Promise<Session | undefined>;
-}
+/**
+ * Our eMSP side: sessions partners push to us, kept per owning CPO. `put`
+ * creates or replaces a whole session (charging_periods included); a PATCH
+ * is the plugin's rules (charging_periods appended, validity checked) over
+ * get and put, or the optional atomic `update` (core/modules/update-stored.ts).
+ */
+export type SessionsReceiverPort = UpdatablePort<string, Session>;

@@ -6,6 +6,7 @@ import type { DataChange } from "../../core/events/change-feed";
 import { sessionType } from "./translate";
 import type { PartyRef } from "../../core/protocol/types";
 import { tokenOwnerOf } from "./token-owner";
+import { updateStored } from "../../core/modules/update-stored";
 
 /** A session that reached its end: the eMSP must see it even after a long outage. */
 const isFinal = (change: DataChange): boolean => change.object?.status === "COMPLETED" || change.object?.status === "INVALID";
@@ -34,7 +35,7 @@ export const sessionsPush = (stored: (owner: PartyRef, id: string) => Promise<Se
       return APPLIED;
     }
     if (change.kind === "patch") {
-      const patched = await receiver.update(change.owner, id, (current) => applySessionPatch(current, change.object as SessionPatch), ctx);
+      const patched = await updateStored(receiver, change.owner, id, (current) => applySessionPatch(current, change.object as SessionPatch), ctx);
       return patched ? APPLIED : unknownObject(`Session ${id}`);
     }
     return unsupportedChange(change);

@@ -6,6 +6,7 @@ import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import type { Session, SessionPatch } from "./model";
 import type { SessionsReceiverPort } from "./ports";
 import { applySessionPatch } from "./patch";
+import { updateStored } from "../../core/modules/update-stored";
 import { sessionSchema } from "./schemas";
 import { sessionType } from "./translate";
 
@@ -44,7 +45,8 @@ export const receiverRoutes = (port: SessionsReceiverPort): RouteSpec[] => [
       const id = req.params.session_id;
       const fragment = req.body as SessionPatch;
       checkBodyIdentity(fragment, owner, { id });
-      const patched = await port.update(
+      const patched = await updateStored(
+        port,
         owner,
         id,
         (current) => {

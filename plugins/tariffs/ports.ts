@@ -1,7 +1,8 @@
 import type { Page } from "../../core/http/pagination";
 import type { PageRequest } from "../../core/http/pagination";
-import type { PortContext, PutOutcome } from "../../core/ports";
+import type { PortContext } from "../../core/ports";
 import type { PartyRef } from "../../core/protocol/types";
+import type { UpdatablePort } from "../../core/modules/update-stored";
 import type { Tariff } from "./model";
 
 /** Our own party's tariffs (`ctx.party`), served to partners that pull them. */
@@ -10,17 +11,12 @@ export interface TariffsSenderPort {
   list(page: PageRequest, ctx: PortContext): Promise<Page<Tariff>>;
 }
 
-/** Tariffs partners push to us, kept per owning party. */
-export interface TariffsReceiverPort {
-  get(owner: PartyRef, id: string, ctx: PortContext): Promise<Tariff | undefined>;
-  /** creates or replaces the whole tariff */
-  put(owner: PartyRef, tariff: Tariff, ctx: PortContext): Promise<PutOutcome>;
-  /**
-   * 2.1.1 PATCH: replaces the stored tariff by `change(current)` in one
-   * atomic step (the plugin merges and validates). `change` may throw
-   * (nothing is stored) and may run more than once. Undefined when unknown.
-   */
-  update(owner: PartyRef, id: string, change: (current: Tariff) => Tariff, ctx: PortContext): Promise<Tariff | undefined>;
+/**
+ * Tariffs partners push to us, kept per owning party: `put` creates or
+ * replaces a whole tariff; a 2.1.1 PATCH is the plugin's merge over get and
+ * put, or the optional atomic `update` (core/modules/update-stored.ts).
+ */
+export interface TariffsReceiverPort extends UpdatablePort<string, Tariff> {
   /** false when there was no such tariff */
   delete(owner: PartyRef, id: string, ctx: PortContext): Promise<boolean>;
 }

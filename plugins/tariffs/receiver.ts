@@ -7,6 +7,7 @@ import type { Tariff } from "./model";
 import type { TariffsReceiverPort } from "./ports";
 import { TARIFF_SCHEMAS } from "./schemas";
 import { tariffType } from "./translate";
+import { updateStored } from "../../core/modules/update-stored";
 
 const PATH = "/:country_code/:party_id/:tariff_id";
 
@@ -74,7 +75,8 @@ export const patchRoute = (port: TariffsReceiverPort): RouteSpec => ({
     const id = tariffIdOf(req);
     const fragment = req.body as Partial<Tariff>;
     checkBodyIdentity(fragment, owner, { id });
-    const patched = await port.update(
+    const patched = await updateStored(
+      port,
       owner,
       id,
       (current) => {

@@ -16,7 +16,7 @@ export class TokensPlugin extends DataModulePlugin<TokensSenderPort, TokensRecei
   readonly module = "tokens";
   readonly translationLosses = TOKENS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "EMSP";
-  readonly portMethods = { SENDER: ["list", "authorize"], RECEIVER: ["get", "put", "patch"] } as const;
+  readonly portMethods = { SENDER: ["list", "authorize"], RECEIVER: ["get", "put"] } as const;
   readonly pushSpec = TOKENS_PUSH;
   /** an eMSP's Tokens pulled into our (CPO) Receiver, e.g. to authorize whitelisted tokens offline */
   readonly syncSpec: SyncSpec<Token, TokensReceiverPort> = {

@@ -1,7 +1,7 @@
 import type { PageRequest } from "../../core/http/pagination";
 import type { Page } from "../../core/http/pagination";
-import type { PortContext, PutOutcome } from "../../core/ports";
-import type { PartyRef } from "../../core/protocol/types";
+import type { PortContext } from "../../core/ports";
+import type { UpdatablePort } from "../../core/modules/update-stored";
 import type { AuthorizationInfo, LocationReferences, Token, TokenRef } from "./model";
 
 /**
@@ -24,12 +24,9 @@ export interface TokensSenderPort {
   authorize(token: TokenRef, location: LocationReferences | undefined, ctx: PortContext): Promise<AuthorizeOutcome>;
 }
 
-/** Checks a merged PATCH result is still a valid Token; throws (nothing stored) when not. */
-export type TokenCheck = (merged: Token) => void;
-
-export interface TokensReceiverPort {
-  get(owner: PartyRef, token: TokenRef, ctx: PortContext): Promise<Token | undefined>;
-  put(owner: PartyRef, token: Token, ctx: PortContext): Promise<PutOutcome>;
-  /** Applies the fragment's fields; false when there is no such token. `check` runs on the merged object before it is stored. */
-  patch(owner: PartyRef, token: TokenRef, fragment: Partial<Token>, check: TokenCheck, ctx: PortContext): Promise<boolean>;
-}
+/**
+ * Tokens stored by uid and type (`TokenRef`); a PATCH is the plugin's merge
+ * and validity check over get and put, or the optional atomic `update`
+ * (core/modules/update-stored.ts).
+ */
+export type TokensReceiverPort = UpdatablePort<TokenRef, Token>;

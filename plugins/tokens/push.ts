@@ -5,6 +5,8 @@ import type { TokensReceiverPort } from "./ports";
 import { tokenSchema } from "./schemas";
 import { DEFAULT_TOKEN_TYPE, type Token, type TokenType } from "./model";
 import { tokenObjectType } from "./translate";
+import { patchedToken } from "./patch";
+import { updateStored } from "../../core/modules/update-stored";
 
 /** The type of a change's token: a PATCH names it when it is not RFID, as the receiver's `?type=` does. */
 const typeOf = (object: Record<string, unknown> | undefined): TokenType => (object?.type as TokenType | undefined) ?? DEFAULT_TOKEN_TYPE;
@@ -32,7 +34,9 @@ export const TOKENS_PUSH: PushSpec<TokensReceiverPort> = {
       return APPLIED;
     }
     if (change.kind === "patch")
-      return (await receiver.patch(change.owner, ref, change.object as Partial<Token>, mustStayValid, ctx)) ? APPLIED : unknownObject(`Token ${ref.uid}`);
+      return (await updateStored(receiver, change.owner, ref, patchedToken(change.object as Partial<Token>, mustStayValid), ctx))
+        ? APPLIED
+        : unknownObject(`Token ${ref.uid}`);
     return unsupportedChange(change);
   },
 };

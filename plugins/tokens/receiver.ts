@@ -7,6 +7,8 @@ import type { Token } from "./model";
 import type { TokensReceiverPort } from "./ports";
 import { tokenObjectType } from "./translate";
 import { canonicalTokenCheck, receiverTokenRefs } from "./token-paths";
+import { patchedToken } from "./patch";
+import { updateStored } from "../../core/modules/update-stored";
 
 const PATH = "/:country_code/:party_id/:token_uid";
 
@@ -51,7 +53,7 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
       // The fragment may repeat the identity, but not change it.
       checkBodyIdentity(req.body, owner, { uid: refs[0].uid, type: refs.length === 1 ? refs[0].type : undefined });
       for (const ref of refs) {
-        if (await port.patch(owner, ref, req.body, canonicalTokenCheck(req), req.port)) return { data: null };
+        if (await updateStored(port, owner, ref, patchedToken(req.body, canonicalTokenCheck(req)), req.port)) return { data: null };
       }
       throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
     },

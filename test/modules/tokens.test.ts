@@ -482,7 +482,7 @@ describe("local tokens adapter", () => {
   });
   afterAll(() => h.close());
 
-  it("a PATCH whose merged result fails the check stores nothing", async () => {
+  it("an atomic update whose change throws stores nothing; an unknown token is undefined", async () => {
     const port = localTokens.create(h.gateway.store).ports["tokens.RECEIVER"] as TokensReceiverPort;
     const owner = { country_code: "NL", party_id: "TNM" };
     const ctx = { party: owner };
@@ -491,9 +491,9 @@ describe("local tokens adapter", () => {
     const refuse = () => {
       throw new Error("merged token is invalid");
     };
-    await expect(port.patch(owner, token, { valid: false, last_updated: "2024-01-01T00:00:00Z" }, refuse, ctx)).rejects.toThrow("invalid");
+    await expect(port.update!(owner, token, refuse, ctx)).rejects.toThrow("invalid");
     expect(await port.get(owner, token, ctx)).toEqual(token);
-    expect(await port.patch(owner, { uid: token.uid, type: "APP_USER" }, { valid: false }, () => undefined, ctx)).toBe(false);
+    expect(await port.update!(owner, { uid: token.uid, type: "APP_USER" }, (current) => ({ ...current, valid: false }), ctx)).toBeUndefined();
   });
 
   it("seed refuses a token without an owner", async () => {

@@ -1,0 +1,24 @@
+import type { Page, PageRequest } from "../../core/http/pagination";
+import type { PortContext } from "../../core/ports";
+import type { Location } from "./model";
+import type { LocationsSenderPort } from "./ports";
+
+/**
+ * A Location with publish false is for the token owners in its
+ * publish_allowed_to only, whom the gateway cannot tell apart among a
+ * partner's drivers: no partner gets it, by GET, list, push or resync.
+ */
+export const isPublished = (location: Location): boolean => location.publish !== false;
+
+/**
+ * A page of our Locations that partners may see. The filter goes to the
+ * adapter (`published`), which applies it natively; a Location that comes
+ * back unpublished anyway is dropped here and `total` lowered by it. That
+ * only keeps it from leaking: an adapter ignoring the filter serves pages
+ * that may repeat a Location or end early.
+ */
+export const publishedPage = async (port: LocationsSenderPort, page: PageRequest, ctx: PortContext): Promise<Page<Location>> => {
+  const answer = await port.list({ ...page, published: true }, ctx);
+  const items = answer.items.filter(isPublished);
+  return { items, total: answer.total - (answer.items.length - items.length) };
+};
