@@ -36,8 +36,10 @@ const MESSAGES = {
 export const SECRET_SETTINGS = ["database.password", "rest.password"] as const;
 
 const text = z.string({ error: MESSAGES.text }).min(1, MESSAGES.text);
-const ms = (min: number, max: number, fallback: number) =>
-  z.number().int(`must be a whole number of milliseconds between ${min} and ${max}`).min(min).max(max).default(fallback);
+const ms = (min: number, max: number, fallback: number) => {
+  const message = `must be a whole number of milliseconds between ${min} and ${max}`;
+  return z.number().int(message).min(min, message).max(max, message).default(fallback);
+};
 
 const httpUrl = z.string().refine((value) => {
   try {
