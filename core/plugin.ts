@@ -21,7 +21,7 @@ export interface OcpiRequest<B = any> {
   body: B;
   /** parsed list parameters, for paginated routes */
   page: PageRequest;
-  /** the owner named by the path (`:country_code/:party_id`), already checked against the partner's scope by the kernel */
+  /** the owner the route names (`RouteSpec.owner`), already checked against the partner's scope by the kernel */
   owner?: PartyRef;
   /** what the adapter port is told about this call: partner, our party, version, the partner's scope */
   port: PortContext & { scope: PartyScope };
@@ -45,6 +45,11 @@ export interface RouteSpec {
   /** `bootstrap`: token A is accepted too (versions and credentials only) */
   access?: "registered" | "bootstrap";
   body?: { type: ObjectType<any>; mode: BodyMode; optional?: boolean };
+  /**
+   * Where the owner of the object is named, for `OcpiRequest.owner`: the path's `:country_code/:party_id`
+   * (default), or the body's own fields (a CDR is POSTed to the module URL).
+   */
+  owner?: "path" | "body";
   response?: ObjectType<any>;
   paginated?: boolean;
   /** versions this route exists in; default every version the plugin serves (e.g. tariff PATCH is 2.1.1 only) */

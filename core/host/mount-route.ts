@@ -12,7 +12,7 @@ import type { ServedModule } from "./served-modules";
 import { sameParty } from "../protocol/types";
 import { EMPTY_SCOPE, inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
-import { ownerInScope } from "../modules/receiver-rules";
+import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
 import { envelope } from "../http/envelope";
 import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
@@ -76,7 +76,8 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const body = route.body ? await readBody(ctx, route, rc, tx, k.reader, sender) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
     const port = { partnerId: partner.id, party, version, correlationId: rc.correlationId, scope };
-    const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner: pathOwner, port };
+    const owner = route.owner === "body" ? bodyOwnerInScope(scope, body) : pathOwner;
+    const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner, port };
     const reply: OcpiReply = k.cache ? await k.cache.serve(route, request) : await route.handle(request);
 
     if (!plugin.configurationModule && version !== "2.1.1") {

@@ -18,6 +18,13 @@ export const ownerInScope = (scope: PartyScope, countryCode: string, partyId: st
   return owner;
 };
 
+/** The owner an object names itself (a CDR POSTed to the module URL; 2.1.1 has it filled in from the partner's role), by the same rule. */
+export const bodyOwnerInScope = (scope: PartyScope, body: unknown): PartyRef => {
+  const { country_code, party_id } = (body ?? {}) as Record<string, unknown>;
+  if (typeof country_code !== "string" || typeof party_id !== "string") throw invalid("/country_code and /party_id are required");
+  return ownerInScope(scope, country_code, party_id);
+};
+
 /** The object's own country_code/party_id and id must match the URL (2001 otherwise); CiStrings compare case-insensitively. */
 export const checkBodyIdentity = (
   body: Record<string, unknown>,

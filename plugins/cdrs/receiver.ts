@@ -1,7 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { ownerInScope } from "../../core/modules/receiver-rules";
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
-import type { PartyRef } from "../../core/protocol/types";
 import { invalid, notFound } from "../../core/http/errors";
 import { absolute, modulePath } from "../../core/host/urls";
 import type { Cdr } from "./model";
@@ -14,16 +12,18 @@ import { cdrType } from "./translate";
  * URL. CDRs are immutable: no PUT, PATCH or DELETE, and a second POST of an
  * id with other content is refused (a correction is a credit CDR with an id
  * of its own); the identical CDR again is a retry and succeeds, so senders
- * can deliver at least once.
+ * can deliver at least once. The owner is the CDR's own country_code/party_id
+ * (2.1.1: filled in from the partner's role), checked by the kernel (`owner: "body"`).
  */
 export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): RouteSpec[] => [
   {
     method: "POST",
     path: "",
     body: { type: cdrType, mode: "full" },
+    owner: "body",
     handle: async (req: OcpiRequest<Cdr>) => {
       const cdr = req.body;
-      const owner = ownerOfPosted(req);
+      const owner = req.owner!;
       const ctx = req.port;
       if (cdr.credit === true && cdr.credit_reference_id !== undefined) {
         // The original may legitimately be missing here (pushed while we were unreachable): accept, but say so.
@@ -54,14 +54,3 @@ export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): Route
     },
   },
 ];
-
-/**
- * The owner of a posted CDR is its own country_code/party_id (2.1.1: filled
- * in from the partner's role by the translation), which must be one of the
- * posting partner's parties, checked by the same rule as a path owner.
- */
-const ownerOfPosted = (req: OcpiRequest<Cdr>): PartyRef => {
-  const { country_code, party_id } = req.body;
-  if (typeof country_code !== "string" || typeof party_id !== "string") throw invalid("/country_code and /party_id are required");
-  return ownerInScope(req.port.scope, country_code, party_id);
-};
