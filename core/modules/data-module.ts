@@ -7,7 +7,9 @@ import { SUPPORTED_VERSIONS } from "../protocol/types";
  * What every data module (locations, sessions, CDRs, tariffs, tokens) has in
  * common: both interface roles in every supported version, and one adapter
  * port per role named `<module>.<ROLE>`. A module supplies its id, its data
- * owner and the routes of each role; a new one starts as a copy of a sibling.
+ * owner, the methods its ports need and the routes of each role; a new one
+ * starts as a copy of a sibling. Ports come from the kernel untyped and are
+ * handed on typed here, once start-up checked them against `portMethods`.
  */
 export abstract class DataModulePlugin<SenderPort extends object, ReceiverPort extends object> implements ModulePlugin {
   abstract readonly module: string;
@@ -22,7 +24,6 @@ export abstract class DataModulePlugin<SenderPort extends object, ReceiverPort e
     return portNameOf(this.module, role);
   }
 
-  // The one place the ports become typed: start-up checked them against `portMethods`.
   connect(role: InterfaceRole, port: unknown): void {
     if (role === "SENDER") this.ports.SENDER = port as SenderPort;
     else this.ports.RECEIVER = port as ReceiverPort;
