@@ -29,7 +29,9 @@ export { parseDateTime } from "../core/model/datetime";
 export { ciKey } from "../core/model/common-schemas";
 
 // --- what the gateway hands an adapter ------------------------------------------------------------------
-export type { AdapterDeps } from "../core/plugin";
+export type { AdapterDeps, TokenOwnerAnswer } from "../core/plugin";
+/** thrown by a port when the backend cannot answer now: HTTP 503 + 3000 naming it */
+export { BackendUnavailableError } from "../core/http/errors";
 export type { ChangeFeed, DataChange } from "../core/events/change-feed";
 export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/store/port";
 export type { ChangesPort, ChangeOutcome } from "../core/push/push-spec";
@@ -97,6 +99,8 @@ export interface AdapterFactory {
   /** the ports an instance implements, known before it is created so the config can be checked */
   readonly portNames: readonly PortName[];
   create(settings: Record<string, unknown>, deps: AdapterDeps): Promise<Adapter>;
+  /** problems of the adapter's settings as `path: message` lines under `base` (e.g. "adapters.steve"), for check-config and start */
+  checkSettings?(settings: Record<string, unknown>, base: string): string[];
 }
 
 /**

@@ -37,6 +37,8 @@ import { syncAdminRoutes } from "../core/sync/sync-admin";
 import { syncConfigErrors } from "../core/sync/sync-targets";
 import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
 import { describeIssue } from "../core/http/errors";
+import { TokensClient } from "../plugins/tokens/client";
+import { tokenOwnerAuthorization } from "./token-owner";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -108,7 +110,8 @@ export class Gateway {
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
-      await createAdapters(config, factories, { store, config, log, changes, validateCanonical: canonicalValidator(plugins) }, adapters);
+      const askTokenOwner = tokenOwnerAuthorization(registry, new TokensClient(partnerClient, lossy));
+      await createAdapters(config, factories, { store, config, log, changes, validateCanonical: canonicalValidator(plugins), askTokenOwner }, adapters);
       const problems = portProblems(config, plugins, adapters);
       if (problems.length) throw new StartupError(problems);
       for (const adapter of adapters.values()) await adapter.start?.();

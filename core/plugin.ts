@@ -126,7 +126,15 @@ export interface AdapterFactory {
   /** port names an instance can implement, known before it is created so the config can be checked */
   readonly portNames: readonly string[];
   create(settings: Record<string, unknown>, deps: AdapterDeps): Promise<Adapter>;
+  /**
+   * Problems of `adapters.<name>` as `path: message` lines (`base` is where it sits, e.g. "adapters.steve"),
+   * checked before any adapter is created, so `check-config` reports them; absent: the adapter checks in `create`.
+   */
+  checkSettings?(settings: Record<string, unknown>, base: string): string[];
 }
+
+/** A partner eMSP's answer to a real-time authorization (AuthorizationInfo.allowed), as an adapter sees it. */
+export type TokenOwnerAnswer = { kind: "answered"; allowed: string } | { kind: "unknown_token" } | { kind: "location_required" };
 
 /** What an adapter may use of the gateway: its store (the `local` adapter keeps its data there), config and logger. */
 export interface AdapterDeps {
@@ -137,6 +145,12 @@ export interface AdapterDeps {
   changes: ChangeFeed;
   /** problems of `object` as a canonical (2.3.0) object of `module`'s top-level type; empty when valid (or the module has no such type) */
   validateCanonical(module: string, object: unknown): string[];
+  /**
+   * Real-time authorization by the token's owner (OCPI tokens `POST {uid}/authorize` on the registered partner
+   * acting for `owner`): what a CPO backend without its own token list asks. Undefined when no registered
+   * partner acts for `owner`; rejects when the call fails.
+   */
+  askTokenOwner(owner: PartyRef, token: { uid: string; type: string }): Promise<TokenOwnerAnswer | undefined>;
 }
 
 export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

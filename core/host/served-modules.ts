@@ -47,6 +47,11 @@ export const checkModuleRouting = (
         errors.push(`modules.${module}: adapter "${route.adapter}" does not implement ${port}`);
     }
   }
+  // Each adapter's own settings, once per adapter the modules route to.
+  for (const name of new Set(Object.values(config.modules).map((m) => m.adapter))) {
+    const factory = factories.find((f) => f.type === adapterTypeOf(config, name));
+    if (factory?.checkSettings) errors.push(...factory.checkSettings(config.adapters[name] ?? {}, `adapters.${name}`));
+  }
   return errors;
 };
 

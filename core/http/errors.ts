@@ -42,3 +42,15 @@ export const unauthorized = (message = "Unknown or missing credentials token"): 
 export const methodNotAllowed = (message: string): OcpiError => new OcpiError(Status.CLIENT_ERROR, message, 405);
 
 export const serverError = (statusCode: number, message: string): OcpiError => new OcpiError(statusCode, message);
+
+/**
+ * The backend behind an adapter (its database, its API) cannot serve the call now: HTTP 503 + 3000 naming
+ * the backend, with Retry-After, no stack. An adapter throws it from a port; `backend` is a name an
+ * operator recognises ("SteVe database") and never carries credentials.
+ */
+export class BackendUnavailableError extends OcpiError {
+  constructor(readonly backend: string, retryAfterSeconds = 5) {
+    super(Status.SERVER_ERROR, `${backend} unavailable; retry later`, 503, { "Retry-After": String(retryAfterSeconds) });
+    this.name = "BackendUnavailableError";
+  }
+}

@@ -34,7 +34,7 @@ async function contextOf(ctx: PollContext, tx: TransactionRow): Promise<Transact
 }
 
 /** The CDR of a finished transaction, priced; undefined when its Location cannot be mapped. */
-function cdrOf(sources: Parameters<typeof mapCdrSkeleton>[0], location: Location | undefined, priced: PricedSession | undefined, ctx: PollContext): Cdr | undefined {
+export function cdrOf(sources: Parameters<typeof mapCdrSkeleton>[0], location: Location | undefined, priced: PricedSession | undefined, ctx: PollContext): Cdr | undefined {
   // CdrSkeleton is Omit<Cdr, "total_cost">, which TypeScript flattens to Cdr's index signature: back to Cdr's fields.
   const skeleton = (location && mapCdrSkeleton(sources, location, ctx.mapping)) as Omit<Cdr, "total_cost"> & Pick<Cdr, "id"> | undefined;
   if (!skeleton) return undefined;
