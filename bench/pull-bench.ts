@@ -65,10 +65,9 @@ export const benchPull = async (): Promise<PullResult[]> => {
   return rows;
 };
 
-export const pullTable = (rows: PullResult[]): string =>
-  [
-    `## Full sync pull of a mock partner's Locations (${PAGE_SIZE} per page, Link headers) vs fetching the same pages`,
-    "",
+export const pullTable = (rows: PullResult[]): { title: string; lines: string[] } => ({
+  title: `Full sync pull of a mock partner's Locations (${PAGE_SIZE} per page, Link headers) vs fetching the same pages`,
+  lines: [
     "Each pull runs in a fresh process; peak RSS is that process's maximum resident set (Node itself included), to be set against the size of the list's JSON. The ratio compares objects/s with the baseline row of the same size.",
     "",
     "| target | objects | pages | seconds | objects/s | ratio to baseline | list JSON MB | peak RSS MB |",
@@ -77,5 +76,5 @@ export const pullTable = (rows: PullResult[]): string =>
       const perSecond = (r.objects / r.ms) * 1000;
       return `| ${r.name} | ${r.objects} | ${r.pages} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / r.baselinePerSecond).toFixed(2)} | ${Math.round(r.listMb)} | ${Math.round(r.peakRssMb)} |`;
     }),
-    "",
-  ].join("\n");
+  ],
+});

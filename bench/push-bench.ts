@@ -146,10 +146,9 @@ export const benchPushFanOut = async (): Promise<PushResult[]> => {
   }
 };
 
-export const pushTable = (rows: PushResult[]): string =>
-  [
-    `## Push fan-out of ${CHANGES.toLocaleString("en-US")} EVSE status changes to ${PARTNERS} partners vs sending the same PATCHes directly`,
-    "",
+export const pushTable = (rows: PushResult[]): { title: string; lines: string[] } => ({
+  title: `Push fan-out of ${CHANGES.toLocaleString("en-US")} EVSE status changes to ${PARTNERS} partners vs sending the same PATCHes directly`,
+  lines: [
     `Distinct EVSEs, so nothing collapses: every change is one PATCH per partner, sent by fetch as core/client/ocpi-client.ts does. The receivers (one child process on the server core) answer at once; the gateway's time runs from the first change to the last delivery and includes queueing every message durably in SQLite, the fan-out (partner lookup, translation), the in-flight claim and the removal after delivery. The baseline sends the PATCHes of the first ${BASELINE_CHANGES.toLocaleString("en-US")} changes. The ratio compares deliveries/s.`,
     "",
     "| target | deliveries | seconds | deliveries/s | ratio to baseline | changes queued/s |",
@@ -160,5 +159,5 @@ export const pushTable = (rows: PushResult[]): string =>
       const queued = r.enqueueMs === undefined ? "—" : Math.round((CHANGES / r.enqueueMs) * 1000);
       return `| ${r.name} | ${r.deliveries} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / base).toFixed(2)} | ${queued} |`;
     }),
-    "",
-  ].join("\n");
+  ],
+});
