@@ -9,8 +9,9 @@ export const STEVE_REST = "SteVe REST API";
  * PROTOCOL_CONNECTION_LOST, ER_…; a refused pool connection may come as an
  * AggregateError), as opposed to a bug in the adapter, which must stay a 500.
  */
+// By shape, not instanceof: a socket error is made by Node's own Error, which is not the Error of a jest sandbox.
 const isDriverFailure = (error: unknown): boolean =>
-  error instanceof AggregateError || (error instanceof Error && typeof (error as { code?: unknown }).code === "string");
+  typeof error === "object" && error !== null && (typeof (error as { code?: unknown }).code === "string" || Array.isArray((error as { errors?: unknown }).errors));
 
 /** Runs a read of SteVe's database for a port: its outage becomes 503 + 3000 naming SteVe, never a stack or a password. */
 export async function fromDatabase<T>(read: () => Promise<T>): Promise<T> {

@@ -34,12 +34,14 @@ export const startEmspPartner = async (options: {
   partnerId?: string;
   /** sees every request this eMSP answers (method, path, HTTP status): how tests count deliveries */
   observe?: (method: string, path: string, status: number) => void;
+  /** the eMSP's modules, all on `local` (default: tokens, locations, commands); add sessions and cdrs to receive their pushes */
+  modules?: string[];
 }): Promise<EmspPartner> => {
   const partnerId = options.partnerId ?? "cpo";
   const config = testGatewayConfig({
     port: options.port,
     party: EMSP_PARTY,
-    modules: { tokens: { adapter: "local" }, locations: { adapter: "local" }, commands: { adapter: "local" } },
+    modules: Object.fromEntries((options.modules ?? ["tokens", "locations", "commands"]).map((m) => [m, { adapter: "local" }])),
     server: { admin_token: EMSP_ADMIN_TOKEN },
     partners: [{ id: partnerId, token_a: options.tokenA, versions_url: `${options.cpoUrl}/ocpi/versions` }],
   });

@@ -1,0 +1,378 @@
+import "reflect-metadata";
+import pino from "pino";
+import type { Pool, RowDataPacket } from "mysql2/promise";
+import { Gateway } from "../../app/gateway";
+import { startEmspPartner, type EmspPartner } from "../support/emsp-partner";
+import { startFakeSteve, type FakeSteve } from "../support/fake-steve";
+import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
+import { removeTempDirs, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
+import { startMariaDb, type MariaDb, type TestDatabase } from "../support/mariadb";
+import { ALPHA, at, BETA, createSteveSchema, seedSteve, writerPool } from "../support/steve-seed";
+
+/**
+ * Issue #10 end to end: a CPO gateway whose modules run on the `steve`
+ * adapter over a real MariaDB (SteVe 3.14 schema) and the fake SteVe REST
+ * API, and an eMSP gateway (`local` adapter) registered with it through the
+ * real handshake over loopback. The eMSP pulls Locations, pushes a token,
+ * starts and stops a session by command and receives the Session PUT, its
+ * PATCHes and one priced CDR; a status row becomes an EVSE PATCH; MariaDB is
+ * stopped for ~10 s in the middle: 503/3000 meanwhile, nothing missed after.
+ */
+
+type Json = Record<string, any>;
+
+const REST_USER = "gateway";
+const REST_PASSWORD = "e2e-steve-api-password";
+const TOKEN_A = "steve-e2e-token-a-0123456789";
+const CPO = { country_code: "DE", party_id: "ABC", role: "CPO" as const };
+const EMSP_TAG = "EMSTOKEN1";
+
+/** 0.40/kWh and 0.50 per session, both plus 20 % VAT. */
+const TARIFF = {
+  id: "T-AC",
+  currency: "EUR",
+  type: "REGULAR",
+  tax_included: "NO",
+  elements: [
+    {
+      price_components: [
+        { type: "ENERGY", price: 0.4, vat: 20, step_size: 1 },
+        { type: "FLAT", price: 0.5, vat: 20, step_size: 1 },
+      ],
+    },
+  ],
+  last_updated: "2026-01-01T00:00:00Z",
+};
+
+const BETA_COORDINATES = { latitude: "52.0907400", longitude: "5.1214200" };
+const STATIC = {
+  parking_type: "ON_STREET",
+  facilities: ["SUPERMARKET"],
+  opening_times: { twentyfourseven: true },
+  operator: { name: "ABC Charging" },
+};
+const CAPABILITIES = ["REMOTE_START_STOP_CAPABLE", "RFID_READER"];
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+let maria: MariaDb;
+let access: TestDatabase;
+let writer: Pool;
+let fake: FakeSteve;
+let cpo: Gateway;
+let emsp: EmspPartner;
+let cpoUrl: string;
+const logLines: string[] = [];
+/** every request the eMSP answered: method, path, HTTP status */
+const received: { method: string; path: string; status: number }[] = [];
+
+const steveSettings = () => ({
+  database: access.reader,
+  rest: { base_url: fake.baseUrl, user: REST_USER, password: REST_PASSWORD, answer_wait_ms: 500 },
+  poll_interval_ms: 250,
+  poll_overlap_ms: 60_000,
+  locations: {
+    country_code: "DE",
+    party_id: "ABC",
+    currency: "EUR",
+    time_zone: "Europe/Berlin",
+    capabilities: CAPABILITIES,
+    tariff_ids: ["T-AC"],
+    ...STATIC,
+    charge_boxes: { [BETA.id]: { name: "Beta Station", coordinates: BETA_COORDINATES } },
+  },
+  tariffs: [TARIFF],
+});
+
+beforeAll(async () => {
+  maria = await startMariaDb();
+  access = await maria.createDatabase("e2e_steve");
+  writer = writerPool(access.writer);
+  await createSteveSchema(writer, "3.14");
+  await seedSteve(writer, "3.14");
+  fake = await startFakeSteve({ writer, topology: "evse", user: REST_USER, password: REST_PASSWORD });
+
+  const [cpoPort, emspPort] = await freePorts(2);
+  cpoUrl = `http://127.0.0.1:${cpoPort}`;
+  const config = testGatewayConfig({
+    port: cpoPort,
+    party: CPO,
+    server: { command_timeout_seconds: 10 },
+    modules: {
+      locations: { adapter: "steve", roles: ["SENDER"] },
+      sessions: { adapter: "steve", roles: ["SENDER"] },
+      cdrs: { adapter: "steve", roles: ["SENDER"] },
+      tariffs: { adapter: "steve", roles: ["SENDER"] },
+      tokens: { adapter: "steve", roles: ["RECEIVER"] },
+      commands: { adapter: "steve", roles: ["RECEIVER"] },
+    },
+    adapters: { steve: steveSettings() },
+    partners: [{ id: "emsp", token_a: TOKEN_A, versions_url: versionsUrlOf(emspPort) }],
+  });
+  const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(line) });
+  // Cache off: every sender GET reaches SteVe, so the outage answers are the adapter's (a cached answer would hide it).
+  cpo = await Gateway.create({ ...config, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger });
+  await cpo.listen();
+  emsp = await startEmspPartner({
+    port: emspPort,
+    cpoUrl,
+    tokenA: TOKEN_A,
+    modules: ["tokens", "locations", "commands", "sessions", "cdrs"],
+    observe: (method, path, status) => void received.push({ method, path, status }),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await emsp?.close();
+  await cpo?.close();
+  await fake?.close();
+  await writer?.end();
+  await maria?.stop();
+  removeTempDirs();
+});
+
+const get = (path: string): Promise<HttpResult> => ocpiRequest("GET", `${cpoUrl}/ocpi/2.3.0/sender/${path}`, { token: emsp.tokenToCpo });
+
+async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A command the eMSP's backend issues through its admin API, and its result once the CPO reported it. */
+async function command(type: string, body: Json): Promise<Json> {
+  const issued = await emsp.admin("POST", `/commands/cpo/${type}`, body);
+  expect(issued.status).toBe(200);
+  const uid = (issued.body as Json).data.uid as string;
+  return eventually(async () => {
+    const { body: state } = (await emsp.admin("GET", `/commands/${uid}`)) as { body: Json };
+    return state.data.state === "done" ? state.data : undefined;
+  });
+}
+
+const stored = <T>(collection: string, key: string) => emsp.gateway.store.get<T>(collection, key.toUpperCase());
+const requests = (method: string, pathPart: string) => received.filter((r) => r.method === method && r.path.includes(pathPart));
+
+const expectedConnector = (c: Json, updated: Date) => ({ id: "1", ...c, tariff_ids: ["T-AC"], last_updated: iso(updated) });
+
+const EXPECTED_ALPHA = {
+  country_code: "DE",
+  party_id: "ABC",
+  id: ALPHA.id,
+  publish: true,
+  name: "Alpha Hub",
+  address: "Hauptstraße 12",
+  city: "Berlin",
+  postal_code: "10115",
+  country: "DEU",
+  coordinates: { latitude: "52.5200066", longitude: "13.4049540" },
+  time_zone: "Europe/Berlin",
+  ...STATIC,
+  evses: [
+    {
+      uid: `${ALPHA.id}-1`,
+      evse_id: "DE*ABC*ECBALPHA*1",
+      status: "CHARGING",
+      capabilities: [...CAPABILITIES, "RESERVABLE"],
+      connectors: [
+        expectedConnector({ standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 400, max_amperage: 32, max_electric_power: 22_000 }, ALPHA.updatedAt),
+      ],
+      last_updated: iso(at(-60)),
+    },
+    {
+      uid: `${ALPHA.id}-2`,
+      evse_id: ALPHA.evse2.external,
+      // its reservation (seeded to expire at SEED_NOW + 50 min) is over
+      status: "AVAILABLE",
+      capabilities: [...CAPABILITIES, "RESERVABLE"],
+      connectors: [
+        expectedConnector({ standard: "IEC_62196_T2_COMBO", format: "CABLE", power_type: "DC", max_voltage: 920, max_amperage: 200, max_electric_power: 150_000 }, ALPHA.updatedAt),
+      ],
+      last_updated: iso(at(-118)),
+    },
+  ],
+  last_updated: iso(at(-60)),
+};
+
+const EXPECTED_BETA = {
+  country_code: "DE",
+  party_id: "ABC",
+  id: BETA.id,
+  publish: true,
+  name: "Beta Station",
+  address: "Oudegracht 231",
+  city: "Utrecht",
+  postal_code: "3511 NK",
+  country: "NLD",
+  coordinates: BETA_COORDINATES,
+  // SteVe's address has no time zone: the YAML's default
+  time_zone: "Europe/Berlin",
+  ...STATIC,
+  evses: [
+    {
+      uid: `${BETA.id}-1`,
+      evse_id: "DE*ABC*ECBBETA*1",
+      // the station as a whole reported Faulted
+      status: "OUTOFORDER",
+      capabilities: [...CAPABILITIES, "RESERVABLE"],
+      // SteVe's plug has no attributes: the YAML's connector defaults
+      connectors: [expectedConnector({ standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 16 }, BETA.connectorUpdatedAt)],
+      last_updated: iso(at(-30)),
+    },
+  ],
+  last_updated: iso(at(-30)),
+};
+
+test("the eMSP pulls every mapped Location field, the YAML's tariffs, and sees none of the sessions of other tokens", async () => {
+  const locations = await get("locations");
+  expect(locations.status).toBe(200);
+  expect((locations.body as Json).data).toEqual([EXPECTED_BETA, EXPECTED_ALPHA].sort((a, b) => a.last_updated.localeCompare(b.last_updated)));
+  expect(((await get(`locations/${ALPHA.id}`)).body as Json).data).toEqual(EXPECTED_ALPHA);
+
+  const tariffs = (await get("tariffs")).body as Json;
+  expect(tariffs.data).toEqual([{ country_code: "DE", party_id: "ABC", ...TARIFF }]);
+
+  // The seeded transactions are local cards' (our own party's): no eMSP's.
+  for (const module of ["sessions?date_from=2020-01-01T00:00:00Z", "cdrs"]) {
+    const page = await get(module);
+    expect([page.status, (page.body as Json).data, page.headers["x-total-count"]]).toEqual([200, [], "0"]);
+  }
+
+  // The eMSP keeps them too (its sync pull), so EVSE PATCHes have something to apply to.
+  const sync = await emsp.admin("POST", "/sync/cpo/locations");
+  expect(sync.status).toBe(200);
+  expect(await stored<Json>("local:locations:DEABC", ALPHA.id)).toMatchObject({ id: ALPHA.id, evses: [{ status: "CHARGING" }, { status: "AVAILABLE" }] });
+});
+
+test("the eMSP's token becomes an ocpp_tag and is read back whole", async () => {
+  const put = await emsp.putToken(cpoUrl, EMSP_TAG);
+  expect(put.status).toBe(201);
+  const [tags] = await writer.query<RowDataPacket[]>("SELECT id_tag, max_active_transaction_count AS maxActive FROM ocpp_tag WHERE id_tag = ?", [EMSP_TAG]);
+  expect(tags).toEqual([{ id_tag: EMSP_TAG, maxActive: 1 }]);
+  const back = await emsp.getToken(cpoUrl, EMSP_TAG);
+  expect((back.body as Json).data).toEqual(emsp.token(EMSP_TAG));
+});
+
+describe("a session by command, with MariaDB stopped in the middle", () => {
+  let sessionId: string;
+  let transactionPk: number;
+  const sessionOnEmsp = () => stored<Json>("local:sessions:DEABC", sessionId);
+
+  test("START_SESSION: ACCEPTED, then the Session PUT and the EVSE's CHARGING PATCH reach the eMSP", async () => {
+    const result = await command("START_SESSION", {
+      token: emsp.token(EMSP_TAG),
+      location_id: ALPHA.id,
+      evse_uid: `${ALPHA.id}-2`,
+      connector_id: "1",
+      authorization_reference: "AUTH-E2E-1",
+    });
+    expect(result).toMatchObject({ result: { result: "ACCEPTED" } });
+    const put = await eventually(() => requests("PUT", "/receiver/sessions/DE/ABC/").find((r) => r.status < 300));
+    sessionId = put.path.split("/").pop()!;
+    transactionPk = Number(sessionId);
+    expect(await sessionOnEmsp()).toMatchObject({
+      id: sessionId,
+      status: "ACTIVE",
+      auth_method: "COMMAND",
+      authorization_reference: "AUTH-E2E-1",
+      cdr_token: { country_code: "DE", party_id: "EMS", uid: EMSP_TAG, type: "RFID", contract_id: `DE-EMS-C${EMSP_TAG}` },
+      location_id: ALPHA.id,
+      evse_uid: `${ALPHA.id}-2`,
+      connector_id: "1",
+      currency: "EUR",
+    });
+    await eventually(async () => (await stored<Json>("local:locations:DEABC", ALPHA.id))?.evses[1].status === "CHARGING");
+    // Its own session, and only that, is the eMSP's to see.
+    const sessions = await get("sessions?date_from=2020-01-01T00:00:00Z");
+    expect((sessions.body as Json).data.map((s: Json) => s.id)).toEqual([sessionId]);
+  });
+
+  test("a meter sample becomes a Session PATCH with kWh and the running cost", async () => {
+    await fake.meter(transactionPk, 1500);
+    await eventually(async () => (await sessionOnEmsp())?.kwh === 1.5);
+    expect(await sessionOnEmsp()).toMatchObject({ kwh: 1.5, total_cost: { before_taxes: 1.1 } });
+    expect(requests("PATCH", `/receiver/sessions/DE/ABC/${sessionId}`).every((r) => r.status === 200)).toBe(true);
+  });
+
+  test("MariaDB stopped for 10 s: sender GETs answer 503/3000 naming SteVe, the gateway keeps serving", async () => {
+    // A sample the poller has most likely not read yet when the database goes away.
+    await fake.meter(transactionPk, 1000);
+    await maria.halt();
+    try {
+      await outage();
+    } finally {
+      await maria.resume();
+    }
+  }, 30_000);
+
+  async function outage() {
+    const until = Date.now() + 10_000;
+    let answers = 0;
+    while (Date.now() < until) {
+      for (const path of ["locations", `locations/${ALPHA.id}`, "sessions?date_from=2020-01-01T00:00:00Z", "cdrs"]) {
+        const res = await get(path);
+        expect([res.status, (res.body as Json).status_code, (res.body as Json).status_message]).toEqual([503, 3000, "SteVe database unavailable; retry later"]);
+        expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts|ro-e2e/);
+        answers++;
+      }
+      // Still the tariffs (from the YAML) and the protocol itself.
+      expect((await get("tariffs")).status).toBe(200);
+      expect((await ocpiRequest("GET", `${cpoUrl}/ocpi/versions`, { token: emsp.tokenToCpo })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    expect(answers).toBeGreaterThan(20);
+  }
+
+  test("after the outage: the sample from before it, the next one, a station status row and the stop all reach the eMSP, with exactly one CDR", async () => {
+    await eventually(async () => (await get("locations")).status === 200, 15_000);
+    await fake.meter(transactionPk, 1250);
+    await fake.status(BETA.id, 0, "Available");
+    await eventually(async () => (await stored<Json>("local:locations:DEABC", BETA.id))?.evses[0].status === "AVAILABLE");
+    expect(requests("PATCH", `/receiver/locations/DE/ABC/${BETA.id}/${BETA.id}-1`).map((r) => r.status)).toEqual([200]);
+    await eventually(async () => (await sessionOnEmsp())?.kwh === 3.75);
+
+    const stopped = await command("STOP_SESSION", { session_id: sessionId });
+    expect(stopped).toMatchObject({ result: { result: "ACCEPTED" } });
+    const cdr = await eventually(() => stored<Json>("local:cdrs:DEABC", sessionId), 15_000);
+    await eventually(async () => (await sessionOnEmsp())?.status === "COMPLETED");
+
+    // 3.75 kWh × 0.40 = 1.50 plus 0.50 flat = 2.00 before taxes; 20 % VAT = 0.40.
+    expect(cdr).toMatchObject({
+      id: sessionId,
+      session_id: sessionId,
+      auth_method: "COMMAND",
+      authorization_reference: "AUTH-E2E-1",
+      cdr_token: { country_code: "DE", party_id: "EMS", uid: EMSP_TAG },
+      cdr_location: { id: ALPHA.id, evse_uid: `${ALPHA.id}-2`, evse_id: ALPHA.evse2.external, connector_id: "1", country: "DEU" },
+      currency: "EUR",
+      total_energy: 3.75,
+      total_cost: { before_taxes: 2, taxes: [{ name: "VAT", amount: 0.4 }] },
+      total_energy_cost: { before_taxes: 1.5 },
+      total_fixed_cost: { before_taxes: 0.5 },
+      tariffs: [{ id: "T-AC" }],
+    });
+    const session = (await sessionOnEmsp())!;
+    const energy = (periods: Json[]) => periods.flatMap((p) => p.dimensions.filter((d: Json) => d.type === "ENERGY").map((d: Json) => d.volume)).reduce((a: number, b: number) => a + b, 0);
+    // Every sample made it into the Session the eMSP holds (PUT + appended PATCHes), outage or not.
+    expect(energy(session.charging_periods)).toBeCloseTo(3.75, 4);
+    expect(energy(cdr.charging_periods)).toBeCloseTo(3.75, 4);
+
+    // Exactly one CDR, however many polls pass (overlap included).
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(requests("POST", "/receiver/cdrs").map((r) => r.status)).toEqual([201]);
+    expect(requests("PUT", "/receiver/sessions/").length).toBe(1);
+    const cdrs = await get("cdrs");
+    expect((cdrs.body as Json).data.map((c: Json) => c.id)).toEqual([sessionId]);
+  }, 40_000);
+
+  test("no secret in the CPO's log", () => {
+    if (process.env.SHOW_LOG) console.log(logLines.filter((l) => /unexpected|steve/.test(l)).join(""));
+    const log = logLines.join("");
+    expect(log).toContain("steve");
+    for (const secret of [REST_PASSWORD, access.reader.password, Buffer.from(`${REST_USER}:${REST_PASSWORD}`).toString("base64")]) expect(log).not.toContain(secret);
+  });
+});
