@@ -88,7 +88,10 @@ export type PortMap = {
 
 export type PortName = keyof PortMap;
 
-/** An adapter instance: the ports it implements over one backend, each typed by its name. */
+/**
+ * An adapter instance: the ports it implements over one backend, each typed by its name; `start`, `stop`
+ * and `ready` (does the backend answer now? `/ready` fails while it does not) as the kernel's, all optional.
+ */
 export interface Adapter extends Omit<KernelAdapter, "ports"> {
   readonly ports: Partial<PortMap>;
 }

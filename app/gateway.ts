@@ -37,6 +37,8 @@ import { syncAdminRoutes } from "../core/sync/sync-admin";
 import { syncConfigErrors } from "../core/sync/sync-targets";
 import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
 import { describeIssue } from "../core/http/errors";
+import { Operations } from "../core/host/operations";
+import { operationsAdminRoutes, statusPageRoutes } from "./operations-routes";
 import { TokensClient } from "../plugins/tokens/client";
 import { tokenOwnerAuthorization } from "./token-owner";
 
@@ -70,6 +72,7 @@ export class Gateway {
     readonly log: Logger,
     private readonly adapters: Map<string, Adapter>,
     private readonly background: BackgroundServices,
+    private readonly ops: Operations,
   ) {}
 
   static async create(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -112,6 +115,7 @@ export class Gateway {
       if (errors.length) throw new StartupError(errors);
       const askTokenOwner = tokenOwnerAuthorization(registry, new TokensClient(partnerClient, lossy));
       await createAdapters(config, factories, { store, config, log, changes, validateCanonical: canonicalValidator(plugins), askTokenOwner }, adapters);
+      const ops = Operations.create(container, config, log, store, adapters);
       const problems = portProblems(config, plugins, adapters);
       if (problems.length) throw new StartupError(problems);
       for (const adapter of adapters.values()) await adapter.start?.();
@@ -125,11 +129,12 @@ export class Gateway {
       container.registerInstance(PushService, push);
       await registry.init();
       const app = buildHttpApp(served, { config, registry, lossy, reader, log, cache }, [
+        ...operationsAdminRoutes(container, served),
         repairsRoute(reader),
         ...syncAdminRoutes(container.resolve(SyncPuller)),
         ...push.adminRoutes(adapters),
-      ]);
-      return new Gateway(config, app, store, registry, container, log, adapters, background);
+      ], ops.surface(statusPageRoutes(container, served)));
+      return new Gateway(config, app, store, registry, container, log, adapters, background, ops);
     } catch (error) {
       if (container.isRegistered(ResponseCache)) await container.resolve(ResponseCache).close();
       for (const adapter of adapters.values()) await adapter.stop?.();
@@ -157,12 +162,14 @@ export class Gateway {
       server.once("error", reject);
       server.listen(this.config.server.port, this.config.server.host, () => resolve());
     });
+    await this.ops.listen();
     this.background.startAll();
     return (server.address() as AddressInfo).port;
   }
 
   /** Stops accepting, lets in-flight requests finish, stops background work, then closes adapters and the store. */
   async close(): Promise<void> {
+    await this.ops.beginShutdown();
     const server = this.server;
     if (server) {
       await new Promise<void>((resolve) => {
@@ -170,6 +177,7 @@ export class Gateway {
         server.closeIdleConnections();
       });
     }
+    await this.ops.close();
     await this.background.stopAll();
     await this.container.resolve(ResponseCache).close();
     for (const adapter of this.adapters.values()) await adapter.stop?.();

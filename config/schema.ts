@@ -78,6 +78,8 @@ export const MESSAGES = {
   cacheRedis: "must be true or false",
   inboundTimeout: "must be a whole number of milliseconds between 100 and 3600000 (one hour)",
   inboundConnections: "must be an integer between 0 (no cap) and 100000",
+  metricsPort: "must be an integer between 1 and 65535 (a port of its own for /metrics, without auth), or absent (/metrics behind the admin token)",
+  shutdownDelay: "must be a whole number of milliseconds between 0 and 600000",
   inboundHeaderBytes: "must be an integer between 1024 and 1048576 (bytes)",
 } as const;
 
@@ -218,6 +220,10 @@ export const serverSchema = z.strictObject({
   admin_token: str(/^[\x21-\x7E]{16,128}$/, MESSAGES.adminToken).optional(),
   command_timeout_seconds: int(1, 86400, MESSAGES.commandTimeout).default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
   inbound: nullAsAbsent(inboundSchema.optional()),
+  metrics: nullAsAbsent(
+    z.strictObject({ port: int(1, 65535, MESSAGES.metricsPort).optional(), host: z.string({ error: msg(MESSAGES.host) }).min(1, { error: MESSAGES.host }).default("127.0.0.1") }).optional(),
+  ),
+  shutdown_delay_ms: int(0, 600_000, MESSAGES.shutdownDelay).default(0),
 });
 
 export const imageSchema = z.strictObject({

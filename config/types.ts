@@ -53,6 +53,10 @@ export interface ServerConfig {
   command_timeout_seconds?: number;
   /** limits of the HTTP server partners call (README "Config reference", `server.inbound`); default DEFAULT_INBOUND */
   inbound?: InboundServerConfig;
+  /** Prometheus `/metrics`: on a port of its own (`port`, bound to `host`, no auth), else on the main port behind the admin token (README "Operating it") */
+  metrics?: { port?: number; host: string };
+  /** ms between `/ready` turning false on SIGTERM and the listener closing, for load balancers to notice; default 0 */
+  shutdown_delay_ms?: number;
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;

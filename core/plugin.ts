@@ -118,6 +118,11 @@ export interface Adapter {
   readonly ports: Readonly<Record<string, unknown>>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
+  /**
+   * Whether the backend answers now (a cheap query, a ping): `/ready` fails while it rejects or
+   * resolves false. Optional: an adapter without it is ready once started.
+   */
+  ready?(): Promise<boolean | void>;
 }
 
 export interface AdapterFactory {

@@ -1,4 +1,3 @@
-import { timingSafeEqual, createHash } from "node:crypto";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import type { GatewayConfig } from "../../config/types";
@@ -6,6 +5,7 @@ import { envelope } from "../http/envelope";
 import { unauthorized } from "../http/errors";
 import { requestBody } from "../http/json-body";
 import { flatQuery } from "../http/pagination";
+import { bearerMatches } from "./admin-auth";
 
 /**
  * The gateway's own API for the backend behind it (not for roaming
@@ -29,15 +29,11 @@ export interface AdminRequest {
 
 export const ADMIN_ROOT = "/admin/v1";
 
-const digest = (value: string): Buffer => createHash("sha256").update(value).digest();
-
 export const mountAdminRoutes = (router: Router, config: GatewayConfig, routes: readonly AdminRoute[]): void => {
   const token = config.server.admin_token;
   if (!token) return;
-  const expected = digest(token);
   const authorize = (ctx: Context) => {
-    const match = /^Bearer\s+(\S+)$/i.exec(ctx.get("Authorization"));
-    if (!match || !timingSafeEqual(digest(match[1]), expected)) throw unauthorized("Admin API: unknown or missing bearer token");
+    if (!bearerMatches(ctx.get("Authorization"), token)) throw unauthorized("Admin API: unknown or missing bearer token");
   };
   for (const route of routes) {
     router.register(ADMIN_ROOT + route.path, [route.method], async (ctx: Context) => {

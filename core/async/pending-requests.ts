@@ -140,6 +140,19 @@ export class PendingRequests {
     return (await this.get(kind, id)) ? "finished" : "unknown";
   }
 
+  /** Names of the kinds registered on this instance (for metrics and the status page). */
+  kindNames(): string[] {
+    return [...this.kinds.keys()];
+  }
+
+  /** How many entries of a kind are in each state (of the first `limit`), for metrics and the status page. */
+  async count(kind: string, limit = 10_000): Promise<Record<PendingState, number>> {
+    const counts: Record<PendingState, number> = { pending: 0, settling: 0, done: 0 };
+    const { items } = await this.store.range<PendingEntry>(collectionOf(kind), { offset: 0, limit });
+    for (const entry of items) counts[entry.state]++;
+    return counts;
+  }
+
   /** Times out what is overdue, takes over deliveries whose lease expired, forgets old finished entries. */
   async sweep(now = Date.now()): Promise<void> {
     for (const kind of this.kinds.keys()) {

@@ -3,6 +3,7 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerIdentity } from "../context";
 import type { VersionNumber } from "../protocol/types";
 import { unauthorized } from "../http/errors";
+import { currentRequest } from "../http/request-scope";
 
 /**
  * Authentication for one request: a known token, token A only where the
@@ -17,6 +18,9 @@ export const authenticate = async (
 ): Promise<PartnerIdentity> => {
   const identity = await registry.authenticate(ctx.get("Authorization") || undefined);
   if (!identity) throw unauthorized();
+  // the partner on every log line and metric of the request from here on (core/http/request-scope.ts)
+  const scope = currentRequest();
+  if (scope) scope.partner = identity.id;
   if (identity.via === "bootstrap" && access !== "bootstrap")
     throw unauthorized("Token A is only valid on the versions and credentials endpoints");
   if (version && !identity.config.versions.includes(version))

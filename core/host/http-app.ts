@@ -1,6 +1,5 @@
 import Koa from "koa";
 import Router from "@koa/router";
-import type { Logger } from "pino";
 import type { ServedModule } from "./served-modules";
 import { requestIds } from "../http/request-ids";
 import { errorEnvelope } from "../http/error-envelope";
@@ -11,14 +10,22 @@ import { authenticate } from "./authenticate";
 import { ROUTE_ROOT, modulePath } from "./urls";
 import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
 import { translationLossesRoute } from "../admin/translation-losses";
+import { accessLog } from "./access-log";
+import type { OperationsSurface } from "./operations";
 
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /** The gateway's HTTP surface; the order of `use` is the life of a request. */
-export const buildHttpApp = (served: readonly ServedModule[], k: KernelServices, adminRoutes: readonly AdminRoute[] = []): Koa => {
+export const buildHttpApp = (
+  served: readonly ServedModule[],
+  k: KernelServices,
+  adminRoutes: readonly AdminRoute[] = [],
+  ops?: OperationsSurface,
+): Koa => {
   const app = new Koa();
-  app.use(accessLog(k.log));
+  app.use(accessLog(k.log, new Set(served.map((s) => s.plugin.module)), ops?.observe));
   app.use(requestIds);
+  for (const route of ops?.middleware ?? []) app.use(route);
   app.use(errorEnvelope(k.log));
   app.use(jsonBody(BODY_LIMIT_BYTES));
 
@@ -54,17 +61,4 @@ const unknownOcpiPath =
   async (ctx) => {
     const matched = (ctx as { matched?: unknown[] }).matched ?? [];
     if (matched.length === 0 && (ctx.path === ROUTE_ROOT || ctx.path.startsWith(`${ROUTE_ROOT}/`))) await authenticate(ctx, k.registry, "registered");
-  };
-
-/** One line per request, without headers or bodies (they carry tokens and personal data). */
-const accessLog =
-  (log: Logger): Koa.Middleware =>
-  async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, requestId: ctx.state.requestId }, "request");
-    }
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Middleware } from "koa";
+import { currentRequest } from "./request-scope";
 
 const ID_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -19,5 +20,7 @@ export const requestIds: Middleware = async (ctx, next) => {
   ctx.state.correlationId = correlationId;
   ctx.set("X-Request-ID", requestId);
   ctx.set("X-Correlation-ID", correlationId);
+  const scope = currentRequest();
+  if (scope) Object.assign(scope, { requestId, correlationId });
   await next();
 };

@@ -11,6 +11,14 @@ export class LossyTranslationLog {
 
   constructor(private readonly log: Logger) {}
 
+  /** Every field this instance has dropped so far, once per partner, object, field and version (the status page shows them). */
+  seenLosses(): { partner: string; object: string; field: string; version: string }[] {
+    return [...this.seen].map((key) => {
+      const [partner, object, field, version] = key.split("\u0000");
+      return { partner, object, field, version };
+    });
+  }
+
   context(
     partnerId: string,
     objectName: string,

@@ -1,0 +1,106 @@
+import type http from "node:http";
+import type { Middleware } from "koa";
+import type { Logger } from "pino";
+import type { DependencyContainer } from "tsyringe";
+import type { GatewayConfig } from "../../config/types";
+import type { Adapter } from "../plugin";
+import type { Store } from "../store/port";
+import type { ObservedRequest } from "./access-log";
+import type { ServedModule } from "./served-modules";
+import { OcpiClient } from "../client/ocpi-client";
+import { PartnerClient } from "../client/partner-client";
+import { ResponseCache } from "../cache/response-cache";
+import { PendingRequests } from "../async/pending-requests";
+import { Outbox } from "../outbox/outbox";
+import { PartnerRegistry } from "../partners/partner-registry";
+import { SyncPuller } from "../sync/sync-puller";
+import { GatewayMetrics } from "../metrics/gateway-metrics";
+import { instrumentAdapters, instrumentCache, instrumentOutbound, instrumentPending, instrumentSync, storeGauges } from "../metrics/instrument";
+import { metricsRoute, metricsServer } from "../metrics/metrics-route";
+import { Readiness } from "../health/readiness";
+import { healthRoutes } from "../health/health-routes";
+
+/** What the HTTP app takes from operations: the access log's observer and the routes served beside the protocol's. */
+export interface OperationsSurface {
+  observe(request: ObservedRequest): void;
+  /** run after request ids, before the error envelope: /health, /ready, /metrics, /admin/status */
+  middleware: Middleware[];
+}
+
+/** Extra routes built from what is served (the status page), added by whoever builds the app. */
+export type OperationsRoutes = (ops: Operations, served: readonly ServedModule[]) => Middleware[];
+
+/**
+ * Running the gateway: metrics, readiness and the routes that show them
+ * (README "Operating it"). Created once the adapters exist and before any
+ * plugin is connected, so every call is counted from the first one.
+ */
+export class Operations {
+  private server?: http.Server;
+
+  constructor(
+    readonly config: GatewayConfig,
+    readonly metrics: GatewayMetrics,
+    readonly readiness: Readiness,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Wraps the container's services to count what they do; `adapters` is
+   * updated in place with counted ports. SyncPuller becomes a singleton
+   * here, so scheduled and on-demand pulls go through the one counted instance.
+   */
+  static create(container: DependencyContainer, config: GatewayConfig, log: Logger, store: Store, adapters: Map<string, Adapter>): Operations {
+    const metrics = new GatewayMetrics();
+    instrumentOutbound(metrics, container.resolve(OcpiClient), container.resolve(PartnerClient));
+    instrumentCache(metrics, container.resolve(ResponseCache), config);
+    instrumentAdapters(metrics, adapters);
+    const pending = container.resolve(PendingRequests);
+    instrumentPending(metrics, pending);
+    container.registerSingleton(SyncPuller);
+    const pulled = new Set<string>();
+    instrumentSync(metrics, container.resolve(SyncPuller), pulled);
+    storeGauges(metrics, { config, store, outbox: container.resolve(Outbox), registry: container.resolve(PartnerRegistry), pending, pulled });
+    container.registerInstance(GatewayMetrics, metrics);
+    const ops = new Operations(config, metrics, Readiness.of(store, adapters, log), log);
+    container.registerInstance(Operations, ops);
+    return ops;
+  }
+
+  /** The HTTP app's part; `extra` adds routes that need what is served (the status page). */
+  surface(extra: Middleware[] = []): OperationsSurface {
+    const middleware: Middleware[] = [healthRoutes(this.readiness)];
+    const token = this.config.server.admin_token;
+    if (this.config.server.metrics?.port === undefined && token) middleware.push(metricsRoute(this.metrics, token));
+    return { observe: (r) => this.metrics.request(r), middleware: [...middleware, ...extra] };
+  }
+
+  /** Starts the metrics listener when `server.metrics.port` is set; resolves with its port. */
+  async listen(): Promise<number | undefined> {
+    const settings = this.config.server.metrics;
+    if (settings?.port === undefined) return undefined;
+    const server = metricsServer(this.metrics, this.log);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(settings.port, settings.host, () => resolve());
+    });
+    return (server.address() as { port: number }).port;
+  }
+
+  /** SIGTERM: not ready from now on; waits `server.shutdown_delay_ms` for load balancers to notice before the listener closes. */
+  async beginShutdown(): Promise<void> {
+    this.readiness.stop();
+    const delay = this.config.server.shutdown_delay_ms ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}

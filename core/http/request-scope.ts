@@ -1,0 +1,48 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { SUPPORTED_VERSIONS } from "../protocol/types";
+
+/** What every log line written while a request is served carries (core/logging.ts reads it). */
+export interface RequestScope {
+  requestId?: string;
+  correlationId?: string;
+  /** the authenticated partner, once authentication has run */
+  partner?: string;
+  /** the OCPI module the path names ("versions", "credentials", "locations"…), "admin", or undefined */
+  module?: string;
+  /** SENDER or RECEIVER when the path names an interface */
+  interface?: string;
+  /** the response went out: work the request started and that goes on (an outbox pass) no longer speaks for it */
+  ended?: boolean;
+}
+
+/**
+ * The request being served, for whatever runs on its behalf, however deep:
+ * the logger adds its fields to every line (core/logging.ts), so no code has
+ * to hand a child logger down. Set by the access log (core/host/access-log.ts),
+ * filled in by request ids and authentication as they run.
+ */
+export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** The current request's scope; undefined outside a request (background work started at start-up). */
+export const currentRequest = (): RequestScope | undefined => {
+  const scope = requestScope.getStore();
+  return scope?.ended ? undefined : scope;
+};
+
+const VERSIONS = new Set<string>(SUPPORTED_VERSIONS);
+
+/**
+ * Module and interface named by a path of ours, for logs and metric labels.
+ * Only names in `known` (served modules) are taken, so a client inventing
+ * paths cannot create labels: anything else is "unknown".
+ */
+export const routeOfPath = (path: string, known: ReadonlySet<string>): { module: string; interface?: string } => {
+  const parts = path.split("/").filter(Boolean);
+  if (parts[0] === "admin") return { module: "admin" };
+  if (parts[0] !== "ocpi") return { module: "other" };
+  if (parts[1] === "versions" || (parts.length === 2 && VERSIONS.has(parts[1]))) return { module: "versions" };
+  if (!VERSIONS.has(parts[1] ?? "")) return { module: "unknown" };
+  const role = parts[2] === "sender" ? "SENDER" : parts[2] === "receiver" ? "RECEIVER" : undefined;
+  const module = role ? parts[3] : parts[2];
+  return module !== undefined && known.has(module) ? { module, interface: role } : { module: "unknown", interface: role };
+};
