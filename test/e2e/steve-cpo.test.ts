@@ -71,6 +71,7 @@ const steveSettings = () => ({
   rest: { base_url: fake.baseUrl, user: REST_USER, password: REST_PASSWORD, answer_wait_ms: 500 },
   poll_interval_ms: 250,
   poll_overlap_ms: 60_000,
+  unknown_tags: "ask_emsp",
   locations: {
     country_code: "DE",
     party_id: "ABC",
@@ -368,6 +369,21 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
     const cdrs = await get("cdrs");
     expect((cdrs.body as Json).data.map((c: Json) => c.id)).toEqual([sessionId]);
   }, 40_000);
+
+  test("unknown_tags: ask_emsp: a token nobody pushed is authorized by its eMSP in real time (RESERVE_NOW), or refused", async () => {
+    // A token only the eMSP's backend knows (its local tokens); the CPO asks it through POST tokens/{uid}/authorize.
+    const known = { ...emsp.token("EMSONLY1"), uid: "EMSONLY1" };
+    await emsp.gateway.store.put("local:tokens:DEEMS", "EMSONLY1:RFID", known);
+    const reserve = (token: Json) => ({ token, expiry_date: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"), reservation_id: "R-1", location_id: BETA.id, evse_uid: `${BETA.id}-1` });
+    expect(await command("RESERVE_NOW", reserve(known))).toMatchObject({ response: { result: "ACCEPTED" }, result: { result: "ACCEPTED" } });
+    const [tags] = await writer.query<RowDataPacket[]>("SELECT id_tag FROM ocpp_tag WHERE id_tag = ?", ["EMSONLY1"]);
+    expect(tags).toHaveLength(1);
+    expect(requests("POST", "/sender/tokens/EMSONLY1/authorize").map((r) => r.status)).toEqual([200]);
+
+    const issued = await emsp.admin("POST", "/commands/cpo/RESERVE_NOW", reserve(emsp.token("NOBODY1")));
+    expect((issued.body as Json).data.response).toMatchObject({ result: "REJECTED" });
+    expect(requests("POST", "/sender/tokens/NOBODY1/authorize").map((r) => r.status)).toEqual([404]);
+  });
 
   test("no secret in the CPO's log", () => {
     if (process.env.SHOW_LOG) console.log(logLines.filter((l) => /unexpected|steve/.test(l)).join(""));
