@@ -36,8 +36,7 @@ export const accessLog =
         await next();
       } finally {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const body = ctx.body as { status_code?: unknown } | undefined;
-        const statusCode = typeof body === "object" && body !== null && typeof body.status_code === "number" ? body.status_code : undefined;
+        const statusCode = statusCodeOf(ctx.body);
         const line = {
           method: ctx.method,
           path: ctx.path,
@@ -53,3 +52,24 @@ export const accessLog =
       }
     });
   };
+
+const STATUS_CODE_KEY = Buffer.from('"status_code":');
+
+/**
+ * The envelope's status_code, from the envelope or from its bytes when the
+ * route wrote them already serialised. The envelope's own key comes after
+ * `data`, and a key written inside a JSON string would have its quotes
+ * escaped, so the last `"status_code":` in the bytes is the envelope's.
+ */
+const statusCodeOf = (body: unknown): number | undefined => {
+  if (typeof body === "object" && body !== null && !Buffer.isBuffer(body)) {
+    const code = (body as { status_code?: unknown }).status_code;
+    return typeof code === "number" ? code : undefined;
+  }
+  const bytes = typeof body === "string" ? Buffer.from(body) : Buffer.isBuffer(body) ? body : undefined;
+  if (!bytes) return undefined;
+  const at = bytes.lastIndexOf(STATUS_CODE_KEY);
+  if (at < 0) return undefined;
+  const match = /^\s*(\d{1,4})/.exec(bytes.subarray(at + STATUS_CODE_KEY.length, at + STATUS_CODE_KEY.length + 8).toString("latin1"));
+  return match ? Number(match[1]) : undefined;
+};

@@ -70,9 +70,12 @@ export const instrumentCache = (metrics: GatewayMetrics, cache: ResponseCache, c
     const module = request.ctx.module;
     if (route.method !== "GET" || !route.cache || !(ttls[module] > 0)) return serve(route, request);
     let asked = false;
-    const reply = await serve({ ...route, handle: (r) => ((asked = true), route.handle(r)) }, request);
-    metrics.cacheLookup(module, !asked);
-    return reply;
+    try {
+      return await serve({ ...route, handle: (r) => ((asked = true), route.handle(r)) }, request);
+    } finally {
+      // an error answer (a 404) is not kept, but it was a lookup: a miss when the adapter was asked
+      metrics.cacheLookup(module, !asked);
+    }
   };
 };
 
