@@ -14,6 +14,7 @@ import type { TariffsReceiverPort, TariffsSenderPort } from "../plugins/tariffs/
 import type { TokensReceiverPort, TokensSenderPort } from "../plugins/tokens/ports";
 import type { CommandsReceiverPort, CommandsSenderPort } from "../plugins/commands/ports";
 import type { ChargingProfilesReceiverPort, ChargingProfilesSenderPort } from "../plugins/chargingprofiles/ports";
+import type { PaymentsReceiverPort, PaymentsSenderPort } from "../plugins/payments/ports";
 
 // --- the calls a port serves --------------------------------------------------------------------------
 export type { Page, PageRequest } from "../core/http/pagination";
@@ -51,6 +52,12 @@ export type * from "../plugins/commands/ports";
 export type * from "../plugins/commands/model";
 export type * from "../plugins/chargingprofiles/ports";
 export type * from "../plugins/chargingprofiles/model";
+export type * from "../plugins/payments/ports";
+export type * from "../plugins/payments/model";
+export type { Price } from "../core/model/price";
+/** the sub-resources of payments (`TERMINALS`, `FACS`) and the change that reports one of our Terminals or FACs */
+export { TERMINALS, FACS } from "../plugins/payments/model";
+export { paymentsChange } from "../plugins/payments/push";
 // Names two modules declare alike: the one meant here. A Session's token always names its owner; a CDR's
 // (`Cdr["cdr_token"]`) may not, when it came in 2.1.1.
 export type { CdrToken, ProfileType, PROFILE_TYPES } from "../plugins/sessions/model";
@@ -84,6 +91,9 @@ export type PortMap = {
   "commands.RECEIVER": CommandsReceiverPort;
   "chargingprofiles.SENDER": ChargingProfilesSenderPort;
   "chargingprofiles.RECEIVER": ChargingProfilesReceiverPort;
+  "payments.SENDER": PaymentsSenderPort;
+  "payments.RECEIVER": PaymentsReceiverPort;
+  "payments.CHANGES": ChangesPort;
 };
 
 export type PortName = keyof PortMap;

@@ -8,11 +8,12 @@ import { TariffsPlugin } from "../plugins/tariffs/module";
 import { TokensPlugin } from "../plugins/tokens/module";
 import { CommandsPlugin } from "../plugins/commands/module";
 import { ChargingProfilesPlugin } from "../plugins/chargingprofiles/module";
+import { PaymentsPlugin } from "../plugins/payments/module";
 import { localAdapterFactory } from "../adapters/local";
 import { steveAdapterFactory } from "../adapters/steve";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
-export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin];
+export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
 export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory];

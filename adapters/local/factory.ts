@@ -14,8 +14,8 @@ import type { LocalModule } from "./local-module";
 export const createLocalAdapterFactory = (modules: readonly LocalModule[]) => defineAdapter({
   type: "local",
   portNames: modules.flatMap((m) => m.portNames),
-  async create(settings, { store, log, config, validateCanonical }): Promise<Adapter> {
-    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties }) }));
+  async create(settings, { store, log, config, validateCanonical, changes }): Promise<Adapter> {
+    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties, changes }) }));
     const ports: Partial<PortMap> = Object.assign({}, ...parts.map((p) => p.ports));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
     return {

@@ -6,6 +6,7 @@ import { localTariffs } from "./tariffs";
 import { localTokens } from "./tokens";
 import { localCommands } from "./commands";
 import { localChargingProfiles } from "./chargingprofiles";
+import { localPayments } from "./payments";
 
 /** The `local` adapter with every module it implements. */
 export const localAdapterFactory = createLocalAdapterFactory([
@@ -16,4 +17,5 @@ export const localAdapterFactory = createLocalAdapterFactory([
   localTokens,
   localCommands,
   localChargingProfiles,
+  localPayments,
 ]);

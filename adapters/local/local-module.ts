@@ -1,4 +1,4 @@
-import type { PartyRef, PortMap, PortName, Store } from "../kit";
+import type { ChangeFeed, PartyRef, PortMap, PortName, Store } from "../kit";
 import type { Logger } from "pino";
 
 /** What a module may use besides the store: the adapter's settings (`adapters.local`), the logger and our own parties. */
@@ -6,6 +6,8 @@ export interface LocalModuleContext {
   settings: Record<string, unknown>;
   log: Logger;
   parties: readonly PartyRef[];
+  /** where changes of our own data the module makes itself are reported (payments: a terminal it activated) */
+  changes?: ChangeFeed;
 }
 
 /**

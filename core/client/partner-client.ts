@@ -139,9 +139,11 @@ export class PartnerClient {
     filters: ListFilters = {},
     onInvalid: (object: unknown, problems: string) => void = () => undefined,
     retry: <R>(fetch: () => Promise<R>) => Promise<R> = (fetch) => fetch(),
+    /** below the endpoint URL, for a module with sub-resources (payments: "/terminals") */
+    path?: string,
   ): AsyncGenerator<T[]> {
     const { record, config, url } = await this.endpoint(partnerId, module, "SENDER");
-    const first = new URL(url);
+    const first = withPath(url, path);
     if (filters.date_from) first.searchParams.set("date_from", filters.date_from);
     if (filters.date_to) first.searchParams.set("date_to", filters.date_to);
     if (filters.limit) first.searchParams.set("limit", String(filters.limit));

@@ -8,7 +8,7 @@ import { issuesOf } from "../model/object-type";
 import { withoutNulls } from "../model/without-nulls";
 import { ciString, sameCiString } from "../model/common-schemas";
 import { sameParty } from "../protocol/types";
-import type { ChangeOutcome, ChangesPort, PushSpec } from "./push-spec";
+import { changeObjectOf, type ChangeOutcome, type ChangesPort, type PushSpec } from "./push-spec";
 
 const eventSchema = z.strictObject({
   module: z.string({ error: "must be a module id" }).min(1, { error: "must be a module id" }),
@@ -63,8 +63,12 @@ export const eventsRoute = (targetOf: (module: string) => EventTarget | undefine
     if (!target.parties.some((p) => sameParty(p, owner)))
       throw invalid(`/owner: ${owner.country_code}/${owner.party_id} is not one of our parties serving ${event.module}`);
     if (!target.spec.methods[event.kind]) throw invalid(`/kind: ${event.module} changes cannot be ${event.kind}s`);
-    if (event.path.length > target.spec.objectTypes.length)
-      throw invalid(`/path: ${event.module} objects are at most ${target.spec.objectTypes.length} levels deep`);
+    if (changeObjectOf(target.spec, event) === undefined)
+      throw invalid(
+        target.spec.objectOf
+          ? `/path: names no ${event.module} object`
+          : `/path: ${event.module} objects are at most ${target.spec.objectTypes.length} levels deep`,
+      );
     const change: DataChange = { module: event.module, owner, path: event.path, kind: event.kind };
     if (event.kind !== "delete") change.object = checkedObject(event.object, change, target.spec);
     else if (event.object !== undefined) throw invalid("/object: a delete carries no object");
@@ -85,13 +89,12 @@ const applyChange = async (target: EventTarget, change: DataChange): Promise<Cha
 const checkedObject = (object: Record<string, unknown> | undefined, change: DataChange, spec: PushSpec): Record<string, unknown> => {
   if (object === undefined) throw invalid(`/object: required for ${change.kind}`);
   const depth = change.path.length;
-  const result = spec.objectTypes[depth - 1].schema("2.3.0", change.kind === "patch" ? "patch" : "full").safeParse(withoutNulls(object));
+  const { type, idField, id } = changeObjectOf(spec, change)!;
+  const result = type.schema("2.3.0", change.kind === "patch" ? "patch" : "full").safeParse(withoutNulls(object));
   if (!result.success) throw invalidFields(issuesOf(result.error).map((i) => ({ ...i, pointer: `/object${i.pointer}` })));
   const checked = result.data as Record<string, unknown>;
-  const idField = spec.idFields[depth - 1];
-  const id = change.path[depth - 1];
   if (checked[idField] !== undefined && !sameCiString(String(checked[idField]), id)) throw invalid(`/object/${idField} differs from the path's ${id}`);
-  if (depth === 1) {
+  if (depth === 1 && !spec.objectOf) {
     for (const field of ["country_code", "party_id"] as const) {
       const value = checked[field];
       if (value !== undefined && String(value).toUpperCase() !== change.owner[field])

@@ -8,7 +8,7 @@ import type { LossyTranslationLog } from "../model/lossy";
 import { partyKey, sameParty } from "../protocol/types";
 import { inScope, type PartyScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
-import { defaultTarget, type PushSpec } from "./push-spec";
+import { changeObjectOf, defaultTarget, type PushSpec } from "./push-spec";
 import { bodyForPartner } from "../model/schema-walk";
 import { entitledPartners } from "./entitled-partners";
 
@@ -38,7 +38,7 @@ export class PushFanOut {
     const spec = this.specs.get(change.module);
     if (!spec || !spec.methods[change.kind] || change.withheld) return;
     if (!this.config.parties.some((p) => sameParty(p, change.owner))) return;
-    if (spec.objectTypes[change.path.length - 1] === undefined) {
+    if (changeObjectOf(spec, change) === undefined) {
       this.log.warn({ module: change.module, depth: change.path.length }, "change below the module's deepest object; not pushed");
       return;
     }
@@ -55,6 +55,7 @@ export class PushFanOut {
   private async audienceOf(change: DataChange, spec: PushSpec, partners: PartnerRecord[]): Promise<PartnerRecord[]> {
     if (!spec.audience || partners.length === 0) return partners;
     const audience = await spec.audience(change);
+    if (audience === "all") return partners;
     if (!audience) {
       this.log.warn({ module: change.module, path: change.path }, "change whose audience is unknown (no token owner); pushed to nobody");
       return [];
@@ -72,7 +73,7 @@ export class PushFanOut {
   private messageFor(partner: PartnerRecord, change: DataChange, spec: PushSpec): EnqueueRequest {
     const method = spec.methods[change.kind]!;
     const version = partner.version!;
-    const type = spec.objectTypes[change.path.length - 1];
+    const { type } = changeObjectOf(spec, change)!;
     const tx = this.lossy.context(partner.id, type.name, version, {}, change.owner);
     const wire = change.kind === "delete" || !change.object ? undefined : type.down(change.object, version, tx);
     const body = bodyForPartner(this.registry.configOf(partner.id), method, () => type.schema(version, "full"), wire);

@@ -23,6 +23,12 @@ export interface PushSpec<ReceiverPort = unknown, SenderPort = ListingPort> {
   readonly objectTypes: readonly ObjectType<any>[];
   /** the identity field of the object at each depth, which must equal the path's segment ("id", "uid"…) */
   readonly idFields: readonly string[];
+  /**
+   * A module whose objects are not a hierarchy names a change's object type and id field itself (payments:
+   * `["terminals", id]`, `["financial-advice-confirmations", id]`); undefined when the path names none.
+   * Absent: by the path's depth, from `objectTypes` and `idFields`.
+   */
+  objectOf?(change: Pick<DataChange, "path">): ChangeObject | undefined;
   /** the HTTP method of each kind of change; a kind left out cannot be pushed (locations are never deleted) */
   readonly methods: Partial<Record<ChangeKind, HttpMethod>>;
   /** default: /{country_code}/{party_id}/{path…} with no query */
@@ -40,9 +46,9 @@ export interface PushSpec<ReceiverPort = unknown, SenderPort = ListingPort> {
    * The one party a change is for, when not every entitled partner may see it: Sessions and CDRs belong
    * to the owner of their token (Part B). Then the change is pushed only to partners whose scope includes
    * it (core/partners/party-scope.ts), and to nobody when it resolves to undefined. A PATCH fragment
-   * carries no token: the module reads the stored object. Absent: every entitled partner gets the change.
+   * carries no token: the module reads the stored object. Absent, or "all" for a change: every entitled partner gets it.
    */
-  audience?(change: DataChange): Promise<PartyRef | undefined>;
+  audience?(change: DataChange): Promise<PartyRef | "all" | undefined>;
   /** a full resync pushes every object of the module again (not needed for essential-only modules like CDRs) */
   readonly resync: boolean;
   /** how a resync reads a page of the SENDER port, as a partner's GET would (Locations: published ones only); default its `list` */
@@ -54,6 +60,21 @@ export interface PushSpec<ReceiverPort = unknown, SenderPort = ListingPort> {
    */
   apply?(receiver: ReceiverPort, change: DataChange, ctx: PortContext): Promise<ChangeOutcome>;
 }
+
+/** What a change's object is: its type, the field holding its id and the id the path gives. */
+export interface ChangeObject {
+  type: ObjectType<any>;
+  idField: string;
+  id: string;
+}
+
+/** The object a change is about: the module's `objectOf`, or the type and id field at the path's depth. */
+export const changeObjectOf = (spec: PushSpec<any, any>, change: Pick<DataChange, "path">): ChangeObject | undefined => {
+  if (spec.objectOf) return spec.objectOf(change);
+  const depth = change.path.length;
+  const type = spec.objectTypes[depth - 1];
+  return type && { type, idField: spec.idFields[depth - 1], id: change.path[depth - 1] };
+};
 
 /** The `list` every SENDER port has: a full resync pages through it. */
 export interface ListingPort {

@@ -120,31 +120,34 @@ export class SyncPuller {
         run.retries = event.retry;
         this.log.warn({ ...logged, page: run.pages + 1, ...event }, "sync page failed; retrying");
       });
-      const pages = this.partners.list(
-        partnerId,
-        module,
-        target.spec.type,
-        { date_from: dateFrom },
-        (raw, problems) => reject(idOf(raw), problems),
-        (fetch) => retry.run(fetch),
-      );
-      for await (const page of pages) {
-        if (lease.lost) throw new Error("the sync lock was lost (the store was unreachable or another instance took over)");
-        if (options.signal?.aborted) throw new Error("the gateway is stopping");
-        run.pages++;
-        const storedBefore = run.objects;
-        for (const object of page) {
-          const owner = ownerOf(object);
-          // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts).
-          if (!owner || !inScope(scope, owner)) {
-            reject(idOf(object), "owned by a party that is not the partner's");
-            continue;
+      for (const list of [target.spec, ...(target.spec.more ?? [])]) {
+        const pages = this.partners.list(
+          partnerId,
+          module,
+          list.type,
+          { date_from: dateFrom },
+          (raw, problems) => reject(idOf(raw), problems),
+          (fetch) => retry.run(fetch),
+          list.path,
+        );
+        for await (const page of pages) {
+          if (lease.lost) throw new Error("the sync lock was lost (the store was unreachable or another instance took over)");
+          if (options.signal?.aborted) throw new Error("the gateway is stopping");
+          run.pages++;
+          const storedBefore = run.objects;
+          for (const object of page) {
+            const owner = list.owner ? list.owner(object, scope.parties) : ownerOf(object);
+            // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts).
+            if (!owner || !inScope(scope, owner)) {
+              reject(idOf(object), "owned by a party that is not the partner's");
+              continue;
+            }
+            await list.upsert(target.port, owner, object, ctx);
+            run.objects++;
           }
-          await target.spec.upsert(target.port, owner, object, ctx);
-          run.objects++;
+          // Upserts bypass the receiver routes, which invalidate the cache themselves; per page, so a long pull leaves nothing stale behind.
+          if (run.objects > storedBefore) await this.cache.invalidate(module);
         }
-        // Upserts bypass the receiver routes, which invalidate the cache themselves; per page, so a long pull leaves nothing stale behind.
-        if (run.objects > storedBefore) await this.cache.invalidate(module);
       }
       if (lease.lost) throw new Error("the sync lock was lost before the pull could be committed");
       await this.states.completed(partnerId, module, startedAt);
@@ -182,6 +185,6 @@ const ownerOf = (object: unknown): PartyRef | undefined => {
 
 /** The object's id for log lines (ids only: objects can carry personal data). */
 const idOf = (object: unknown): string | undefined => {
-  const { id, uid } = (object ?? {}) as Record<string, unknown>;
-  return typeof id === "string" ? id : typeof uid === "string" ? uid : undefined;
+  const { id, uid, terminal_id } = (object ?? {}) as Record<string, unknown>;
+  return typeof id === "string" ? id : typeof uid === "string" ? uid : typeof terminal_id === "string" ? terminal_id : undefined;
 };

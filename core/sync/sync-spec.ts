@@ -8,11 +8,27 @@ import type { PartyRef } from "../protocol/types";
  * stored through our RECEIVER port. The kernel pages, validates, checks the
  * owner and keeps the watermark; the plugin only knows its port.
  */
-export interface SyncSpec<T = any, ReceiverPort = unknown> {
-  /** the objects of the partner's SENDER list */
-  readonly type: ObjectType<T>;
+export interface SyncSpec<T = any, ReceiverPort = unknown> extends SyncList<T, ReceiverPort> {
   /** the list answers only with date_from (sessions); a full pull then asks from the epoch */
   readonly dateFromRequired?: boolean;
+  /**
+   * Further lists of the module, pulled after the first in the same pull and under the same watermark
+   * (payments: the FACs after the Terminals). A pull completes only when every list did.
+   */
+  readonly more?: readonly SyncList<any, ReceiverPort>[];
+}
+
+/** One SENDER list of a partner and how its objects are stored. */
+export interface SyncList<T = any, ReceiverPort = unknown> {
+  /** the objects of the partner's SENDER list */
+  readonly type: ObjectType<T>;
+  /** below the module's endpoint URL, for a module with sub-resources (payments: "/terminals"); default: the URL itself */
+  readonly path?: string;
+  /**
+   * The owner of a pulled object, which must be one of the partner's parties; default: the object's own
+   * country_code and party_id. A module whose objects name none (payments) gives the party they come from.
+   */
+  owner?(object: T, partnerParties: readonly PartyRef[]): PartyRef | undefined;
   /** creates or replaces one object of `owner` (one of the partner's parties) in `receiverPort`; idempotent; the port's answer is not used */
   upsert(receiverPort: ReceiverPort, owner: PartyRef, object: T, ctx: PortContext): Promise<unknown>;
 }

@@ -1,0 +1,84 @@
+import { inject, injectable } from "tsyringe";
+import type { GatewayConfig } from "../../config/types";
+import type { RouteSpec } from "../../core/plugin";
+import type { AdminRoute } from "../../core/admin/admin-api";
+import type { InterfaceRole, PartyRef, Role, VersionNumber } from "../../core/protocol/types";
+import type { SyncSpec } from "../../core/sync/sync-spec";
+import { TOKENS } from "../../core/tokens";
+import { DataModulePlugin } from "../../core/modules/data-module";
+import { PartnerClient } from "../../core/client/partner-client";
+import { PartnerRegistry } from "../../core/partners/partner-registry";
+import { ModuleCatalog } from "../../core/host/module-catalog";
+import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
+import type { PaymentsReceiverPort, PaymentsSenderPort } from "./ports";
+import { PAYMENTS_TRANSLATION_LOSSES, facObjectType, terminalObjectType } from "./translate";
+import { senderRoutes } from "./sender";
+import { receiverRoutes } from "./receiver";
+import { PAYMENTS_PUSH } from "./push";
+import { PaymentsClient } from "./client";
+import { paymentsAdminRoutes } from "./admin";
+
+/** Pulled Terminals and FACs name no PTP: they belong to the partner's (first) party. */
+const partnerParty = (_object: unknown, parties: readonly PartyRef[]): PartyRef | undefined => parties[0];
+
+/**
+ * The payments module (2.3.0 Payments, Part A; ocpi-notes §3.10): a
+ * payment-terminal provider (PTP) owns Terminals and Financial Advice
+ * Confirmations. SENDER: we are the PTP (e.g. over a terminal system, the
+ * `tms` adapter). RECEIVER: we are the CPO, taking what a PTP partner
+ * posts, pulling its lists (`partners[].sync.payments`) and acting on its
+ * terminals through the admin API. One `payments` endpoint per role is
+ * listed in version details; the sub-resources `/terminals` and
+ * `/financial-advice-confirmations` are appended to it, as implementations
+ * do (the spec leaves it open). Served in 2.3.0 and, for the direct-payment
+ * extension, in 2.2.1 (its Price shape); not in 2.1.1.
+ */
+@injectable()
+export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, PaymentsReceiverPort> {
+  readonly module = "payments";
+  readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1"];
+  readonly translationLosses = PAYMENTS_TRANSLATION_LOSSES;
+  readonly dataOwner: Role = "PTP";
+  readonly portMethods = {
+    SENDER: ["listTerminals", "getTerminal", "updateTerminal", "assignTerminal", "activateTerminal", "deactivateTerminal", "listFacs", "getFac"],
+    RECEIVER: ["getTerminal", "putTerminal", "getFac", "putFac"],
+  } as const;
+  readonly pushSpec = PAYMENTS_PUSH;
+  /** a PTP partner's Terminals, then its FACs, in one pull under one watermark */
+  readonly syncSpec: SyncSpec<Terminal, PaymentsReceiverPort> = {
+    type: terminalObjectType,
+    path: `/${TERMINALS}`,
+    owner: partnerParty,
+    upsert: (port, owner, terminal, ctx) => port.putTerminal(owner, terminal, ctx),
+    more: [
+      {
+        type: facObjectType,
+        path: `/${FACS}`,
+        owner: partnerParty,
+        upsert: (port, owner, fac: FinancialAdviceConfirmation, ctx) => port.putFac(owner, fac, ctx),
+      },
+    ],
+  };
+
+  constructor(
+    @inject(TOKENS.Config) private readonly config: GatewayConfig,
+    private readonly partners: PartnerClient,
+    private readonly registry: PartnerRegistry,
+    private readonly catalog: ModuleCatalog,
+  ) {
+    super();
+  }
+
+  protected senderRoutes(port: PaymentsSenderPort): RouteSpec[] {
+    return senderRoutes(port);
+  }
+
+  protected receiverRoutes(port: PaymentsReceiverPort): RouteSpec[] {
+    return receiverRoutes(port);
+  }
+
+  adminRoutes(role: InterfaceRole, port: unknown): AdminRoute[] {
+    if (role !== "RECEIVER") return [];
+    return paymentsAdminRoutes(new PaymentsClient(this.partners), port as PaymentsReceiverPort, this.registry, this.catalog, this.config);
+  }
+}

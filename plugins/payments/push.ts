@@ -1,0 +1,47 @@
+import { APPLIED, unsupportedChange, type ChangeObject, type PushSpec } from "../../core/push/push-spec";
+import type { DataChange } from "../../core/events/change-feed";
+import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
+import type { PaymentsReceiverPort } from "./ports";
+import { facObjectType, terminalObjectType } from "./translate";
+import { terminalCpo } from "./terminal-scope";
+
+/**
+ * Our Terminals and FACs (we are the PTP) to CPO partners' Receivers: each
+ * a POST of the whole object to its sub-resource (ocpi-notes §3.10: "PTP
+ * then POSTs a Terminal to the CPO", "PTP must POST a FAC after capture").
+ * A change's path is `["terminals", terminal_id]` or
+ * `["financial-advice-confirmations", id]`, its owner our PTP party.
+ * A Terminal goes only to the CPO it names; a FAC names no CPO (nor does
+ * the terminal system's settlement), so it goes to every CPO partner
+ * offering the payments Receiver. FACs are delivered at least once.
+ */
+export const PAYMENTS_PUSH: PushSpec<PaymentsReceiverPort> = {
+  objectTypes: [],
+  idFields: [],
+  objectOf: ({ path }): ChangeObject | undefined => {
+    if (path.length !== 2) return undefined;
+    if (path[0] === TERMINALS) return { type: terminalObjectType, idField: "terminal_id", id: path[1] };
+    if (path[0] === FACS) return { type: facObjectType, idField: "id", id: path[1] };
+    return undefined;
+  },
+  methods: { upsert: "POST" },
+  target: (change) => ({ path: `/${change.path[0]}` }),
+  essential: (change) => change.path[0] === FACS,
+  audience: async (change) => (change.path[0] === FACS ? "all" : terminalCpo((change.object ?? {}) as Partial<Terminal>)),
+  resync: false,
+  async apply(receiver, change, ctx) {
+    if (change.kind !== "upsert" || !change.object) return unsupportedChange(change);
+    if (change.path[0] === TERMINALS) await receiver.putTerminal(change.owner, change.object as Terminal, ctx);
+    else await receiver.putFac(change.owner, change.object as FinancialAdviceConfirmation, ctx);
+    return APPLIED;
+  },
+};
+
+/** The change that reports a Terminal or FAC of our PTP party. */
+export const paymentsChange = (owner: DataChange["owner"], resource: typeof TERMINALS | typeof FACS, object: Terminal | FinancialAdviceConfirmation): DataChange => ({
+  module: "payments",
+  owner,
+  path: [resource, resource === TERMINALS ? (object as Terminal).terminal_id : (object as FinancialAdviceConfirmation).id],
+  kind: "upsert",
+  object: object as Record<string, unknown>,
+});
