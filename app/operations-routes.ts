@@ -1,10 +1,32 @@
 import type { DependencyContainer } from "tsyringe";
 import type { Middleware } from "koa";
+import type { GatewayConfig } from "../config/types";
 import type { AdminRoute } from "../core/admin/admin-api";
 import type { ServedModule } from "../core/host/served-modules";
+import type { Store } from "../core/store/port";
+import { TOKENS } from "../core/tokens";
+import { PartnerRegistry } from "../core/partners/partner-registry";
+import { Outbox } from "../core/outbox/outbox";
+import { PendingRequests } from "../core/async/pending-requests";
+import { LossyTranslationLog } from "../core/model/lossy";
+import { TolerantReader } from "../core/model/tolerant-reader";
+import { GatewayMetrics } from "../core/metrics/gateway-metrics";
+import { statusPageRoute } from "../core/admin/status-page/status-route";
 
 /** Admin routes of operating the gateway (the OpenAPI document of the admin API). */
 export const operationsAdminRoutes = (_container: DependencyContainer, _served: readonly ServedModule[]): AdminRoute[] => [];
 
 /** The status page (/admin/status), built from what is served. */
-export const statusPageRoutes = (_container: DependencyContainer, _served: readonly ServedModule[]): Middleware[] => [];
+export const statusPageRoutes = (container: DependencyContainer, served: readonly ServedModule[]): Middleware[] => [
+  statusPageRoute({
+    config: container.resolve<GatewayConfig>(TOKENS.Config),
+    served,
+    store: container.resolve<Store>(TOKENS.Store),
+    registry: container.resolve(PartnerRegistry),
+    outbox: container.resolve(Outbox),
+    pending: container.resolve(PendingRequests),
+    lossy: container.resolve(LossyTranslationLog),
+    reader: container.resolve(TolerantReader),
+    hourly: container.resolve(GatewayMetrics).hourly,
+  }),
+];

@@ -145,11 +145,18 @@ export class PendingRequests {
     return [...this.kinds.keys()];
   }
 
-  /** How many entries of a kind are in each state (of the first `limit`), for metrics and the status page. */
-  async count(kind: string, limit = 10_000): Promise<Record<PendingState, number>> {
-    const counts: Record<PendingState, number> = { pending: 0, settling: 0, done: 0 };
+  /**
+   * How many entries of a kind are in each state (of the first `limit`), and how many are pending per
+   * partner (entries whose data names a `partnerId`), for metrics and the status page.
+   */
+  async count(kind: string, limit = 10_000): Promise<Record<PendingState, number> & { byPartner: Record<string, number> }> {
+    const counts = { pending: 0, settling: 0, done: 0, byPartner: {} as Record<string, number> };
     const { items } = await this.store.range<PendingEntry>(collectionOf(kind), { offset: 0, limit });
-    for (const entry of items) counts[entry.state]++;
+    for (const entry of items) {
+      counts[entry.state]++;
+      const partner = (entry.data as { partnerId?: unknown } | undefined)?.partnerId;
+      if (entry.state === "pending" && typeof partner === "string") counts.byPartner[partner] = (counts.byPartner[partner] ?? 0) + 1;
+    }
     return counts;
   }
 
