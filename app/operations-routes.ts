@@ -12,12 +12,18 @@ import { LossyTranslationLog } from "../core/model/lossy";
 import { TolerantReader } from "../core/model/tolerant-reader";
 import { GatewayMetrics } from "../core/metrics/gateway-metrics";
 import { statusPageRoute } from "../core/admin/status-page/status-route";
+import { openApiRoute } from "../core/admin/openapi";
 
-/** Admin routes of operating the gateway (the OpenAPI document of the admin API). */
+/**
+ * Admin routes of operating the gateway. None: the OpenAPI document is
+ * served beside the router (statusPageRoutes), since it describes what the
+ * router has mounted.
+ */
 export const operationsAdminRoutes = (_container: DependencyContainer, _served: readonly ServedModule[]): AdminRoute[] => [];
 
-/** The status page (/admin/status), built from what is served. */
+/** The status page (/admin/status) and the admin API's OpenAPI document (/admin/v1/openapi.json). */
 export const statusPageRoutes = (container: DependencyContainer, served: readonly ServedModule[]): Middleware[] => [
+  openApiRoute(container.resolve<GatewayConfig>(TOKENS.Config).server.admin_token),
   statusPageRoute({
     config: container.resolve<GatewayConfig>(TOKENS.Config),
     served,
