@@ -36,6 +36,8 @@ export { BackendUnavailableError } from "../core/http/errors";
 export type { ChangeFeed, DataChange } from "../core/events/change-feed";
 export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/store/port";
 export type { ChangesPort, ChangeOutcome } from "../core/push/push-spec";
+/** a route the backend calls on its adapter (a webhook): `Adapter.inbound`, at /adapters/<name><path> */
+export type { InboundRoute, InboundRequest, InboundReply } from "../core/host/adapter-inbound";
 
 // --- every module's ports and canonical (2.3.0) model ---------------------------------------------------
 export type * from "../plugins/locations/ports";

@@ -11,9 +11,10 @@ import { ChargingProfilesPlugin } from "../plugins/chargingprofiles/module";
 import { PaymentsPlugin } from "../plugins/payments/module";
 import { localAdapterFactory } from "../adapters/local";
 import { steveAdapterFactory } from "../adapters/steve";
+import { tmsAdapterFactory } from "../adapters/tms";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
 export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
-export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory];
+export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory, tmsAdapterFactory];

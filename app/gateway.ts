@@ -133,7 +133,7 @@ export class Gateway {
         repairsRoute(reader),
         ...syncAdminRoutes(container.resolve(SyncPuller)),
         ...push.adminRoutes(adapters),
-      ], ops.surface(statusPageRoutes(container, served)));
+      ], ops.surface(statusPageRoutes(container, served)), adapters);
       return new Gateway(config, app, store, registry, container, log, adapters, background, ops);
     } catch (error) {
       if (container.isRegistered(ResponseCache)) await container.resolve(ResponseCache).close();

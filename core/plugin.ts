@@ -11,6 +11,7 @@ import type { AdminRoute } from "./admin/admin-api";
 import type { ChangeFeed } from "./events/change-feed";
 import type { SyncSpec } from "./sync/sync-spec";
 import type { PushSpec } from "./push/push-spec";
+import type { InboundRoute } from "./host/adapter-inbound";
 
 
 export interface OcpiRequest<B = any> {
@@ -123,6 +124,8 @@ export interface Adapter {
    * resolves false. Optional: an adapter without it is ready once started.
    */
   ready?(): Promise<boolean | void>;
+  /** routes its backend calls (a webhook), at `/adapters/<adapter name><path>` (core/host/adapter-inbound.ts) */
+  readonly inbound?: readonly InboundRoute[];
 }
 
 export interface AdapterFactory {

@@ -12,6 +12,8 @@ import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
 import { translationLossesRoute } from "../admin/translation-losses";
 import { accessLog } from "./access-log";
 import type { OperationsSurface } from "./operations";
+import type { Adapter } from "../plugin";
+import { adapterInbound } from "./adapter-inbound";
 
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
@@ -21,12 +23,14 @@ export const buildHttpApp = (
   k: KernelServices,
   adminRoutes: readonly AdminRoute[] = [],
   ops?: OperationsSurface,
+  adapters: ReadonlyMap<string, Adapter> = new Map(),
 ): Koa => {
   const app = new Koa();
   app.use(accessLog(k.log, new Set(served.map((s) => s.plugin.module)), ops?.observe));
   app.use(requestIds);
   for (const route of ops?.middleware ?? []) app.use(route);
   app.use(errorEnvelope(k.log));
+  app.use(adapterInbound(adapters));
   app.use(jsonBody(BODY_LIMIT_BYTES));
 
   const router = new Router();

@@ -1,0 +1,1 @@
+export { tmsAdapterFactory } from "./factory";

@@ -1,0 +1,100 @@
+import { inScope, type FinancialAdviceConfirmation, type Page, type PageRequest, type PartyScope, type PaymentsSenderPort, type PortContext, type Terminal, type TerminalOutcome } from "../kit";
+import type { Device, TmsPage } from "./contract";
+import { TmsError, type TmsClient } from "./client";
+import { activationOf, deviceUpdateOf, facOf, terminalOf } from "./mapping";
+import type { TmsPublisher } from "./publisher";
+
+/**
+ * The payments SENDER port over the system (we are the PTP). Lists walk
+ * the system's cursor pages from `changed_after` (date_from − 1 ms: it is
+ * exclusive) and count what matches for X-Total-Count: a page costs one
+ * pass over the changes since date_from, as the system offers no offsets.
+ * Every write reports the device it answers at once (TmsPublisher).
+ */
+export const paymentsSender = (tms: TmsClient, publisher: TmsPublisher): PaymentsSenderPort => {
+  /** The device as the system answered it, reported on the change feed, as the port's outcome. */
+  const done = async (device: Device): Promise<TerminalOutcome> => {
+    await publisher.device(device);
+    return { kind: "done", terminal: terminalOf(device) };
+  };
+
+  return {
+    listTerminals: (page, ctx) =>
+      pageOf(page, (cursor, after) => tms.devices(after, cursor), (device) => (visible(device, ctx.scope) ? terminalOf(device) : undefined)),
+    async getTerminal(id) {
+      const device = await tms.device(id);
+      return device && terminalOf(device);
+    },
+    updateTerminal: (terminal: Terminal) => outcomeOf(async () => done(await tms.updateDevice(terminal.terminal_id, deviceUpdateOf(terminal)))),
+    assignTerminal: (id, assignment) =>
+      outcomeOf(async () => done(await tms.assign(id, { sites: assignment.location_ids ?? [], points: assignment.evse_uids ?? [] }))),
+    activateTerminal: (request, _ctx: PortContext) =>
+      outcomeOf(async () => {
+        let device = await tms.activate(activationOf(request));
+        // What the activation call cannot carry: the assignment (a union) and who issues the invoice.
+        if (request.location_ids?.length || request.evse_uids?.length)
+          device = await tms.assign(device.serial, { sites: request.location_ids ?? [], points: request.evse_uids ?? [] });
+        if (request.invoice_creator !== undefined || request.invoice_base_url !== undefined) {
+          const merged = { ...terminalOf(device), ...defined({ invoice_creator: request.invoice_creator, invoice_base_url: request.invoice_base_url }) };
+          device = await tms.updateDevice(device.serial, deviceUpdateOf(merged));
+        }
+        return done(device);
+      }),
+    deactivateTerminal: (id) => outcomeOf(async () => done(await tms.deactivate(id))),
+    listFacs: (page) => pageOf(page, (cursor, after) => tms.settlements(after, cursor), (settlement) => facOf(settlement)),
+    async getFac(id): Promise<FinancialAdviceConfirmation | undefined> {
+      const settlement = await tms.settlement(id);
+      return settlement && facOf(settlement);
+    },
+  };
+};
+
+/** A terminal a partner may see: its operator is one of the partner's parties (plugins/payments/ports.ts). */
+const visible = (device: Device, scope?: PartyScope): boolean =>
+  !scope || (device.operator !== null && inScope(scope, { country_code: device.operator.country.toUpperCase(), party_id: device.operator.party.toUpperCase() }));
+
+const defined = <T extends object>(object: T): Partial<T> => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** One OCPI page (offset, limit, date_from inclusive, date_to exclusive) from the system's cursor pages. */
+const pageOf = async <Item extends { updated: number }, T>(
+  page: PageRequest,
+  fetch: (cursor: string | undefined, changedAfter: number | undefined) => Promise<TmsPage<Item>>,
+  map: (item: Item) => T | undefined,
+): Promise<Page<T>> => {
+  const items: T[] = [];
+  let total = 0;
+  const after = page.dateFrom === undefined ? undefined : page.dateFrom - 1;
+  let cursor: string | undefined;
+  do {
+    const answer = await fetch(cursor, after);
+    for (const item of answer.items) {
+      if (page.dateTo !== undefined && item.updated >= page.dateTo) continue;
+      const object = map(item);
+      if (object === undefined) continue;
+      if (total >= page.offset && items.length < page.limit) items.push(object);
+      total++;
+    }
+    cursor = answer.next_cursor ?? undefined;
+  } while (cursor);
+  return { items, total };
+};
+
+/**
+ * The system's refusals as the port's outcomes (API.md "Errors"): 404
+ * `not_found` an unknown terminal; 404 `no_stock` and 409 `conflict` a
+ * refusal naming terminal_id; another 4xx a refusal in its own words.
+ * 503 and the like were thrown as BackendUnavailableError (HTTP 503 + 3000).
+ */
+const outcomeOf = async (call: () => Promise<TerminalOutcome>): Promise<TerminalOutcome> => {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof TmsError)) throw error;
+    if (error.httpStatus === 404 && error.code === "no_stock")
+      return { kind: "refused", field: "terminal_id", reason: "no terminal in stock for this CPO at the payment-terminal provider: name one with terminal_id" };
+    if (error.httpStatus === 404) return { kind: "unknown_terminal" };
+    if (error.httpStatus === 409)
+      return { kind: "refused", field: "terminal_id", reason: `conflict: the terminal is already active (payment-terminal system: ${error.message})` };
+    return { kind: "refused", field: "", reason: `the payment-terminal system refused the request (${error.code}: ${error.message})` };
+  }
+};

@@ -1,0 +1,61 @@
+import type { Middleware } from "koa";
+import type { Adapter } from "../plugin";
+import { envelope } from "../http/envelope";
+import { OcpiError } from "../http/errors";
+import { Status } from "../protocol/status";
+
+/** What an adapter's inbound route is handed: the body exactly as it came (a signature is over these bytes) and the headers. */
+export interface InboundRequest {
+  rawBody: Buffer;
+  /** lower-case names */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** The answer, enveloped by the host: 1000 for a 2xx, else 2000 (4xx) or 3000 (5xx) with the message. */
+export interface InboundReply {
+  httpStatus: number;
+  message?: string;
+}
+
+/**
+ * A route a backend calls on its adapter (a webhook), mounted at
+ * `/adapters/<adapter name><path>`. Outside the OCPI tree and the admin
+ * API: the adapter authenticates the caller itself (a signature, a secret).
+ */
+export interface InboundRoute {
+  method: "POST";
+  /** below the adapter's base, e.g. "/webhook" */
+  path: string;
+  handle(request: InboundRequest): Promise<InboundReply>;
+}
+
+export const ADAPTERS_ROOT = "/adapters";
+const MAX_INBOUND_BYTES = 1024 * 1024;
+
+/**
+ * Serves the adapters' inbound routes, before the JSON body parser: the
+ * route gets the raw bytes. An unknown path below /adapters is HTTP 404, a
+ * body over 1 MB HTTP 413; anything thrown is answered by the error envelope.
+ */
+export const adapterInbound = (adapters: ReadonlyMap<string, Adapter>): Middleware => {
+  const routes = new Map<string, InboundRoute>();
+  for (const [name, adapter] of adapters)
+    for (const route of adapter.inbound ?? []) routes.set(`${route.method} ${ADAPTERS_ROOT}/${name}${route.path}`, route);
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(`${ADAPTERS_ROOT}/`)) return next();
+    const route = routes.get(`${ctx.method} ${ctx.path}`);
+    if (!route) throw new OcpiError(Status.CLIENT_ERROR, "No such adapter route", 404);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_INBOUND_BYTES) throw new OcpiError(Status.CLIENT_ERROR, `Request body larger than ${MAX_INBOUND_BYTES} bytes`, 413, { Connection: "close" });
+      chunks.push(chunk);
+    }
+    const headers = Object.fromEntries(Object.entries(ctx.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
+    const reply = await route.handle({ rawBody: Buffer.concat(chunks), headers });
+    const ok = reply.httpStatus < 300;
+    ctx.status = reply.httpStatus;
+    ctx.body = envelope(null, ok ? Status.SUCCESS : reply.httpStatus >= 500 ? Status.SERVER_ERROR : Status.CLIENT_ERROR, reply.message);
+  };
+};
