@@ -1,5 +1,4 @@
 import type { Middleware } from "koa";
-import type { Adapter } from "../plugin";
 import { envelope } from "../http/envelope";
 import { OcpiError } from "../http/errors";
 import { Status } from "../protocol/status";
@@ -37,7 +36,7 @@ const MAX_INBOUND_BYTES = 1024 * 1024;
  * route gets the raw bytes. An unknown path below /adapters is HTTP 404, a
  * body over 1 MB HTTP 413; anything thrown is answered by the error envelope.
  */
-export const adapterInbound = (adapters: ReadonlyMap<string, Adapter>): Middleware => {
+export const adapterInbound = (adapters: ReadonlyMap<string, { readonly inbound?: readonly InboundRoute[] }>): Middleware => {
   const routes = new Map<string, InboundRoute>();
   for (const [name, adapter] of adapters)
     for (const route of adapter.inbound ?? []) routes.set(`${route.method} ${ADAPTERS_ROOT}/${name}${route.path}`, route);
