@@ -44,6 +44,10 @@ export class ResponseCache {
   // Concurrent misses of one key share one adapter call.
   private readonly inflight = new Map<string, Promise<OcpiReply>>();
   private readonly redis?: RedisTier;
+  // What the kernel derives from a cached answer (its serialised bytes per version), kept with the answer
+  // itself: the entry's reply object is replaced whenever the entry is, so the memo dies exactly with it.
+  private readonly memos = new WeakMap<OcpiReply, Map<string, unknown>>();
+  private readonly nextGenerations = new Map<string, Promise<string[] | undefined>>();
 
   constructor(
     private readonly config: CacheConfig,
@@ -110,6 +114,16 @@ export class ResponseCache {
     await this.redis?.close();
   }
 
+  /**
+   * The memo of an answer this cache served (undefined for one it did not):
+   * what is derived from the answer alone, e.g. its serialised form in one
+   * version, computed once per entry. An invalidated or expired entry is
+   * never served again, and its memo goes with it.
+   */
+  memo(reply: OcpiReply): Map<string, unknown> | undefined {
+    return this.memos.get(reply);
+  }
+
   private ttlMs(module: string): number {
     return Math.max(0, Math.round((this.config.ttl_seconds[module] ?? 0) * 1000));
   }
@@ -135,10 +149,12 @@ export class ResponseCache {
     if (shared) {
       // lru-cache reads a TTL of 0 as "never expires": at least 1 ms.
       this.local.set(localKey, { token, reply: shared.reply }, { ttl: Math.max(1, shared.expiresAt - Date.now()) });
+      this.memos.set(shared.reply, new Map());
       return shared.reply;
     }
     const reply = await load();
     this.local.set(localKey, { token, reply }, { ttl: ttlMs });
+    this.memos.set(reply, new Map());
     if (redis && sharedKey) {
       const expiresAt = Date.now() + ttlMs;
       await redis.set(sharedKey, () => JSON.stringify({ expiresAt, reply } satisfies SharedEntry), ttlMs);
@@ -151,9 +167,31 @@ export class ResponseCache {
     const names = [module, generationName(module, party)];
     const epochs = names.map((name) => this.generations.epoch(name));
     const redis = this.redis;
-    const shared = redis && (await redis.generations(names.map((name) => redis.key(module, "gen", name))));
+    const shared = redis && (await this.sharedGenerations(redis, names.map((name) => redis.key(module, "gen", name))));
     if (shared) names.forEach((name, i) => this.generations.adopt(name, shared[i], epochs[i]));
     return names.map((name) => this.generations.token(name)).join(".");
+  }
+
+  /**
+   * The tokens of `keys` from Redis, one read shared by the requests that
+   * arrive together: it starts in the check phase after the I/O that
+   * brought them, so after each of them arrived, and sees every
+   * invalidation that completed before (on any instance). A request
+   * arriving once the read has started waits for the next one.
+   */
+  private sharedGenerations(redis: RedisTier, keys: string[]): Promise<string[] | undefined> {
+    const id = keys.join("\n");
+    let next = this.nextGenerations.get(id);
+    if (!next) {
+      next = new Promise((resolve) =>
+        setImmediate(() => {
+          this.nextGenerations.delete(id);
+          resolve(redis.generations(keys));
+        }),
+      );
+      this.nextGenerations.set(id, next);
+    }
+    return next;
   }
 }
 

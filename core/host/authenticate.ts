@@ -16,7 +16,8 @@ export const authenticate = async (
   access: "registered" | "bootstrap",
   version?: VersionNumber,
 ): Promise<PartnerIdentity> => {
-  const identity = await registry.authenticate(ctx.get("Authorization") || undefined);
+  // 2.2+ partners send their token Base64-encoded: that reading is tried first.
+  const identity = await registry.authenticate(ctx.get("Authorization") || undefined, { base64First: version !== undefined && version !== "2.1.1" });
   if (!identity) throw unauthorized();
   // the partner on every log line and metric of the request from here on (core/http/request-scope.ts)
   const scope = currentRequest();

@@ -13,7 +13,10 @@ import { sameParty } from "../protocol/types";
 import { EMPTY_SCOPE, inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
-import { envelope } from "../http/envelope";
+import { envelope, ocpiTimestamp } from "../http/envelope";
+import { Status } from "../protocol/status";
+import type { PartnerRecord } from "../partners/partner-record";
+import type { PartyScope } from "../partners/party-scope";
 import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
 import { flatQuery, parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
@@ -48,12 +51,13 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
       throw notFound(`Module ${plugin.module}`);
 
     const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(ctx.headers);
-    const scope = partner.via === "registered" ? await scopeOf(k.config, k.registry, partner.record) : EMPTY_SCOPE;
+    const scope = partner.via === "registered" ? await scopeOfRecord(k, partner.record) : EMPTY_SCOPE;
     // A registered partner speaks for the parties in its scope only (a configured hub relays for others).
     if (routing.from && partner.via === "registered" && !inScope(scope, routing.from))
       throw invalid(`from-country-code/from-party-id ${routing.from.country_code}/${routing.from.party_id} is not one of the partner's parties`);
     const party = resolveParty(served.parties, k.config.parties, routing.to);
 
+    let log: Logger | undefined;
     const rc: RequestContext = {
       requestId: ctx.state.requestId,
       correlationId: ctx.state.correlationId,
@@ -64,7 +68,10 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
       from: routing.from,
       to: routing.to,
       party,
-      log: k.log.child({ requestId: ctx.state.requestId, partner: partner.id, module: plugin.module }),
+      // Made when first used: most requests log nothing, and a child logger serialises its bindings up front.
+      get log() {
+        return (log ??= k.log.child({ requestId: this.requestId, partner: partner.id, module: plugin.module }));
+      },
     };
     const params = { ...(ctx.params as Record<string, string>) };
     const pathOwner = params.country_code && params.party_id ? ownerInScope(scope, params.country_code, params.party_id) : undefined;
@@ -86,20 +93,95 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
 
-    const down = (item: unknown) =>
-      route.response && item !== null && item !== undefined
-        ? route.response.down(item, version, tx(route.response.name))
-        : item;
-    let data: unknown;
-    if (reply.page) {
-      writePageHeaders(ctx, reply.page, page, maxPageLimit, k.config.server.public_url);
-      data = reply.page.items.map(down);
-    } else {
-      data = Array.isArray(reply.data) ? reply.data.map(down) : down(reply.data);
-    }
+    if (reply.page) writePageHeaders(ctx, reply.page, page, maxPageLimit, k.config.server.public_url);
     ctx.status = reply.httpStatus ?? 200;
-    ctx.body = envelope(data, reply.statusCode);
+    const memo = k.cache?.memo(reply);
+    if (memo) {
+      // A cached answer: its data part is serialised once per version (and owner the translation may fill in).
+      const owner = pathOwner ?? partner.record.roles[0];
+      const key = `${version}|${route.method} ${route.path}|${owner ? `${owner.country_code}*${owner.party_id}` : ""}`;
+      let rendered = memo.get(key) as Rendered | undefined;
+      if (rendered) for (const drop of rendered.drops) tx(drop.object).dropped(drop.field, drop.why);
+      else memo.set(key, (rendered = render(reply, route, version, tx)));
+      if (rendered.data !== undefined) {
+        ctx.set("Content-Type", JSON_CONTENT_TYPE);
+        ctx.body = envelopeBytes(rendered, reply.statusCode ?? Status.SUCCESS);
+        return;
+      }
+    }
+    ctx.body = envelope(translateDown(reply, route, version, tx), reply.statusCode);
   };
+
+/** The reply's data in the partner's version. */
+const translateDown = (reply: OcpiReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): unknown => {
+  const down = (item: unknown) =>
+    route.response && item !== null && item !== undefined ? route.response.down(item, version, tx(route.response.name)) : item;
+  if (reply.page) return reply.page.items.map(down);
+  return Array.isArray(reply.data) ? reply.data.map(down) : down(reply.data);
+};
+
+interface Drop {
+  object: string;
+  field: string;
+  why: string;
+}
+
+/** A cached answer's data part in one version, serialised, and the fields its translation dropped. */
+interface Rendered {
+  /** JSON of the envelope's `data`; undefined when the envelope has none */
+  data?: Buffer;
+  /** logged again for every partner served these bytes, as translating would (once per partner, object, field) */
+  drops: Drop[];
+  /** the whole envelope of the current second (timestamps have whole seconds) */
+  envelope?: { second: number; statusCode: number; bytes: Buffer };
+}
+
+const render = (reply: OcpiReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): Rendered => {
+  const drops = new Map<string, Drop>();
+  const recording = (object: string): TranslationContext => {
+    const inner = tx(object);
+    return {
+      ...inner,
+      dropped: (field, why) => {
+        drops.set(`${object}\u0000${field}\u0000${why}`, { object, field, why });
+        inner.dropped(field, why);
+      },
+    };
+  };
+  const json = JSON.stringify(translateDown(reply, route, version, recording));
+  return { data: json === undefined ? undefined : Buffer.from(json), drops: [...drops.values()] };
+};
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+const ENVELOPE_END = Buffer.from("}");
+
+/** Byte for byte what `JSON.stringify(envelope(data, statusCode))` gives, from the data's serialised form. */
+const envelopeBytes = (rendered: Rendered, statusCode: number): Buffer => {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  const cached = rendered.envelope;
+  if (cached && cached.second === second && cached.statusCode === statusCode) return cached.bytes;
+  const head = Buffer.from(`{"status_code":${statusCode},"timestamp":"${ocpiTimestamp(new Date(second * 1000))}","data":`);
+  const bytes = Buffer.concat([head, rendered.data!, ENVELOPE_END]);
+  rendered.envelope = { second, statusCode, bytes };
+  return bytes;
+};
+
+/**
+ * A registered partner's scope, once per record: records come from the
+ * registry's token map, which is replaced (new record objects) whenever any
+ * registration changes, the only thing a scope depends on besides the config.
+ */
+const scopes = new WeakMap<PartnerRecord, Promise<PartyScope>>();
+const scopeOfRecord = (k: KernelServices, record: PartnerRecord): Promise<PartyScope> => {
+  let scope = scopes.get(record);
+  if (!scope) {
+    scope = scopeOf(k.config, k.registry, record);
+    if (Object.isFrozen(record)) scopes.set(record, scope);
+    scope.catch(() => scopes.delete(record));
+  }
+  return scope;
+};
 
 const readBody = async (
   ctx: Context,

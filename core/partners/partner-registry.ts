@@ -5,6 +5,7 @@ import type { CredentialsRole, Endpoint, VersionNumber } from "../protocol/types
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type PartnerRecord, type TokenIndexEntry } from "./partner-record";
 import { generateToken, hashToken, readAuthorization, sameHash } from "./token-vault";
+import { RegistrationGeneration } from "./registration-generation";
 
 /** Settings for a partner that was added with `partners add` and has no entry in the YAML. */
 export const defaultPartnerConfig = (id: string): PartnerConfig => ({
@@ -25,20 +26,52 @@ export interface RegistrationResult {
   tokenToPartner: string;
 }
 
+/** A token the store knows: its index entry and its partner's record (frozen: shared by requests). */
+interface KnownToken {
+  entry: TokenIndexEntry;
+  record: PartnerRecord;
+}
+
+/** Tokens (known or not) remembered per generation; past this, lookups go to the store without being remembered. */
+const MAX_REMEMBERED_TOKENS = 10_000;
+
 /**
  * Partners: their YAML settings joined with what the store remembers of
- * their registration, and the tokens that authenticate them. The store is
- * read on every request (no cache) so a CLI process registering a partner
- * and the serving process always agree.
+ * their registration, and the tokens that authenticate them.
+ *
+ * Authentication reads the store's registration generation on every
+ * request (one read shared by the requests that arrive together) and
+ * answers from what it looked up under that generation: every write here
+ * renews the generation after it, so a CLI process registering a partner,
+ * another instance rotating a token and the serving process always agree,
+ * and a rotated-out or unregistered token is refused by every instance as
+ * soon as the write has returned.
  */
 export class PartnerRegistry {
+  private readonly generation: RegistrationGeneration;
+  /**
+   * Under `generation`: hash of a presented token → what the store had for
+   * it (null: nothing); and Authorization header → who it authenticated,
+   * until when (a token with an expiry), so a partner's next request with
+   * the same header costs a map lookup.
+   */
+  private known?: { generation: string; tokens: Map<string, KnownToken | null>; headers: Map<string, { identity: PartnerIdentity; until: number; base64First: boolean }> };
+  /** a renewal that failed after a write: retried before the next authentication */
+  private renewalPending = false;
+
   constructor(
     private readonly config: GatewayConfig,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.generation = new RegistrationGeneration(store);
+  }
 
   /** Makes every configured token A usable, unless a registration already used it up. */
   async init(): Promise<void> {
+    await this.changing(() => this.initTokens());
+  }
+
+  private async initTokens(): Promise<void> {
     for (const partner of this.config.partners) {
       if (!partner.token_a) {
         await this.store.putIfAbsent(PARTNERS, partner.id, newPartnerRecord(partner.id));
@@ -76,6 +109,10 @@ export class PartnerRegistry {
 
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */
   async add(id: string): Promise<string> {
+    return this.changing(() => this.addPartner(id));
+  }
+
+  private async addPartner(id: string): Promise<string> {
     const tokenA = generateToken();
     const hash = hashToken(tokenA);
     const created = await this.store.putIfAbsent(PARTNERS, id, { ...newPartnerRecord(id), tokenAHash: hash });
@@ -84,20 +121,70 @@ export class PartnerRegistry {
     return tokenA;
   }
 
-  /** Who sent this Authorization header, if anyone we know. */
-  async authenticate(header: string | undefined): Promise<PartnerIdentity | undefined> {
-    for (const candidate of readAuthorization(header)) {
+  /**
+   * Who sent this Authorization header, if anyone we know. `base64First`
+   * (requests of 2.2+, where tokens are sent Base64-encoded) tries the
+   * header's Base64 reading before the raw one.
+   */
+  async authenticate(header: string | undefined, options: { base64First?: boolean } = {}): Promise<PartnerIdentity | undefined> {
+    if (header === undefined) return undefined;
+    if (this.renewalPending) await this.renewGeneration();
+    const generation = await this.generation.read();
+    let known = this.known;
+    if (known?.generation !== generation) known = this.known = { generation, tokens: new Map(), headers: new Map() };
+    const base64First = options.base64First === true;
+    const seen = known.headers.get(header);
+    if (seen && seen.base64First === base64First && Date.now() < seen.until) return seen.identity;
+    const candidates = readAuthorization(header);
+    if (base64First && candidates.length === 2) candidates.reverse();
+    for (const candidate of candidates) {
       const hash = hashToken(candidate.value);
-      const entry = await this.store.get<TokenIndexEntry>(TOKEN_INDEX, hash);
-      if (!entry || (entry.expiresAt !== undefined && entry.expiresAt <= Date.now())) continue;
+      let found = known.tokens.get(hash);
+      if (found === undefined) {
+        found = await this.lookUp(hash);
+        // Not when the generation moved on meanwhile: that map belongs to a later read.
+        if (this.known === known && known.tokens.size < MAX_REMEMBERED_TOKENS) known.tokens.set(hash, found);
+      }
+      if (!found) continue;
+      const { entry, record } = found;
+      if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) continue;
       const config = this.configOf(entry.partnerId);
       if (config.token_encoding !== "auto" && config.token_encoding !== candidate.encoding) continue;
-      const record = await this.get(entry.partnerId);
-      if (!record) continue;
       const via = this.tokenKind(record, entry, hash);
-      if (via) return { id: record.id, config, record, via, token: candidate.value };
+      if (!via) continue;
+      const identity: PartnerIdentity = Object.freeze({ id: record.id, config, record, via, token: candidate.value });
+      const until = Math.min(entry.expiresAt ?? Infinity, entry.kind === "previous" ? (record.previousTokenExpiresAt ?? 0) : Infinity);
+      if (this.known === known && known.headers.size < MAX_REMEMBERED_TOKENS) known.headers.set(header, { identity, until, base64First });
+      return identity;
     }
     return undefined;
+  }
+
+  private async lookUp(hash: string): Promise<KnownToken | null> {
+    const entry = await this.store.get<TokenIndexEntry>(TOKEN_INDEX, hash);
+    if (!entry) return null;
+    const record = await this.get(entry.partnerId);
+    return record ? { entry: Object.freeze(entry), record: deepFreeze(record) } : null;
+  }
+
+  /**
+   * Runs a write of partners or tokens, then renews the store's generation
+   * (also after a failed write, which may have written part): every
+   * instance looks its tokens up again.
+   */
+  private async changing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.known = undefined;
+      await this.renewGeneration();
+    }
+  }
+
+  private async renewGeneration(): Promise<void> {
+    this.renewalPending = true;
+    await this.generation.renew();
+    this.renewalPending = false;
   }
 
   private tokenKind(record: PartnerRecord, entry: TokenIndexEntry, hash: string): PartnerIdentity["via"] | undefined {
@@ -125,6 +212,10 @@ export class PartnerRegistry {
    * after the partner has confirmed it: a failed PUT must not lock it out.
    */
   async issueToken(id: string, options: { holdPrevious?: boolean } = {}): Promise<string> {
+    return this.changing(() => this.issue(id, options));
+  }
+
+  private async issue(id: string, options: { holdPrevious?: boolean }): Promise<string> {
     const token = generateToken();
     const hash = hashToken(token);
     await this.index(hash, { partnerId: id, kind: "current" });
@@ -153,6 +244,10 @@ export class PartnerRegistry {
 
   /** Ends a rotation we initiated: the previous token now gets only the configured grace period. */
   async settleRotation(id: string): Promise<void> {
+    await this.changing(() => this.settle(id));
+  }
+
+  private async settle(id: string): Promise<void> {
     const graceMs = this.config.server.token_grace_seconds * 1000;
     let previous: string | undefined;
     await this.store.update<PartnerRecord>(PARTNERS, id, (current) => {
@@ -174,6 +269,10 @@ export class PartnerRegistry {
 
   /** Stores the outcome of a credentials exchange and retires token A. */
   async recordRegistration(id: string, result: RegistrationResult): Promise<PartnerRecord> {
+    return this.changing(() => this.record(id, result));
+  }
+
+  private async record(id: string, result: RegistrationResult): Promise<PartnerRecord> {
     const record = await this.store.update<PartnerRecord>(PARTNERS, id, (current) => ({
       value: {
         ...(current ?? newPartnerRecord(id)),
@@ -195,6 +294,10 @@ export class PartnerRegistry {
 
   /** Both directions of automated communication end; every token of the partner stops working. */
   async unregister(id: string): Promise<void> {
+    await this.changing(() => this.end(id));
+  }
+
+  private async end(id: string): Promise<void> {
     let hashes: (string | undefined)[] = [];
     await this.store.update<PartnerRecord>(PARTNERS, id, (current) => {
       if (!current) return undefined;
@@ -221,6 +324,15 @@ export class PartnerRegistry {
 }
 
 const now = (): string => new Date().toISOString();
+
+/** Frozen all the way down: a record shared by concurrent requests cannot be changed by one of them. */
+const deepFreeze = <T>(value: T): T => {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+};
 
 /** How long a token we are rotating away from stays valid while the partner has not confirmed the new one. */
 const PENDING_ROTATION_MS = 60 * 60 * 1000;
