@@ -56,6 +56,8 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
   let ptpUrl: string;
   let cpoAUrl: string;
   let cpoBUrl: string;
+  /** the PTP gateway's log lines at debug level: scanned for the adapter's secrets */
+  const ptpLogs: string[] = [];
 
   const admin = (base: string) => ({
     get: (p: string) => ocpiRequest("GET", `${base}/admin/v1${p}`, { headers: { Authorization: `Bearer ${ADMIN}` } }),
@@ -86,7 +88,7 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
           { id: "cpo-b", token_a: "token-a-cpo-b-0123", versions_url: versionsUrlOf(bPort), versions: ["2.2.1"], push: { base_delay_ms: 50, max_delay_ms: 200 } },
         ],
       }),
-      { logger: quiet() },
+      { logger: pino({ level: "debug" }, { write: (line: string) => void ptpLogs.push(line) }) },
     );
     const cpo = (port: number, party: PartySpec, token: string, extra: Json = {}) =>
       Gateway.create(
@@ -255,5 +257,13 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
     expect(await heldTerminal(cpoA, "SER-3")).toMatchObject({ customer_reference: "CPX-8", country_code: "DE", party_id: "CPX" });
     expect(await heldFac(cpoA, "SET-2")).toMatchObject({ capture_status_code: "FAILED", capture_status_message: "insufficient funds", total_costs: { before_taxes: 10 } });
     tms.webhooks = true;
+  });
+
+  it("never logs the api_key or the webhook_secret", () => {
+    expect(ptpLogs.length).toBeGreaterThan(10);
+    for (const line of ptpLogs) {
+      expect(line).not.toContain(API_KEY);
+      expect(line).not.toContain(SECRET);
+    }
   });
 });
