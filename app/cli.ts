@@ -9,6 +9,7 @@ import { Gateway, StartupError } from "./gateway";
 import { describePartners, runPartnersCommand } from "./partners-command";
 import { runSyncCommand } from "./sync-command";
 import { runOutboxCommand } from "./outbox-command";
+import { runProbeCommand } from "./probe/probe-command";
 
 const USAGE = `Usage:
   ocpi-gateway start [--config FILE]
@@ -16,6 +17,7 @@ const USAGE = `Usage:
   ocpi-gateway partners list|add <id>|register <id>|update <id>|unregister <id> [--config FILE]
   ocpi-gateway sync <partner> <module> [--full] [--config FILE]
   ocpi-gateway outbox retry <partner> [--id ID] [--config FILE]
+  ocpi-gateway probe <versions_url> --token TOKEN [--json]
 
 The config file defaults to $GATEWAY_CONFIG, then ./gateway.config.yaml.`;
 
@@ -25,7 +27,14 @@ const err = (line: string) => process.stderr.write(line + "\n");
 const main = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: "string", short: "c" }, help: { type: "boolean", short: "h" }, full: { type: "boolean" }, id: { type: "string" } },
+    options: {
+      config: { type: "string", short: "c" },
+      help: { type: "boolean", short: "h" },
+      full: { type: "boolean" },
+      id: { type: "string" },
+      token: { type: "string" },
+      json: { type: "boolean" },
+    },
     allowPositionals: true,
   });
   const [command, ...rest] = positionals;
@@ -33,6 +42,8 @@ const main = async (argv: string[]): Promise<number> => {
     out(USAGE);
     return command ? 0 : 1;
   }
+  // the probe checks a partner, not our config
+  if (command === "probe") return runProbeCommand(rest, values.token, values.json ?? false, out, err);
   const file = values.config ?? process.env.GATEWAY_CONFIG ?? "./gateway.config.yaml";
   const config = loadConfig(file);
   switch (command) {
