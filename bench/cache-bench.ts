@@ -1,5 +1,4 @@
 import "reflect-metadata";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -7,7 +6,7 @@ import { stringify } from "yaml";
 import type { CacheConfig } from "../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../config/types";
 import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
-import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput, type LoadResult } from "./support";
+import { HOST, freePort, load, spawnOnServerCore, startRedis, stop, waitForOutput, type LoadResult } from "./support";
 
 const SLOW_GATEWAY = path.resolve(__dirname, "slow-locations-gateway.js");
 const ADAPTER_DELAY_MS = 50;
@@ -36,7 +35,7 @@ export const benchCachedLocations = async (seconds: number): Promise<LoadResult[
     { name: "uncached (cache TTL 0)", cache: { ...DEFAULT_CACHE_CONFIG, ttl_seconds: { ...ttl, locations: 0 }, redis: false } },
     { name: "cached, in-process tier", cache: { ...DEFAULT_CACHE_CONFIG, ttl_seconds: ttl, redis: false } },
   ];
-  const redis = await startRedisIfInstalled(dir);
+  const redis = await startRedis(dir);
   if (redis) variants.push({ name: "cached, in-process + Redis tiers", cache: { ...DEFAULT_CACHE_CONFIG, ttl_seconds: ttl, redis: true, redis_url: redis.url } });
 
   const url = `http://${HOST}:${port}/ocpi/2.3.0/sender/locations?limit=50`;
@@ -69,13 +68,4 @@ export const benchCachedLocations = async (seconds: number): Promise<LoadResult[
     if (redis) await stop(redis.process);
     rmSync(dir, { recursive: true, force: true });
   }
-};
-
-/** A throwaway redis-server on a free loopback port, or undefined when none is installed. */
-const startRedisIfInstalled = async (dir: string): Promise<{ url: string; process: ChildProcess } | undefined> => {
-  if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", HOST, "--save", "", "--appendonly", "no"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  await waitForOutput(child, "Ready to accept connections");
-  return { url: `redis://${HOST}:${port}`, process: child };
 };

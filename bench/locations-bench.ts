@@ -4,26 +4,64 @@ import os from "node:os";
 import path from "node:path";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
+import type { GatewayConfig } from "../config/types";
 import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
-import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput, type LoadResult } from "./support";
+import { HOST, freePort, load, spawnOnServerCore, startRedis, stop, waitForOutput, type LoadResult, type RatioBar } from "./support";
 
 const CLI = path.resolve(__dirname, "../app/cli.js");
 const RAW_SERVER = path.resolve(__dirname, "raw-server.js");
+const KOA_SERVER = path.resolve(__dirname, "koa-server.js");
+
+/** The fixed rate of the latency run, and the p99 it must stay within (issue #11). */
+export const FIXED_RATE = 2000;
+export const P99_TARGET_MS = 5;
+
+export interface LocationsBench {
+  store: "SQLite" | "Redis";
+  rows: LoadResult[];
+  ratios: RatioBar[];
+}
 
 /**
- * Authenticated `GET /locations?limit=50` on a gateway process (local
- * adapter, SQLite, 1,000 locations) against a raw node:http server that
- * answers the same bytes: the ratio is the cost of the whole kernel.
+ * Authenticated `GET /ocpi/2.3.0/sender/locations?limit=50` on a gateway
+ * process (local adapter, 1,000 Locations, default cache: every request
+ * after the first is a cached page) beside two baselines answering the same
+ * bytes and headers, captured from the gateway: a raw node:http server and
+ * a minimal Koa app. Once on the SQLite store and once on the Redis store
+ * (when redis-server is installed; the cache's second tier is then that
+ * Redis too). Each store: the three at full load, then the gateway and raw
+ * at a fixed 2,000 requests/s for latency.
  */
-export const benchLocationsList = async (seconds: number): Promise<LoadResult[]> => {
+export const benchLocationsList = async (seconds: number): Promise<LocationsBench[]> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-"));
+  const redis = await startRedis(dir);
+  try {
+    const results = [await benchOneStore(dir, "SQLite", seconds, (config) => config)];
+    if (redis) {
+      const onRedis = (config: GatewayConfig): GatewayConfig => ({ ...config, store: { type: "redis", url: redis.url, key_prefix: "bench:" } });
+      results.push(await benchOneStore(dir, "Redis", seconds, onRedis));
+    }
+    return results;
+  } finally {
+    if (redis) await stop(redis.process);
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const benchOneStore = async (
+  parent: string,
+  store: LocationsBench["store"],
+  seconds: number,
+  withStore: (config: GatewayConfig) => GatewayConfig,
+): Promise<LocationsBench> => {
+  const dir = mkdtempSync(path.join(parent, `${store.toLowerCase()}-`));
   const port = await freePort();
-  const config = benchGatewayConfig(dir, port);
+  const config = withStore(benchGatewayConfig(dir, port));
   writeFileSync(path.join(dir, "gateway.yaml"), stringify(config));
   const token = await registerBenchPartner(config);
 
   const gateway = spawnOnServerCore([CLI, "start", "--config", path.join(dir, "gateway.yaml")]);
-  let raw: ChildProcess | undefined;
+  const baselines: ChildProcess[] = [];
   try {
     await waitForOutput(gateway, "listening on");
     const url = `http://${HOST}:${port}/ocpi/2.3.0/sender/locations?limit=50`;
@@ -32,19 +70,48 @@ export const benchLocationsList = async (seconds: number): Promise<LoadResult[]>
     const body = Buffer.from(await sample.arrayBuffer());
     if (sample.status !== 200) throw new Error(`gateway answered ${sample.status}: ${body.toString()}`);
     const sampleHeaders = Object.fromEntries([...sample.headers].filter(([k]) => k !== "content-length" && k !== "date" && k !== "connection" && k !== "keep-alive"));
-
-    const rawPort = await freePort();
     writeFileSync(path.join(dir, "body"), body);
     writeFileSync(path.join(dir, "headers.json"), JSON.stringify(sampleHeaders));
-    raw = spawnOnServerCore([RAW_SERVER, String(rawPort), path.join(dir, "body"), path.join(dir, "headers.json")]);
-    await waitForOutput(raw, "listening on");
 
-    const baseline = await load("raw node:http, same bytes", `http://${HOST}:${rawPort}/`, headers, seconds);
-    const gatewayResult = await load("gateway GET /locations?limit=50 (SQLite, local adapter, default cache)", url, headers, seconds);
-    return [baseline, gatewayResult];
+    const baseline = async (script: string): Promise<string> => {
+      const baselinePort = await freePort();
+      const child = spawnOnServerCore([script, String(baselinePort), path.join(dir, "body"), path.join(dir, "headers.json")]);
+      baselines.push(child);
+      await waitForOutput(child, "listening on");
+      return `http://${HOST}:${baselinePort}/`;
+    };
+    const rawUrl = await baseline(RAW_SERVER);
+    const koaUrl = await baseline(KOA_SERVER);
+    const kb = Math.round(body.length / 1024);
+
+    const raw = await load(`raw node:http, same ${kb} KB page (baseline)`, rawUrl, headers, seconds);
+    const koa = await load("minimal Koa app, same bytes", koaUrl, headers, seconds);
+    const cached = await load(`gateway, cached page (${store})`, url, headers, seconds);
+    const rawFixed = await load(`raw node:http at a fixed ${FIXED_RATE} req/s`, rawUrl, headers, seconds, { rate: FIXED_RATE });
+    const cachedFixed = await load(`gateway, cached page (${store}), at a fixed ${FIXED_RATE} req/s`, url, headers, seconds, { rate: FIXED_RATE });
+    const ratios: RatioBar[] = [
+      { label: `cached page (${store}) / raw node:http`, ratio: cached.requestsPerSecond / raw.requestsPerSecond, target: 0.6 },
+      { label: `cached page (${store}) / minimal Koa`, ratio: cached.requestsPerSecond / koa.requestsPerSecond, target: 0.9 },
+    ];
+    return { store, rows: [raw, koa, cached, rawFixed, cachedFixed], ratios };
   } finally {
-    if (raw) await stop(raw);
+    for (const child of baselines) await stop(child);
     await stop(gateway);
-    rmSync(dir, { recursive: true, force: true });
   }
 };
+
+/** The section's table: every row against the raw baseline and the Koa one of its store. */
+export const locationsTable = (results: LocationsBench[]): string[] => [
+  `Every request after the first is a cached page (default cache, 1,000 Locations, local adapter). The baselines answer the bytes and headers the gateway answered, captured once; ` +
+    `the fixed-rate rows hold the load at ${FIXED_RATE} requests/s (target: gateway p99 ≤ ${P99_TARGET_MS} ms). Targets: ≥ 0.60 × raw, ≥ 0.90 × Koa.`,
+  "",
+  "| store | target | requests/s | p50 ms | p99 ms | × raw | × Koa | non-2xx | errors |",
+  "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+  ...results.flatMap(({ store, rows }) => {
+    const [raw, koa] = rows;
+    const ratio = (r: LoadResult, base: LoadResult) => (r.name.includes("fixed") ? "—" : (r.requestsPerSecond / base.requestsPerSecond).toFixed(2));
+    return rows.map(
+      (r) => `| ${store} | ${r.name} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${ratio(r, raw)} | ${ratio(r, koa)} | ${r.non2xx} | ${r.errors} |`,
+    );
+  }),
+];

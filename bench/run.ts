@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { RESULTS_FILE, writeResults, type LoadResult } from "./support";
-import { benchLocationsList } from "./locations-bench";
+import { RESULTS_FILE, writeRatios, writeResults, type LoadResult } from "./support";
+import { benchLocationsList, locationsTable } from "./locations-bench";
+import { benchCacheMemory, memoryTable } from "./cache-memory-bench";
+import { profileCachedLocations, profileTable } from "./cpu-profile";
 import { benchCachedLocations } from "./cache-bench";
 import { benchPull, pullTable } from "./pull-bench";
 import { benchPushFanOut, pushTable } from "./push-bench";
@@ -14,8 +16,12 @@ import { benchPushFanOut, pushTable } from "./push-bench";
  * run (default 10).
  */
 const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
-  locations: async (seconds) =>
-    writeResults("Authenticated GET /locations?limit=50 vs raw node:http sending the same bytes", table(await benchLocationsList(seconds))),
+  locations: async (seconds) => {
+    const title = "Authenticated GET /locations?limit=50, cached, vs raw node:http and a minimal Koa app sending the same bytes";
+    const results = await benchLocationsList(seconds);
+    writeResults(title, locationsTable(results));
+    writeRatios(title, results.flatMap((r) => r.ratios));
+  },
   cache: async (seconds) =>
     writeResults("Cached vs uncached GET /locations?limit=50, adapter artificially slow (50 ms per call)", table(await benchCachedLocations(seconds))),
   pull: async () => {
@@ -26,18 +32,30 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
     const { title, lines } = pushTable(await benchPushFanOut());
     writeResults(title, lines);
   },
+  // Long (a million requests, bounded by BENCH_MEMORY_MAX_SECONDS); runs last in a full run.
+  "cache-memory": async () =>
+    writeResults("Memory: RSS after 100,000 and 1,000,000 cached GET /locations?limit=50", memoryTable(await benchCacheMemory())),
+};
+
+/** Run only when asked by name (`npm run bench -- profile`): the profiler slows the gateway, so its figures are not results. */
+const ON_REQUEST: Record<string, (seconds: number) => Promise<void>> = {
+  profile: async (seconds) => {
+    const title = "CPU profile: cached GET /locations?limit=50 (node --cpu-prof, top self time)";
+    writeResults(title, profileTable(await profileCachedLocations(seconds)));
+  },
 };
 
 const main = async () => {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const asked = process.argv.slice(2);
-  const unknown = asked.filter((name) => !SCENARIOS[name]);
-  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(", ")}; scenarios: ${Object.keys(SCENARIOS).join(", ")}`);
+  const all = { ...SCENARIOS, ...ON_REQUEST };
+  const unknown = asked.filter((name) => !all[name]);
+  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(", ")}; scenarios: ${Object.keys(all).join(", ")}`);
   // The load generator takes core 1; servers are pinned to core 0.
   if (existsSync("/usr/bin/taskset")) execFileSync("/usr/bin/taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
   for (const name of asked.length ? asked : Object.keys(SCENARIOS)) {
     process.stdout.write(`bench: ${name}\n`);
-    await SCENARIOS[name](seconds);
+    await all[name](seconds);
   }
   process.stdout.write(readFileSync(RESULTS_FILE, "utf8"));
 };

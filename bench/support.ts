@@ -58,9 +58,19 @@ export interface LoadResult {
   errors: number;
 }
 
-/** A bounded load run (duration and connections fixed) against one loopback URL. */
-export const load = async (name: string, url: string, headers: Record<string, string>, seconds: number): Promise<LoadResult> => {
-  const result = await autocannon({ url, headers, connections: 50, duration: seconds });
+/**
+ * A bounded load run (duration and connections fixed) against one loopback
+ * URL; `rate` holds the load at that many requests per second in all
+ * instead of as many as the server answers.
+ */
+export const load = async (
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  options: { rate?: number } = {},
+): Promise<LoadResult> => {
+  const result = await autocannon({ url, headers, connections: 50, duration: seconds, ...(options.rate ? { overallRate: options.rate } : {}) });
   return {
     name,
     requestsPerSecond: result.requests.average,
@@ -69,6 +79,19 @@ export const load = async (name: string, url: string, headers: Record<string, st
     non2xx: result.non2xx,
     errors: result.errors,
   };
+};
+
+/** A throwaway redis-server on a free loopback port (no persistence), or undefined when none is installed. */
+export const startRedis = async (dir: string): Promise<{ url: string; process: ChildProcess } | undefined> => {
+  try {
+    execFileSync("redis-server", ["--version"], { stdio: "ignore" });
+  } catch {
+    return undefined;
+  }
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", HOST, "--save", "", "--appendonly", "no"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  await waitForOutput(child, "Ready to accept connections");
+  return { url: `redis://${HOST}:${port}`, process: child };
 };
 
 /** bench/RESULTS.md in the source tree, wherever the compiled bench runs from (dist/ or another outDir). */
@@ -104,10 +127,73 @@ export const writeResults = (section: string, rows: string | string[]): void => 
 
 const commitOf = (): string => {
   try {
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: path.dirname(RESULTS_FILE), stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: path.dirname(RESULTS_FILE), stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: __dirname, stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: __dirname, stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
     return dirty ? `${head}+changes` : head;
   } catch {
     return "unknown";
   }
+};
+
+/** One bar of bench/ratios.svg: a measured ratio and the target it is held against (if any). */
+export interface RatioBar {
+  label: string;
+  ratio: number;
+  /** the ratio the issue asks for at least */
+  target?: number;
+}
+
+const RATIOS_FILE = path.join(path.dirname(RESULTS_FILE), "ratios.json");
+const RATIOS_SVG = path.join(path.dirname(RESULTS_FILE), "ratios.svg");
+
+/**
+ * Records the ratios of one section (replacing that section's, keeping the
+ * others: bench/ratios.json) and redraws bench/ratios.svg from all of them:
+ * one horizontal bar per ratio, 1.0 (the baseline) and each target marked.
+ */
+export const writeRatios = (section: string, bars: RatioBar[]): void => {
+  const all = (existsSync(RATIOS_FILE) ? JSON.parse(readFileSync(RATIOS_FILE, "utf8")) : {}) as Record<string, RatioBar[]>;
+  all[section] = bars;
+  writeFileSync(RATIOS_FILE, JSON.stringify(all, null, 2) + "\n");
+  writeFileSync(RATIOS_SVG, ratiosSvg(all));
+};
+
+const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** The chart as SVG text (no dependency): sections as headings, a bar per ratio on one shared scale. */
+export const ratiosSvg = (sections: Record<string, RatioBar[]>): string => {
+  const labelWidth = 430;
+  const plotWidth = 420;
+  const barHeight = 18;
+  const gap = 6;
+  const max = Math.max(1.2, ...Object.values(sections).flatMap((bars) => bars.flatMap((b) => [b.ratio, b.target ?? 0]))) * 1.05;
+  const x = (ratio: number) => labelWidth + (plotWidth * ratio) / max;
+  const parts: string[] = [];
+  let y = 30;
+  for (const [section, bars] of Object.entries(sections)) {
+    y += 10;
+    parts.push(`<text x="8" y="${y + 12}" font-weight="bold">${escapeXml(section)}</text>`);
+    y += 22;
+    for (const bar of bars) {
+      const met = bar.target === undefined || bar.ratio >= bar.target;
+      parts.push(`<text x="${labelWidth - 8}" y="${y + 13}" text-anchor="end">${escapeXml(bar.label)}</text>`);
+      parts.push(`<rect x="${labelWidth}" y="${y}" width="${(x(bar.ratio) - labelWidth).toFixed(1)}" height="${barHeight}" fill="${met ? "#3b7d3b" : "#b5523b"}"/>`);
+      parts.push(`<text x="${(x(bar.ratio) + 4).toFixed(1)}" y="${y + 13}">${bar.ratio.toFixed(2)}${bar.target !== undefined ? ` (target ≥ ${bar.target})` : ""}</text>`);
+      if (bar.target !== undefined) parts.push(`<line x1="${x(bar.target).toFixed(1)}" x2="${x(bar.target).toFixed(1)}" y1="${y - 2}" y2="${y + barHeight + 2}" stroke="#000" stroke-width="2"/>`);
+      y += barHeight + gap;
+    }
+  }
+  const height = y + 30;
+  const width = labelWidth + plotWidth + 160;
+  const one = x(1).toFixed(1);
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="8" y="18" font-size="14" font-weight="bold">Benchmark ratios to their baselines (bench/RESULTS.md); black marks: targets</text>`,
+    `<line x1="${one}" x2="${one}" y1="30" y2="${y}" stroke="#888" stroke-dasharray="4 3"/>`,
+    `<text x="${one}" y="${y + 16}" text-anchor="middle" fill="#555">1.0 = baseline</text>`,
+    ...parts,
+    "</svg>",
+    "",
+  ].join("\n");
 };
