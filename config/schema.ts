@@ -223,7 +223,7 @@ export const serverSchema = z.strictObject({
   metrics: nullAsAbsent(
     z.strictObject({ port: int(1, 65535, MESSAGES.metricsPort).optional(), host: z.string({ error: msg(MESSAGES.host) }).min(1, { error: MESSAGES.host }).default("127.0.0.1") }).optional(),
   ),
-  shutdown_delay_ms: int(0, 600_000, MESSAGES.shutdownDelay).default(0),
+  shutdown_delay_ms: int(0, 600_000, MESSAGES.shutdownDelay).optional(),
 });
 
 export const imageSchema = z.strictObject({
