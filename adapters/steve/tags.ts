@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ciKey } from "../kit";
 import type { Token } from "./ocpi";
 import { getJson, partyKey, setJson, type KeyValue, type PartyRef, type SteveLog } from "./contracts";
 import type { SteveRest } from "./rest/client";
@@ -42,7 +43,10 @@ export const STEVE_ID_TAG = /^[a-zA-Z0-9.:_#-]{1,20}$/;
 const NOTE_PREFIX = "OCPI token of";
 
 const recordKey = (idTag: string) => `steve:tag:${idTag}`;
-const identityKey = (owner: PartyRef, uid: string, type: string) => `steve:tag-id:${partyKey(owner)}:${type}:${uid}`;
+/** uid is a CiString: one idTag per token whatever the letter case it is pushed or commanded in. */
+const identityKey = (owner: PartyRef, uid: string, type: string) => `steve:tag-id:${partyKey(owner)}:${type}:${ciKey(uid)}`;
+/** where a gateway before that kept it: the uid as first pushed */
+const spelledIdentityKey = (owner: PartyRef, uid: string, type: string) => `steve:tag-id:${partyKey(owner)}:${type}:${uid}`;
 
 export const aliasOf = (owner: PartyRef, uid: string, type: string): string =>
   `#${createHash("sha256").update(`${partyKey(owner)}\u0000${type}\u0000${uid}`).digest("hex").slice(0, 19)}`;
@@ -60,9 +64,10 @@ export class SteveTags {
 
   /** The idTag of a token in SteVe, allocated (and remembered) on first use. */
   async idTagFor(owner: PartyRef, uid: string, type: string): Promise<string> {
-    const known = await this.o.kv.get(identityKey(owner, uid, type));
+    const known = await this.knownIdTag(owner, uid, type);
     if (known) return known;
-    const taken = STEVE_ID_TAG.test(uid) ? await getJson<TagRecord>(this.o.kv, recordKey(uid)) : undefined;
+    const holder = STEVE_ID_TAG.test(uid) ? await getJson<TagRecord>(this.o.kv, recordKey(uid)) : undefined;
+    const taken = holder && !(partyKey(holder.owner) === partyKey(owner) && holder.type === type && ciKey(holder.uid) === ciKey(uid));
     const idTag = STEVE_ID_TAG.test(uid) && !taken ? uid : aliasOf(owner, uid, type);
     await this.o.kv.set(identityKey(owner, uid, type), idTag);
     return idTag;
@@ -74,8 +79,17 @@ export class SteveTags {
   }
 
   async get(owner: PartyRef, uid: string, type: string): Promise<TagRecord | undefined> {
-    const idTag = await this.o.kv.get(identityKey(owner, uid, type));
+    const idTag = await this.knownIdTag(owner, uid, type);
     return idTag ? this.ownerOf(idTag) : undefined;
+  }
+
+  /** The idTag allocated to a token, in any letter case of its uid (also one kept under its first spelling). */
+  private async knownIdTag(owner: PartyRef, uid: string, type: string): Promise<string | undefined> {
+    const known = await this.o.kv.get(identityKey(owner, uid, type));
+    if (known) return known;
+    const spelled = await this.o.kv.get(spelledIdentityKey(owner, uid, type));
+    if (spelled) await this.o.kv.set(identityKey(owner, uid, type), spelled);
+    return spelled;
   }
 
   /** A token an eMSP pushed (PUT, or the merged result of a PATCH) → its ocpp_tag. Throws when SteVe refuses or is unreachable. */

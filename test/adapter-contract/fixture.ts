@@ -30,6 +30,11 @@ export interface StartedBackend {
   holds: ContractData;
   /** our party, the owner of `holds`; default CONTRACT_PARTY */
   party?: PartyRef;
+  /**
+   * the adapter as this backend needs it, when it differs from `ContractFixture.factory` (same type and
+   * port names), e.g. wrapped to provision state in the gateway's store before it starts
+   */
+  factory?: AdapterFactory;
   /** makes the backend unreachable and back (required when the fixture sets `outage`) */
   halt?(): Promise<void>;
   resume?(): Promise<void>;
@@ -43,6 +48,11 @@ export interface ContractFixture {
   factory: AdapterFactory;
   /** starts the backend holding `data`, or the nearest it can (see `StartedBackend.holds`) */
   start(data: ContractData): Promise<StartedBackend>;
+  /**
+   * false when the backend cannot hold an unpublished Location next to published ones (steve: one
+   * `publish` setting for all): the checks that need one are skipped; default true
+   */
+  holdsUnpublishedLocations?: boolean;
   /** the backend can be halted: the suite then checks that its Sender GETs answer 503 with 3000 meanwhile */
   outage?: boolean;
 }

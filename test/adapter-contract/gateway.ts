@@ -133,7 +133,7 @@ export const startContractGateway = async (): Promise<ContractGateway> => {
     gateway = await Gateway.create(config, {
       logger: pino({ level: "silent" }),
       plugins: BUILT_IN_PLUGINS,
-      adapters: [watched(fixture.factory, reported, submitted)],
+      adapters: [watched(backend.factory ?? fixture.factory, reported, submitted)],
     });
   } catch (error) {
     await backend.close();

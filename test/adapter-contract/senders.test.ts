@@ -159,7 +159,7 @@ describe(`adapter contract: Sender ports of "${adapterName()}"`, () => {
       expect((await get(g.path("SENDER", "locations", "/NO-SUCH-LOCATION"))).status).toBe(404);
     });
 
-    it("an unpublished Location is held but withheld: not listed, not counted, 404 by id; the port's get still returns it", async () => {
+    (fixture.holdsUnpublishedLocations === false ? it.skip : it)("an unpublished Location is held but withheld: not listed, not counted, 404 by id; the port's get still returns it", async () => {
       const hidden = unpublished();
       expect(hidden.length).toBeGreaterThan(0);
       const res = await list("locations", { limit: 100 });

@@ -1,4 +1,4 @@
-import type { Connector, Evse, GeoLocation, Location } from "../../kit";
+import { ciKey, type Connector, type Evse, type GeoLocation, type Location } from "../../kit";
 import type { ChargeBoxRow, EvseRow, EvseStatusFacts } from "../db/rows";
 import { alpha3 } from "./country";
 import { emi3EvseId, evseUid } from "./evse-id";
@@ -30,7 +30,7 @@ const countryOf = (value: string | undefined | null): string | undefined =>
 
 /** OCPI Location id of a charge box: its YAML group, else its own id (one Location per charge box). */
 export const locationIdOf = (settings: SteveMappingSettings, chargeBoxId: string): string =>
-  settings.locations.find((g) => g.charge_boxes.includes(chargeBoxId))?.id ?? chargeBoxId;
+  settings.locations.find((g) => g.charge_boxes.some((id) => ciKey(id) === ciKey(chargeBoxId)))?.id ?? chargeBoxId;
 
 /** Protocols whose stations take ReserveNow (OCPP 1.5 and later). */
 const reservable = (protocol: string | null) => protocol !== null && !/^ocpp1\.2/i.test(protocol);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ciKey } from "../../kit";
 import { getJson, setJson } from "../contracts";
 import type { ChargeBoxRow, EvseRow } from "../db/rows";
 import { locationIdOf, mapLocations } from "../mapping/locations";
@@ -8,7 +9,7 @@ import { rememberStatuses } from "./statuses";
 
 /** The charge boxes a Location is made of: its YAML group, or the box of the same id. */
 export const boxesOfLocation = (ctx: PollContext, locationId: string): string[] =>
-  ctx.mapping.locations.find((g) => g.id === locationId)?.charge_boxes ?? [locationId];
+  ctx.mapping.locations.find((g) => ciKey(g.id) === ciKey(locationId))?.charge_boxes ?? [locationId];
 
 export interface LoadedLocations {
   locations: Map<string, Location>;
@@ -16,13 +17,19 @@ export interface LoadedLocations {
   evses: EvseRow[];
 }
 
-/** Our Locations with the given ids, mapped from SteVe's current rows (a Location SteVe cannot fill is left out, logged), with the rows. */
+/**
+ * Our Locations with the given ids, mapped from SteVe's current rows (a Location SteVe cannot fill is
+ * left out, logged), with the rows. Ids are CiStrings: the map is keyed by each Location's own id,
+ * whatever the spelling asked for (a charge box is found in any letter case by the database's
+ * case-insensitive collation, as SteVe's schema has it).
+ */
 export async function loadLocations(ctx: PollContext, locationIds: string[]): Promise<LoadedLocations> {
   const boxIds = [...new Set(locationIds.flatMap((id) => boxesOfLocation(ctx, id)))];
   const [chargeBoxes, evses, statuses] = await Promise.all([ctx.db.chargeBoxes(boxIds), ctx.db.evses(boxIds), ctx.db.currentStatuses(ctx.now, boxIds)]);
   const mapped = mapLocations({ chargeBoxes, evses, statuses }, ctx.mapping, ctx.now);
   for (const skipped of mapped.skipped) ctx.log.warn({ location: skipped.id, reason: skipped.reason }, "steve: charge box not published as a Location");
-  const locations = new Map(mapped.locations.filter((l) => locationIds.includes(l.id)).map((l) => [l.id, l]));
+  const wanted = new Set(locationIds.map(ciKey));
+  const locations = new Map(mapped.locations.filter((l) => wanted.has(ciKey(l.id))).map((l) => [l.id, l]));
   return { locations, chargeBoxes, evses };
 }
 

@@ -1,4 +1,4 @@
-import type { Location, LocationsSenderPort } from "../../kit";
+import { ciKey, type Location, type LocationsSenderPort } from "../../kit";
 import type { SteveBackend } from "../backend";
 import { mapLocations } from "../mapping/locations";
 import { loadLocations } from "../poll/locations";
@@ -28,6 +28,7 @@ export const locationsSender = (backend: SteveBackend, log: { warn(f: Record<str
     fromDatabase(async () => {
       const engine = backend.require();
       const { locations } = await loadLocations(backend.readContext(engine, await engine.db.now()), [locationId]);
-      return locations.get(locationId);
+      // a CiString: found in any letter case, answered with its own spelling
+      return [...locations.values()].find((l) => ciKey(l.id) === ciKey(locationId));
     }),
 });

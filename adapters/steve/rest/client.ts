@@ -101,7 +101,8 @@ export class SteveRest {
 
   async findTag(idTag: string): Promise<OcppTagView | undefined> {
     const tags = await this.call<OcppTagView[]>("GET", `ocppTags?idTag=${encodeURIComponent(idTag)}`);
-    return Array.isArray(tags) ? tags.find((t) => t.idTag === idTag) : undefined;
+    // SteVe's id_tag is unique in any letter case (its column's collation), so its lookup is too.
+    return Array.isArray(tags) ? tags.find((t) => t.idTag.toUpperCase() === idTag.toUpperCase()) : undefined;
   }
 
   createTag(form: OcppTagForm): Promise<OcppTagView> {

@@ -1,3 +1,4 @@
+import { ciKey } from "../../kit";
 import type { CommandResponseType, CommandResult, CommandType, DisplayText, Token } from "../ocpi";
 import { getJson, partyKey, setJson, type KeyValue, type PartyRef, type SteveLog } from "../contracts";
 import type { SteveDb } from "../db/steve-db";
@@ -101,12 +102,13 @@ export class SteveCommands {
       const dash = evseUid.lastIndexOf("-");
       const chargeBoxId = evseUid.slice(0, dash);
       const evseId = Number(evseUid.slice(dash + 1));
-      if (dash <= 0 || !Number.isInteger(evseId) || locationIdOf(this.o.mapping, chargeBoxId) !== locationId) return "unknown EVSE";
-      const evses = await this.o.db.evses([chargeBoxId]);
-      return evses.some((e) => e.evseId === evseId) ? { chargeBoxId, evseId } : "unknown EVSE";
+      if (dash <= 0 || !Number.isInteger(evseId) || ciKey(locationIdOf(this.o.mapping, chargeBoxId)) !== ciKey(locationId)) return "unknown EVSE";
+      // Ids are CiStrings; SteVe knows a station by its own spelling of the charge box id.
+      const evse = (await this.o.db.evses([chargeBoxId])).find((e) => e.evseId === evseId && ciKey(e.chargeBoxId) === ciKey(chargeBoxId));
+      return evse ? { chargeBoxId: evse.chargeBoxId, evseId } : "unknown EVSE";
     }
-    const group = this.o.mapping.locations.find((g) => g.id === locationId);
-    const boxes = group ? group.charge_boxes : locationIdOf(this.o.mapping, locationId) === locationId ? [locationId] : [];
+    const group = this.o.mapping.locations.find((g) => ciKey(g.id) === ciKey(locationId));
+    const boxes = group ? group.charge_boxes : ciKey(locationIdOf(this.o.mapping, locationId)) === ciKey(locationId) ? [locationId] : [];
     const known = (await this.o.db.chargeBoxes(boxes)).map((b) => b.chargeBoxId);
     if (known.length === 0) return "unknown location";
     if (known.length > 1) return "the location has several charge stations: evse_uid is needed";
