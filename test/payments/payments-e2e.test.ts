@@ -227,8 +227,8 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
     const started = Date.now();
     await tms.change("SER-1", { merchant_ref: "CPX-POLLED" });
     await eventually(async () => expect((await heldTerminal(cpoA, "SER-1"))?.customer_reference).toBe("CPX-POLLED"), 5000, 20);
-    // one poll interval, plus the push's delivery
-    expect(Date.now() - started).toBeLessThan(POLL_MS + 1000);
+    // one poll interval, plus the push's delivery (with room for a loaded test machine)
+    expect(Date.now() - started).toBeLessThan(POLL_MS + 2500);
     tms.webhooks = true;
   });
 
