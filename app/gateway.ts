@@ -41,6 +41,9 @@ import { Operations } from "../core/host/operations";
 import { operationsAdminRoutes, statusPageRoutes } from "./operations-routes";
 import { TokensClient } from "../plugins/tokens/client";
 import { tokenOwnerAuthorization } from "./token-owner";
+import { HubConnections } from "../core/hub/hub-connections";
+import { isHub } from "../core/hub/hub-config";
+import { hubForwarding } from "./hub-forwarding";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -110,6 +113,10 @@ export class Gateway {
       const pending = new PendingRequests(store, log);
       container.registerInstance(PendingRequests, pending);
       background.add(new TimeoutWatcher(pending, log));
+      // the gateway as a hub: its partners' connection status (hubclientinfo), watched only when it is one
+      const hubConnections = new HubConnections(config, store, registry, outbox, container.resolve(OcpiClient), log);
+      container.registerInstance(HubConnections, hubConnections);
+      if (isHub(config)) background.add(hubConnections);
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
@@ -128,7 +135,8 @@ export class Gateway {
       const push = container.resolve(PushService);
       container.registerInstance(PushService, push);
       await registry.init();
-      const app = buildHttpApp(served, { config, registry, lossy, reader, log, cache }, [
+      const forward = hubForwarding(config, { registry, connections: hubConnections, outbox, lossy, reader, log }, plugins, served, background);
+      const app = buildHttpApp(served, { config, registry, lossy, reader, log, cache, forward }, [
         ...operationsAdminRoutes(container, served),
         repairsRoute(reader),
         ...syncAdminRoutes(container.resolve(SyncPuller)),

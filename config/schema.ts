@@ -224,6 +224,16 @@ export const serverSchema = z.strictObject({
     z.strictObject({ port: int(1, 65535, MESSAGES.metricsPort).optional(), host: z.string({ error: msg(MESSAGES.host) }).min(1, { error: MESSAGES.host }).default("127.0.0.1") }).optional(),
   ),
   shutdown_delay_ms: int(0, 600_000, MESSAGES.shutdownDelay).optional(),
+  // Hubs and forwarding (issue #13): connection status of partners' parties and how it is watched.
+  hub: nullAsAbsent(
+    z
+      .strictObject({
+        offline_after_ms: int(1, 86_400_000, "must be a whole number of milliseconds between 1 and 86400000").default(60_000),
+        probe_interval_ms: int(100, 86_400_000, "must be a whole number of milliseconds between 100 and 86400000").default(30_000),
+        forward_timeout_ms: int(1, 600_000, "must be a whole number of milliseconds between 1 and 600000").optional(),
+      })
+      .optional(),
+  ),
 });
 
 export const imageSchema = z.strictObject({
@@ -350,6 +360,12 @@ export const partnerSchema = z.strictObject({
     })
     .optional(),
   max_page_limit: int(1, 10000, MESSAGES.maxPageLimit).optional(),
+  // Forwarding (issue #13): whether requests of this partner addressed to another partner's party are forwarded.
+  forward: z
+    .union([z.boolean(), z.array(str(/^[A-Za-z0-9_.-]{1,64}$/, MESSAGES.partnerId)).superRefine(uniqueItems("partner"))], {
+      error: msg("must be true, false or a list of partner ids"),
+    })
+    .optional(),
   push: z
     .strictObject({
       base_delay_ms: int(1, 86_400_000, MESSAGES.pushDelay).optional(),

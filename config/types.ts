@@ -57,6 +57,17 @@ export interface ServerConfig {
   metrics?: { port?: number; host: string };
   /** ms between `/ready` turning false on SIGTERM and the listener closing, for load balancers to notice; default 0 */
   shutdown_delay_ms?: number;
+  /** the gateway as a hub (README "Hubs and forwarding"): how partners' connection status is watched */
+  hub?: HubServerConfig;
+}
+
+export interface HubServerConfig {
+  /** a partner whose calls (pushes, probes, forwarded requests) have failed this long is OFFLINE; default 60000 */
+  offline_after_ms: number;
+  /** how often each registered partner is probed (GET of its versions URL); default 30000 */
+  probe_interval_ms: number;
+  /** timeout of a forwarded request; default server.request_timeout_ms */
+  forward_timeout_ms?: number;
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
@@ -128,6 +139,11 @@ export interface PartnerConfig {
   sync_retry?: PartnerSyncRetryConfig;
   /** cap on `limit` of the lists this partner reads from us, when it must differ from server.max_page_limit */
   max_page_limit?: number;
+  /**
+   * forwarding of this partner's requests addressed to another partner's party (README "Hubs and forwarding"):
+   * true (to every partner), false, or the ids of the partners they may reach; default true when the gateway is a hub
+   */
+  forward?: boolean | string[];
   /** delivery of pushes to this partner (README "Pushes"); defaults in core/outbox/retry-policy.ts */
   push?: PartnerPushConfig;
 }

@@ -31,6 +31,8 @@ export const buildHttpApp = (
   for (const route of ops?.middleware ?? []) app.use(route);
   app.use(errorEnvelope(k.log));
   app.use(adapterInbound(adapters));
+  // requests addressed to a partner's party go on from here, their bodies unread (streamed)
+  if (k.forward) app.use(k.forward);
   app.use(jsonBody(BODY_LIMIT_BYTES));
 
   const router = new Router();

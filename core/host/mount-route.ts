@@ -33,6 +33,8 @@ export interface KernelServices {
   log: Logger;
   /** serves cacheable GETs and invalidates on receiver writes; absent: every request reaches the plugin */
   cache?: ResponseCache;
+  /** the hub's forwarding of requests addressed to partners' parties (core/hub/forwarder.ts), before bodies are read; absent: not a hub */
+  forward?: Middleware;
 }
 
 const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };

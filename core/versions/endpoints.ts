@@ -20,7 +20,8 @@ export const endpointsFor = (
   );
   const endpoints = visible.map((s) => ({
     identifier: s.plugin.module,
-    role: s.plugin.configurationModule ? ("SENDER" as const) : s.role,
+    // configuration modules have one URL for their roles: credentials is SENDER; hubclientinfo the hub's list (SENDER), a client's receiver (RECEIVER)
+    role: s.role,
     url: absolute(config.server.public_url, modulePath(version, s.plugin.module, s.role, s.plugin.configurationModule)),
   }));
   return version === "2.1.1" ? oneEndpointPerModule(endpoints, served, config) : dedupe(endpoints);

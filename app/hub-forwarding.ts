@@ -1,0 +1,44 @@
+import type { Middleware } from "koa";
+import type { GatewayConfig } from "../config/types";
+import type { ModulePlugin, RouteSpec } from "../core/plugin";
+import type { InterfaceRole } from "../core/protocol/types";
+import type { ServedModule } from "../core/host/served-modules";
+import type { BackgroundServices } from "../core/background";
+import { Forwarder, type ForwardingDeps } from "../core/hub/forwarder";
+import { isHub } from "../core/hub/hub-config";
+
+/**
+ * The forwarding middleware of a hub (core/hub/forwarder.ts), or undefined
+ * when the gateway is none. Bodies and answers are translated with the
+ * object types of the plugins' own routes, whether or not this gateway
+ * serves the module itself.
+ */
+export const hubForwarding = (
+  config: GatewayConfig,
+  deps: Omit<ForwardingDeps, "config" | "routesOf">,
+  plugins: readonly ModulePlugin[],
+  served: readonly ServedModule[],
+  background: BackgroundServices,
+): Middleware | undefined => {
+  if (!isHub(config)) return undefined;
+  const routes = new Map<string, readonly RouteSpec[]>();
+  const routesOf = (module: string, role: InterfaceRole): readonly RouteSpec[] => {
+    const key = `${module}.${role}`;
+    let found = routes.get(key);
+    if (!found) {
+      const plugin = plugins.find((p) => p.module === module);
+      const port = served.find((s) => s.plugin.module === module && s.role === role)?.port;
+      try {
+        // Only the routes' types are used: their handlers (and the port) are never called here.
+        found = plugin && plugin.roles.includes(role) ? plugin.routes(role, port) : [];
+      } catch {
+        found = [];
+      }
+      routes.set(key, found);
+    }
+    return found;
+  };
+  const forwarder = new Forwarder({ config, routesOf, ...deps });
+  background.add({ name: "hub-forwarding", start: () => undefined, stop: async () => forwarder.close() });
+  return forwarder.middleware();
+};

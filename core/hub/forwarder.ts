@@ -1,0 +1,482 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import httpProxy from "http-proxy";
+import { request } from "undici";
+import type { Context, Middleware } from "koa";
+import type { Logger } from "pino";
+import type { GatewayConfig, HeaderPrefix, PartnerConfig } from "../../config/types";
+import type { RouteSpec } from "../plugin";
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { PartnerRecord } from "../partners/partner-record";
+import type { PartnerIdentity } from "../context";
+import type { LossyTranslationLog } from "../model/lossy";
+import type { TolerantReader } from "../model/tolerant-reader";
+import type { Outbox, EnqueueRequest } from "../outbox/outbox";
+import type { InterfaceRole, PartyRef, Role, VersionNumber } from "../protocol/types";
+import { partyKey, sameParty } from "../protocol/types";
+import { Status } from "../protocol/status";
+import { OcpiError, invalid, invalidFields, notFound } from "../http/errors";
+import { envelope, ocpiTimestamp } from "../http/envelope";
+import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
+import { authenticate } from "../host/authenticate";
+import { inScope } from "../partners/party-scope";
+import { scopeOf } from "../partners/scope-of";
+import { encodeToken } from "../partners/token-vault";
+import { needsPublicAddress, outboundPolicy, outboundProblem } from "../partners/outbound-policy";
+import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
+import { safeUrl } from "../client/ocpi-client";
+import { ForwardAgents } from "./forward-agents";
+import { mayForward } from "./hub-config";
+import type { HubConnections } from "./hub-connections";
+
+export interface ForwardingDeps {
+  config: GatewayConfig;
+  registry: PartnerRegistry;
+  connections: HubConnections;
+  outbox: Outbox;
+  lossy: LossyTranslationLog;
+  reader: TolerantReader;
+  log: Logger;
+  /** the route specs of a module's interface (its plugin's), for the object types of bodies and answers */
+  routesOf(module: string, role: InterfaceRole): readonly RouteSpec[];
+}
+
+/** Module paths of the versions that have routing headers; 2.1.1 has none, so nothing there is forwarded. */
+const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
+const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** The HTTP status of each hub error (README "Hubs and forwarding"). */
+const HUB_HTTP_STATUS: Record<number, number> = {
+  [Status.HUB_ERROR]: 502,
+  [Status.HUB_UNKNOWN_RECEIVER]: 404,
+  [Status.HUB_TIMEOUT]: 504,
+  [Status.HUB_CONNECTION_PROBLEM]: 502,
+};
+export const hubError = (code: number, message: string): OcpiError => new OcpiError(code, message, HUB_HTTP_STATUS[code] ?? 502);
+
+/** Request headers that reach the receiver besides the ones the hub writes (token, ids, routing). */
+const REQUEST_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "accept", "host", "connection"]);
+/** Answer headers that reach the sender besides its own ids; routing headers are rewritten in the sender's prefix. */
+const ANSWER_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "x-total-count", "x-limit", "link", "retry-after"]);
+
+/** One forwarded request, as the proxy's event handlers need it. */
+interface Exchange {
+  headers: Record<string, string>;
+  senderPrefix: HeaderPrefix;
+  /** base of the rewritten Link headers: our URL of the path the sender called */
+  linkBase: string;
+  timeoutMs: number;
+  timedOut: boolean;
+  target: PartnerRecord;
+}
+
+/** What a request addressed through the hub is: who sends, for whom, to which module interface. */
+interface Inbound {
+  version: VersionNumber;
+  role: InterfaceRole;
+  module: string;
+  rest: string;
+  sender: PartnerIdentity;
+  from: PartyRef;
+  to: PartyRef;
+}
+
+/**
+ * The gateway as a hub (README "Hubs and forwarding"): a request to a
+ * module whose to-party is a party of a registered partner rather than one
+ * of ours is forwarded to that partner, when `partners[].forward` of the
+ * sender allows it. The receiver gets the partner's own token (in its token
+ * encoding), a new X-Request-ID, the same X-Correlation-ID and the original
+ * from- and to-headers; the sender gets the receiver's answer, its 2xxx and
+ * 3xxx included, with its own ids and the Link header pointing at us.
+ *
+ * Same version on both sides: streamed through http-proxy, never buffered.
+ * Different versions: the body is parsed, checked under the sender's
+ * strictness and translated (up, then down: core/model/object-type.ts), and
+ * so is the answer's data. A push addressed to our hub party is a broadcast:
+ * queued in the outbox for every partner of the opposite role that has the
+ * module's RECEIVER interface.
+ *
+ * Isolation (core/partners/party-scope.ts): the from-party must be in the
+ * sender's scope, and the receiver is only ever a partner the sender may
+ * reach by config; the sender's token never leaves the hub.
+ */
+export class Forwarder {
+  private readonly proxy = httpProxy.createProxyServer({ changeOrigin: true, ignorePath: true, xfwd: false });
+  private readonly agents = new ForwardAgents();
+  private readonly dispatchers = new GuardedDispatchers();
+  private readonly exchanges = new WeakMap<IncomingMessage, Exchange>();
+  private readonly hubParties: PartyRef[];
+
+  constructor(private readonly deps: ForwardingDeps) {
+    const { config } = deps;
+    this.hubParties = config.parties.filter((p) => p.role === "HUB" || (config.server.hub_party_id !== undefined && partyKey(p) === config.server.hub_party_id.toUpperCase()));
+    this.proxy.on("proxyReq", (proxyReq, req) => {
+      const exchange = this.exchanges.get(req);
+      if (!exchange) return;
+      for (const name of proxyReq.getHeaderNames()) if (!REQUEST_HEADERS.has(name)) proxyReq.removeHeader(name);
+      for (const [name, value] of Object.entries(exchange.headers)) proxyReq.setHeader(name, value);
+      proxyReq.setTimeout(exchange.timeoutMs, () => {
+        exchange.timedOut = true;
+        proxyReq.destroy();
+      });
+    });
+    this.proxy.on("proxyRes", (proxyRes, req) => {
+      const exchange = this.exchanges.get(req);
+      if (!exchange) return;
+      proxyRes.headers = answerHeaders(proxyRes.headers, exchange.senderPrefix, exchange.linkBase);
+      void this.deps.connections.reached(exchange.target.id, true).catch(() => undefined);
+    });
+    // An error with no callback would be emitted here; every call passes one, this only keeps a stray one from crashing.
+    this.proxy.on("error", (error) => deps.log.warn({ err: error }, "hub: forwarding error"));
+  }
+
+  middleware(): Middleware {
+    return async (ctx, next) => {
+      const match = MODULE_PATH.exec(ctx.path);
+      if (!match) return next();
+      const routing = readRoutingHeaders(ctx.headers);
+      const to = routing.to;
+      if (!to) return next();
+      const broadcast = this.hubParties.some((p) => sameParty(p, to)) && ctx.method !== "GET" && match[2] === "receiver";
+      if (!broadcast && this.deps.config.parties.some((p) => sameParty(p, to))) return next();
+
+      const version = match[1] as VersionNumber;
+      const sender = await authenticate(ctx, this.deps.registry, "registered", version);
+      const module = match[3];
+      if (sender.config.modules && !sender.config.modules.includes(module)) throw notFound(`Module ${module}`);
+      const scope = await scopeOf(this.deps.config, this.deps.registry, sender.record);
+      const from = routing.from ?? sender.record.roles.find((r) => r.role !== "HUB");
+      if (!from) throw invalid("from-country-code/from-party-id are required for a request addressed through the hub");
+      if (!inScope(scope, from)) throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's parties`);
+      const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest: match[4] ?? "", sender, from, to };
+      if (broadcast) return this.broadcast(ctx, inbound);
+      return this.forward(ctx, inbound);
+    };
+  }
+
+  close(): void {
+    this.proxy.close();
+    this.agents.destroy();
+  }
+
+  /** The registered (or known) partner holding `to`, when the sender may reach it; else 4001. */
+  private async receiverOf(inbound: Inbound): Promise<PartnerRecord> {
+    const { to, sender, module } = inbound;
+    const records = await this.deps.registry.list();
+    const holder = records.find((r) => r.id !== sender.id && r.roles.some((role) => role.role !== "HUB" && sameParty(role, to)));
+    const unknown = `Unknown receiver ${to.country_code}/${to.party_id}`;
+    if (!holder || !mayForward(this.deps.config, sender.config, holder.id)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, unknown);
+    const modules = this.deps.registry.configOf(holder.id).modules;
+    if (modules && !modules.includes(module)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, `${unknown} for module ${module}`);
+    return holder;
+  }
+
+  private async forward(ctx: Context, inbound: Inbound): Promise<void> {
+    const target = await this.receiverOf(inbound);
+    const name = `${inbound.to.country_code}/${inbound.to.party_id}`;
+    if (target.status !== "registered" || !target.tokenToPartner || !target.version)
+      throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is not connected`);
+    if ((await this.deps.connections.statusOf(target)) === "OFFLINE") throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is offline`);
+    if (target.version === "2.1.1") throw hubError(Status.HUB_ERROR, `Receiver ${name} speaks 2.1.1, which has no routing headers`);
+    const endpoint = target.endpoints.find((e) => e.identifier === inbound.module && e.role === inbound.role);
+    if (!endpoint) throw hubError(Status.HUB_UNKNOWN_RECEIVER, `Receiver ${name} has no ${inbound.module} ${inbound.role} interface`);
+
+    const config = this.deps.registry.configOf(target.id);
+    const url = new URL(endpoint.url);
+    if (inbound.rest) url.pathname = `${url.pathname.replace(/\/+$/, "")}${inbound.rest}`;
+    url.search = ctx.querystring ? `?${ctx.querystring}` : "";
+    const policy = outboundPolicy(config, target.versionsUrl);
+    const problem = outboundProblem(url.toString(), policy);
+    if (problem) throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name}: ${safeUrl(url.toString())} is outside its outbound URL policy (${problem})`);
+
+    const exchange: Exchange = {
+      headers: {
+        authorization: `Token ${encodeToken(target.tokenToPartner, tokenEncodingOf(config, target.version))}`,
+        "x-request-id": randomUUID(),
+        "x-correlation-id": ctx.state.correlationId,
+        ...lower(routingHeaders(config.header_prefix, inbound.from, inbound.to)),
+      },
+      senderPrefix: inbound.sender.config.header_prefix,
+      linkBase: `${this.deps.config.server.public_url}${ctx.path}`,
+      timeoutMs: this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms,
+      timedOut: false,
+      target,
+    };
+    const publicOnly = needsPublicAddress(url.toString(), policy);
+    if (target.version === inbound.version) await this.stream(ctx, url, exchange, publicOnly, name);
+    else await this.translate(ctx, inbound, url, exchange, publicOnly, name);
+  }
+
+  /** Same version on both sides: request and answer stream through http-proxy. */
+  private async stream(ctx: Context, url: URL, exchange: Exchange, publicOnly: boolean, name: string): Promise<void> {
+    this.exchanges.set(ctx.req, exchange);
+    ctx.respond = false;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        ctx.res.once("finish", resolve);
+        ctx.res.once("close", resolve);
+        this.proxy.web(ctx.req, ctx.res, { target: url.toString(), agent: this.agents.for(url, publicOnly) }, (error) => {
+          if (ctx.res.headersSent) {
+            ctx.res.destroy();
+            resolve();
+          } else reject(error);
+        });
+      });
+    } catch (error) {
+      ctx.respond = true;
+      throw await this.failure(error, exchange, name);
+    }
+  }
+
+  /** Different versions: the body and the answer's data are parsed and translated (2.2.1 ↔ 2.3.0). */
+  private async translate(ctx: Context, inbound: Inbound, url: URL, exchange: Exchange, publicOnly: boolean, name: string): Promise<void> {
+    const targetVersion = exchange.target.version!;
+    const found = this.routeOf(inbound, ctx.method);
+    const params = found?.params ?? {};
+    const raw = await readBody(ctx.req);
+    let body: string | undefined;
+    if (raw.trim() !== "") {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
+      }
+      const spec = found?.route.body;
+      if (spec) {
+        const { sender } = inbound;
+        const read = await this.deps.reader.read({
+          partnerId: sender.id,
+          strictness: sender.config.strictness,
+          type: spec.type.name,
+          schema: spec.type.schema(inbound.version, spec.mode),
+          raw: parsed,
+          sender: inbound.from,
+        });
+        if (!read.ok) throw invalidFields(read.issues);
+        const canonical = spec.type.up(read.value, inbound.version, this.deps.lossy.context(sender.id, spec.type.name, inbound.version, params, inbound.from));
+        parsed = spec.type.down(canonical, targetVersion, this.deps.lossy.context(exchange.target.id, spec.type.name, targetVersion, params, inbound.from));
+      }
+      body = JSON.stringify(parsed);
+    }
+    const headers: Record<string, string> = { ...exchange.headers, accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let answer: Awaited<ReturnType<typeof request>>;
+    let text: string;
+    try {
+      answer = await request(url, {
+        method: ctx.method as "GET",
+        headers,
+        body,
+        signal: AbortSignal.timeout(exchange.timeoutMs),
+        dispatcher: this.dispatchers.for(publicOnly),
+      });
+      text = await answer.body.text();
+    } catch (error) {
+      if ((error as Error).name === "TimeoutError") exchange.timedOut = true;
+      throw await this.failure(error, exchange, name);
+    }
+    void this.deps.connections.reached(exchange.target.id, true).catch(() => undefined);
+    const outgoing = answerHeaders(flatten(answer.headers), exchange.senderPrefix, exchange.linkBase);
+    delete outgoing["content-length"];
+    delete outgoing["transfer-encoding"];
+    for (const [header, value] of Object.entries(outgoing)) if (value !== undefined) ctx.set(header, value as string);
+    ctx.status = answer.statusCode;
+    let env: { status_code?: unknown; status_message?: unknown; timestamp?: unknown; data?: unknown } | undefined;
+    try {
+      env = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      env = undefined;
+    }
+    if (!env || typeof env !== "object" || typeof env.status_code !== "number") {
+      ctx.body = text;
+      return;
+    }
+    const type = found?.route.response;
+    let data = env.data;
+    if (type && data !== null && data !== undefined) {
+      const owner = exchange.target.roles.find((r) => sameParty(r, inbound.to));
+      const up = (item: unknown) => type.up(item, targetVersion, this.deps.lossy.context(exchange.target.id, type.name, targetVersion, params, owner));
+      const down = (item: unknown) => type.down(item, inbound.version, this.deps.lossy.context(inbound.sender.id, type.name, inbound.version, params, owner));
+      data = Array.isArray(data) ? data.map((item) => down(up(item))) : down(up(data));
+    }
+    ctx.body = {
+      status_code: env.status_code,
+      ...(typeof env.status_message === "string" ? { status_message: env.status_message } : {}),
+      timestamp: typeof env.timestamp === "string" ? env.timestamp : ocpiTimestamp(new Date()),
+      ...(data !== undefined ? { data } : {}),
+    };
+  }
+
+  /** A push addressed to our hub party: queued for every partner of the opposite role with the module's RECEIVER interface. */
+  private async broadcast(ctx: Context, inbound: Inbound): Promise<void> {
+    const { config, registry } = this.deps;
+    const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
+    const audience = (await registry.list()).filter(
+      (r) =>
+        r.id !== inbound.sender.id &&
+        r.status === "registered" &&
+        r.version !== undefined &&
+        r.version !== "2.1.1" &&
+        mayForward(config, inbound.sender.config, r.id) &&
+        (!registry.configOf(r.id).modules || registry.configOf(r.id).modules!.includes(inbound.module)) &&
+        r.endpoints.some((e) => e.identifier === inbound.module && e.role === "RECEIVER") &&
+        r.roles.some((role) => opposite(senderRole, role.role)),
+    );
+    const found = this.routeOf(inbound, ctx.method);
+    const raw = await readBody(ctx.req);
+    let parsed: unknown;
+    try {
+      parsed = raw.trim() === "" ? undefined : JSON.parse(raw);
+    } catch {
+      throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
+    }
+    let canonical: unknown = parsed;
+    const spec = found?.route.body;
+    const params = found?.params ?? {};
+    if (spec && parsed !== undefined) {
+      const read = await this.deps.reader.read({
+        partnerId: inbound.sender.id,
+        strictness: inbound.sender.config.strictness,
+        type: spec.type.name,
+        schema: spec.type.schema(inbound.version, spec.mode),
+        raw: parsed,
+        sender: inbound.from,
+      });
+      if (!read.ok) throw invalidFields(read.issues);
+      canonical = spec.type.up(read.value, inbound.version, this.deps.lossy.context(inbound.sender.id, spec.type.name, inbound.version, params, inbound.from));
+    }
+    const hub = this.hubParties.find((p) => sameParty(p, inbound.to))!;
+    const query: Record<string, string> = {};
+    for (const [key, value] of new URLSearchParams(ctx.querystring)) query[key] = value;
+    const messages: EnqueueRequest[] = audience.map((partner) => {
+      const version = partner.version!;
+      const wire =
+        spec && canonical !== undefined
+          ? spec.type.down(canonical, version, this.deps.lossy.context(partner.id, spec.type.name, version, params, inbound.from))
+          : canonical;
+      const to = partner.roles.find((role) => opposite(senderRole, role.role)) ?? partner.roles[0];
+      return {
+        partnerId: partner.id,
+        request: {
+          method: ctx.method as EnqueueRequest["request"]["method"],
+          target: { module: inbound.module, role: "RECEIVER", path: inbound.rest, query },
+          body: wire,
+          // hub → each receiver: from the hub (ocpi-notes §1.3); the object's own path keeps the original owner
+          from: { country_code: hub.country_code, party_id: hub.party_id },
+          to: { country_code: to.country_code, party_id: to.party_id },
+        },
+        label: `broadcast ${ctx.method} ${inbound.module}${inbound.rest} from ${inbound.from.country_code}/${inbound.from.party_id}`,
+      };
+    });
+    await this.deps.outbox.enqueueAll(messages);
+    this.deps.log.info({ module: inbound.module, receivers: audience.map((r) => r.id) }, "hub: broadcast push queued");
+    ctx.status = 200;
+    for (const [header, value] of Object.entries(routingHeaders(inbound.sender.config.header_prefix, hub, inbound.from))) ctx.set(header, value);
+    ctx.body = envelope(null);
+  }
+
+  /** The plugin route a forwarded path matches (for its body and answer types), with its parameters. */
+  private routeOf(inbound: Inbound, method: string): { route: RouteSpec; params: Record<string, string> } | undefined {
+    const segments = inbound.rest.split("/").filter(Boolean);
+    for (const route of this.deps.routesOf(inbound.module, inbound.role)) {
+      if (route.method !== method) continue;
+      if (route.versions && !route.versions.includes(inbound.version)) continue;
+      const pattern = route.path.split("/").filter(Boolean);
+      if (pattern.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      const matches = pattern.every((part, i) => {
+        if (part.startsWith(":")) {
+          params[part.slice(1)] = decodeURIComponent(segments[i]);
+          return true;
+        }
+        return part === segments[i];
+      });
+      if (matches) return { route, params };
+    }
+    return undefined;
+  }
+
+  /** A forwarded request that got no answer: 4002 on a timeout, 4003 otherwise; the receiver's health records it. */
+  private async failure(error: unknown, exchange: Exchange, name: string): Promise<OcpiError> {
+    if (error instanceof OcpiError) return error;
+    if (error instanceof OutboundAddressError || (error as { code?: string })?.code === "EOUTBOUNDPOLICY" || (error as { cause?: unknown })?.cause instanceof OutboundAddressError)
+      return hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name}: its address is outside the outbound URL policy`);
+    await this.deps.connections.reached(exchange.target.id, false).catch(() => undefined);
+    if (exchange.timedOut) return hubError(Status.HUB_TIMEOUT, `Receiver ${name} did not answer within ${exchange.timeoutMs} ms`);
+    const e = error as { code?: string; cause?: { code?: string } };
+    return hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is not reachable (${e?.code ?? e?.cause?.code ?? "connection failed"})`);
+  }
+}
+
+/** Whether a push from a party of role `from` goes to a party of role `to` (ocpi-notes §1.3, broadcast push). */
+const opposite = (from: Role | undefined, to: Role): boolean => {
+  switch (from) {
+    case "CPO":
+      return to === "EMSP" || to === "NSP" || to === "OTHER" || to === "NAP";
+    case "EMSP":
+    case "OTHER":
+    case "NSP":
+      return to === "CPO";
+    default:
+      return false;
+  }
+};
+
+const tokenEncodingOf = (config: PartnerConfig, version: VersionNumber): "raw" | "base64" =>
+  config.token_encoding === "auto" ? (version === "2.1.1" ? "raw" : "base64") : config.token_encoding;
+
+const lower = (headers: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+
+const flatten = (headers: Record<string, string | string[] | undefined>): IncomingHttpHeaders => {
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  return out;
+};
+
+const ROUTING_HEADER = /^(?:ocpi|roaming)-(from|to)-(country-code|party-id)$/;
+
+/**
+ * The receiver's answer headers as the sender gets them: only the protocol's
+ * (pagination, content), routing headers in the sender's prefix, and the
+ * Link to the next page rewritten onto our URL (the sender cannot, and must
+ * not, call the receiver itself). Its ids are dropped: the sender's own stay.
+ */
+const answerHeaders = (headers: IncomingHttpHeaders, prefix: HeaderPrefix, linkBase: string): IncomingHttpHeaders => {
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const routing = ROUTING_HEADER.exec(name);
+    if (routing) out[`${prefix}-${routing[1]}-${routing[2]}`.toLowerCase()] = value;
+    else if (ANSWER_HEADERS.has(name)) out[name] = value;
+  }
+  const link = out.link;
+  if (typeof link === "string") {
+    const match = /<([^>]+)>\s*;\s*rel="?next"?/i.exec(link);
+    if (match) {
+      let search = "";
+      try {
+        search = new URL(match[1]).search;
+      } catch {
+        search = "";
+      }
+      out.link = `<${linkBase}${search}>; rel="next"`;
+    } else delete out.link;
+  }
+  return out;
+};
+
+/** The request body as text, up to the gateway's limit (then HTTP 413 with 2001). */
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT_BYTES)
+      throw new OcpiError(Status.INVALID_PARAMETERS, `Request body larger than ${BODY_LIMIT_BYTES} bytes`, 413, { Connection: "close" });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+};

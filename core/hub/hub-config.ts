@@ -1,0 +1,29 @@
+import type { GatewayConfig, HubServerConfig, PartnerConfig } from "../../config/types";
+
+export const DEFAULT_HUB: HubServerConfig = { offline_after_ms: 60_000, probe_interval_ms: 30_000 };
+
+/**
+ * The gateway acts as a hub (README "Hubs and forwarding") when the operator
+ * says so: `server.hub`, `server.hub_party_id`, one of our parties with role
+ * HUB, or a partner with `forward` set. Only then are requests addressed to
+ * partners' parties forwarded and ClientInfo published.
+ */
+export const isHub = (config: GatewayConfig): boolean =>
+  config.server.hub !== undefined ||
+  config.server.hub_party_id !== undefined ||
+  config.parties.some((p) => p.role === "HUB") ||
+  config.partners.some((p) => p.forward !== undefined && p.forward !== false);
+
+export const hubSettings = (config: GatewayConfig): HubServerConfig => config.server.hub ?? DEFAULT_HUB;
+
+/**
+ * Whether requests of partner `from` may be forwarded to partner `to`:
+ * `partners[].forward` of the sender (true, false or the receivers' ids);
+ * unset, true when the gateway is a hub by its parties or `server.hub`.
+ * Never to the sender itself.
+ */
+export const mayForward = (config: GatewayConfig, from: PartnerConfig, toPartnerId: string): boolean => {
+  if (from.id === toPartnerId) return false;
+  const forward = from.forward ?? (config.server.hub !== undefined || config.server.hub_party_id !== undefined || config.parties.some((p) => p.role === "HUB"));
+  return Array.isArray(forward) ? forward.includes(toPartnerId) : forward;
+};

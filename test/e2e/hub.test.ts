@@ -1,0 +1,310 @@
+import "reflect-metadata";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import type { GatewayConfig } from "../../config/types";
+import { Gateway } from "../../app/gateway";
+import { removeTempDirs, sqliteStore, tempDir, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
+import { freePorts, ocpiRequest } from "../support/gateway-process";
+import { ADMIN_TOKEN, adminApi, eventually, location, sleep, token } from "../support/charge-point";
+import { captureLogs } from "../support/log-capture";
+
+/**
+ * Issue #13: three gateways on loopback. A CPO on 2.2.1 and an eMSP on
+ * 2.3.0 are each registered with a hub only (never with each other); the
+ * hub forwards between them (routing headers), translating between the two
+ * versions, and publishes their connection status (hubclientinfo). A fake
+ * partner that answers slowly, then not at all, shows 4002 and 4003.
+ */
+
+type Json = Record<string, any>;
+
+const CPO: PartySpec = { country_code: "NL", party_id: "CPO", role: "CPO" };
+const EMSP: PartySpec = { country_code: "DE", party_id: "EMS", role: "EMSP" };
+const HUB: PartySpec = { country_code: "NL", party_id: "HUB", role: "OTHER" };
+const quiet = () => pino({ level: "silent" });
+
+describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
+  let cpo: Gateway;
+  let hub: Gateway;
+  let emsp: Gateway;
+  let cpoConfig: GatewayConfig;
+  let hubUrl: string;
+  let emspUrl: string;
+  /** the tokens the CPO and the eMSP present to the hub */
+  let cpoToken: string;
+  let emspToken: string;
+  const cpoLogs = captureLogs("info");
+  /** the slow partner: answers its Locations after 3 s; `received` records the Authorization of each module call */
+  let slow: http.Server;
+  const slowSeen: string[] = [];
+
+  const startCpo = async () => {
+    cpo = await Gateway.create(cpoConfig, { logger: cpoLogs.logger });
+    await cpo.listen();
+  };
+
+  /** A request through the hub, as the eMSP's platform sends it: its token, from DE/EMS, to `to`. */
+  const viaHub = (method: string, path: string, options: { token?: string; from?: PartySpec; to?: PartySpec; body?: unknown; headers?: Record<string, string> } = {}) =>
+    ocpiRequest(method, `${hubUrl}/ocpi${path}`, {
+      token: options.token ?? emspToken,
+      body: options.body,
+      headers: {
+        "X-Request-ID": `req-${Math.random().toString(36).slice(2)}`,
+        "X-Correlation-ID": `corr-${Math.random().toString(36).slice(2)}`,
+        "OCPI-from-country-code": (options.from ?? EMSP).country_code,
+        "OCPI-from-party-id": (options.from ?? EMSP).party_id,
+        "OCPI-to-country-code": (options.to ?? CPO).country_code,
+        "OCPI-to-party-id": (options.to ?? CPO).party_id,
+        ...options.headers,
+      },
+    });
+
+  const receivedStatus = async (party: PartySpec): Promise<string | undefined> => {
+    const { body } = await adminApi(emspUrl).get("/hubclientinfo");
+    return (body.data.received as Json[]).find((r) => r.country_code === party.country_code && r.party_id === party.party_id)?.status;
+  };
+
+  beforeAll(async () => {
+    const [cpoPort, hubPort, emspPort, slowPort] = await freePorts(4);
+    hubUrl = `http://127.0.0.1:${hubPort}`;
+    emspUrl = `http://127.0.0.1:${emspPort}`;
+    slow = await fakeSlowPartner(slowPort, slowSeen);
+
+    hub = await Gateway.create(
+      testGatewayConfig({
+        port: hubPort,
+        party: HUB,
+        server: { admin_token: ADMIN_TOKEN, hub_party_id: "NLHUB", hub: { offline_after_ms: 600, probe_interval_ms: 200, forward_timeout_ms: 1500 } },
+        partners: [
+          // the CPO may reach the eMSP only (not the slow partner)
+          { id: "cpo", token_a: "token-a-cpo-at-hub", versions_url: versionsUrlOf(cpoPort), roles: [{ role: "CPO", party: "NLCPO" }], forward: ["emsp"] },
+          { id: "emsp", token_a: "token-a-emsp-at-hub", versions_url: versionsUrlOf(emspPort), roles: [{ role: "EMSP", party: "DEEMS" }] },
+          { id: "slow", token_a: "token-a-slow-at-hub", versions_url: `http://127.0.0.1:${slowPort}/versions`, roles: [{ role: "CPO", party: "NLSLO" }] },
+        ],
+      }),
+      { logger: quiet() },
+    );
+    await hub.listen();
+
+    cpoConfig = testGatewayConfig({
+      port: cpoPort,
+      party: CPO,
+      store: sqliteStore(),
+      modules: { locations: { adapter: "local" }, tokens: { adapter: "local" }, tariffs: { adapter: "local" } },
+      adapters: { local: { seed: threeLocations() } },
+      partners: [{ id: "hub", token_a: "token-a-cpo-at-hub", versions_url: versionsUrlOf(hubPort), versions: ["2.2.1"], roles: [{ role: "HUB", party: "NLHUB" }] }],
+    });
+    await startCpo();
+
+    emsp = await Gateway.create(
+      testGatewayConfig({
+        port: emspPort,
+        party: EMSP,
+        server: { admin_token: ADMIN_TOKEN },
+        modules: { locations: { adapter: "local" }, tokens: { adapter: "local" } },
+        partners: [{ id: "hub", token_a: "token-a-emsp-at-hub", versions_url: versionsUrlOf(hubPort), versions: ["2.3.0"], roles: [{ role: "HUB", party: "NLHUB" }] }],
+      }),
+      { logger: quiet() },
+    );
+    await emsp.listen();
+
+    expect(await cpo.credentials.register("hub")).toMatchObject({ status: "registered", version: "2.2.1" });
+    expect(await emsp.credentials.register("hub")).toMatchObject({ status: "registered", version: "2.3.0" });
+    expect(await hub.credentials.register("slow")).toMatchObject({ status: "registered", version: "2.2.1" });
+    cpoToken = (await cpo.registry.get("hub"))!.tokenToPartner!;
+    emspToken = (await emsp.registry.get("hub"))!.tokenToPartner!;
+    // the eMSP's own token, for real-time authorization through the hub
+    const event = await adminApi(emspUrl).post("/events", { module: "tokens", owner: { country_code: "DE", party_id: "EMS" }, path: [token.uid], kind: "upsert", object: token });
+    expect(event.body.status_code).toBe(1000);
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all([cpo?.close(), hub?.close(), emsp?.close()]);
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+    removeTempDirs();
+  });
+
+  it("hubclientinfo: the eMSP learns the CPO's status from the hub; the hub lists every party, paginated", async () => {
+    await eventually(async () => expect(await receivedStatus(CPO)).toBe("CONNECTED"), 10_000);
+    const first = await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0/hubclientinfo?limit=2`, { token: emspToken });
+    expect(first.status).toBe(200);
+    expect(first.body.status_code).toBe(1000);
+    expect(first.headers["x-total-count"]).toBe("3");
+    expect(first.body.data).toHaveLength(2);
+    expect(first.headers.link).toMatch(/offset=2/);
+    const parties = (await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0/hubclientinfo`, { token: emspToken })).body.data as Json[];
+    expect(parties.map((p) => `${p.country_code}${p.party_id}:${p.role}:${p.status}`).sort()).toEqual(["DEEMS:EMSP:CONNECTED", "NLCPO:CPO:CONNECTED", "NLSLO:CPO:CONNECTED"]);
+    // the eMSP's version details name its receiver, which the hub pushed to
+    const emspHub = await hub.registry.get("emsp");
+    expect(emspHub!.endpoints).toContainEqual(expect.objectContaining({ identifier: "hubclientinfo", role: "RECEIVER" }));
+    // the hub has no hub among its partners, so it offers no hubclientinfo receiver: nobody pushes ClientInfo to it
+    const refused = await ocpiRequest("PUT", `${hubUrl}/ocpi/2.3.0/hubclientinfo/NL/CPO`, {
+      token: emspToken,
+      body: { country_code: "NL", party_id: "CPO", role: "CPO", status: "OFFLINE", last_updated: "2025-01-01T00:00:00Z" },
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.body.status_code).not.toBe(1000);
+  }, 20_000);
+
+  it("GET list and object, eMSP → CPO: translated 2.2.1 → 2.3.0, ids kept, correlation id end to end", async () => {
+    const correlation = "corr-list-0001";
+    const list = await viaHub("GET", "/2.3.0/sender/locations?limit=10", { headers: { "X-Request-ID": "req-list-0001", "X-Correlation-ID": correlation } });
+    expect(list.status).toBe(200);
+    expect(list.body.status_code).toBe(1000);
+    expect(list.headers["x-request-id"]).toBe("req-list-0001");
+    expect(list.headers["x-correlation-id"]).toBe(correlation);
+    expect(list.headers["x-total-count"]).toBe("3");
+    expect(list.body.data).toHaveLength(3);
+    expect(list.body.data[0]).toMatchObject({ id: "LOC1", country_code: "NL", party_id: "CPO" });
+    expect(list.headers["ocpi-from-party-id"]).toBe("CPO");
+    expect(list.headers["ocpi-to-party-id"]).toBe("EMS");
+    // The CPO saw the same correlation id, on a request id of the hub's own.
+    const line = cpoLogs.lines.map((l) => JSON.parse(l)).find((l) => l.correlationId === correlation && l.msg === "request");
+    expect(line).toBeDefined();
+    expect(line.requestId).not.toBe("req-list-0001");
+    expect(line.partner).toBe("hub");
+
+    // the same version on both sides: streamed through http-proxy, answer headers rewritten the same way
+    const streamed = await viaHub("GET", "/2.2.1/sender/locations?limit=2", { headers: { "X-Request-ID": "req-stream-1", "X-Correlation-ID": "corr-stream-1" } });
+    expect(streamed.body.status_code).toBe(1000);
+    expect(streamed.body.data.map((l: Json) => l.id)).toEqual(["LOC1", "LOC2"]);
+    expect(streamed.headers["x-request-id"]).toBe("req-stream-1");
+    expect(streamed.headers["x-correlation-id"]).toBe("corr-stream-1");
+    expect(String(streamed.headers.link)).toContain(`${hubUrl}/ocpi/2.2.1/sender/locations?`);
+    expect(cpoLogs.lines.some((l) => l.includes('"correlationId":"corr-stream-1"'))).toBe(true);
+
+    const one = await viaHub("GET", "/2.3.0/sender/locations/LOC1/EVSE1");
+    expect(one.body).toMatchObject({ status_code: 1000, data: { uid: "EVSE1" } });
+    const unknown = await viaHub("GET", "/2.3.0/sender/locations/NOPE");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status_code).toBe(2003);
+  });
+
+  it("a Link to the next page points at the hub, and following it continues the CPO's list", async () => {
+    const first = await viaHub("GET", "/2.3.0/sender/locations?limit=1");
+    expect(first.headers["x-total-count"]).toBe("3");
+    expect(first.body.data.map((l: Json) => l.id)).toEqual(["LOC1"]);
+    const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1];
+    expect(next.startsWith(`${hubUrl}/ocpi/2.3.0/sender/locations?`)).toBe(true);
+    const second = await viaHub("GET", next.slice(`${hubUrl}/ocpi`.length));
+    expect(second.body.data.map((l: Json) => l.id)).toEqual(["LOC2"]);
+  });
+
+  it("PUT and PATCH pushes eMSP → CPO through the hub, read back through it", async () => {
+    const put = await viaHub("PUT", `/2.3.0/receiver/tokens/DE/EMS/${token.uid}`, { body: { ...token, type: "RFID" } });
+    expect(put.body.status_code).toBe(1000);
+    expect([200, 201]).toContain(put.status);
+    const patch = await viaHub("PATCH", `/2.3.0/receiver/tokens/DE/EMS/${token.uid}`, { body: { valid: false, last_updated: "2024-06-01T00:00:00Z" } });
+    expect(patch.body.status_code).toBe(1000);
+    const back = await viaHub("GET", `/2.3.0/receiver/tokens/DE/EMS/${token.uid}`);
+    expect(back.body).toMatchObject({ status_code: 1000, data: { uid: token.uid, valid: false, last_updated: "2024-06-01T00:00:00Z" } });
+    // an invalid body is refused at the hub, naming the field, in the sender's version
+    const bad = await viaHub("PUT", `/2.3.0/receiver/tokens/DE/EMS/${token.uid}`, { body: { ...token, valid: "maybe" } });
+    expect(bad.body.status_code).toBe(2001);
+    expect(bad.body.status_message).toMatch(/\/valid/);
+  });
+
+  it("PUT pushes CPO → eMSP, and the CPO's real-time authorization reaches the eMSP", async () => {
+    const loc = { ...location({ country_code: "NL", party_id: "CPO" }), id: "LOC9" };
+    const put = await viaHub("PUT", "/2.2.1/receiver/locations/NL/CPO/LOC9", { token: cpoToken, from: CPO, to: EMSP, body: loc });
+    expect(put.body.status_code).toBe(1000);
+    const stored = await viaHub("GET", "/2.2.1/receiver/locations/NL/CPO/LOC9", { token: cpoToken, from: CPO, to: EMSP });
+    expect(stored.body).toMatchObject({ status_code: 1000, data: { id: "LOC9" } });
+    const auth = await viaHub("POST", `/2.2.1/sender/tokens/${token.uid}/authorize`, { token: cpoToken, from: CPO, to: EMSP, body: { location_id: "LOC1" } });
+    expect(auth.body).toMatchObject({ status_code: 1000, data: { allowed: "ALLOWED" } });
+    const unknown = await viaHub("POST", "/2.2.1/sender/tokens/NOSUCH/authorize", { token: cpoToken, from: CPO, to: EMSP });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status_code).toBe(2004);
+  });
+
+  it("isolation: the from-party must be the sender's; a receiver outside the sender's forward list or unknown is 4001", async () => {
+    const spoofed = await viaHub("GET", "/2.3.0/sender/locations", { from: { country_code: "NL", party_id: "CPO", role: "CPO" } });
+    expect(spoofed.body.status_code).toBe(2001);
+    const unknown = await viaHub("GET", "/2.3.0/sender/locations", { to: { country_code: "FR", party_id: "XYZ", role: "CPO" } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status_code).toBe(4001);
+    const notAllowed = await viaHub("GET", "/2.2.1/sender/locations", { token: cpoToken, from: CPO, to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
+    expect(notAllowed.body.status_code).toBe(4001);
+    const noToken = await viaHub("GET", "/2.3.0/sender/locations", { token: "not-a-token-of-anyone" });
+    expect(noToken.status).toBe(401);
+  });
+
+  it("a receiver that does not answer in time is 4002; one that is down is 4003; only its own token reaches it", async () => {
+    const late = await viaHub("GET", "/2.2.1/sender/locations", { to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
+    expect(late.status).toBe(504);
+    expect(late.body.status_code).toBe(4002);
+    const slowRecord = await hub.registry.get("slow");
+    expect(slowSeen.length).toBeGreaterThan(0);
+    for (const auth of slowSeen) expect(auth).toBe(`Token ${Buffer.from(slowRecord!.tokenToPartner!).toString("base64")}`);
+    expect(slowSeen.join()).not.toContain(Buffer.from(emspToken).toString("base64"));
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+    slow.closeAllConnections();
+    const down = await viaHub("GET", "/2.2.1/sender/locations", { to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
+    expect(down.status).toBe(502);
+    expect(down.body.status_code).toBe(4003);
+  }, 15_000);
+
+  it("hubclientinfo: the CPO goes OFFLINE when it stops and CONNECTED when it is back, on the eMSP's side", async () => {
+    await eventually(async () => expect(await receivedStatus(CPO)).toBe("CONNECTED"), 10_000);
+    await cpo.close();
+    await eventually(async () => expect(await receivedStatus(CPO)).toBe("OFFLINE"), 10_000, 100);
+    // forwarding to an OFFLINE receiver: 4003 at once
+    const offline = await viaHub("GET", "/2.3.0/sender/locations");
+    expect(offline.body.status_code).toBe(4003);
+    await startCpo();
+    await eventually(async () => expect(await receivedStatus(CPO)).toBe("CONNECTED"), 10_000, 100);
+    const again = await viaHub("GET", "/2.3.0/sender/locations");
+    expect(again.body.status_code).toBe(1000);
+    await sleep(10);
+  }, 30_000);
+});
+
+/** The CPO's seed: LOC1, LOC2 and LOC3, one second apart. */
+const threeLocations = (): string => {
+  const file = path.join(tempDir("ocpi-hub-seed-"), "seed.json");
+  const owner = { country_code: "NL", party_id: "CPO" };
+  const locations = [1, 2, 3].map((n) => ({ ...location(owner), id: `LOC${n}`, last_updated: `2024-05-01T10:00:0${n}Z` }));
+  fs.writeFileSync(file, JSON.stringify({ locations }));
+  return file;
+};
+
+/** A 2.2.1 CPO that registers like any partner and answers its Locations after 3 s. */
+const fakeSlowPartner = async (port: number, seen: string[]): Promise<http.Server> => {
+  const base = `http://127.0.0.1:${port}`;
+  const ok = (data: unknown) => JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data });
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      res.setHeader("Content-Type", "application/json");
+      const path = req.url ?? "";
+      if (path === "/versions") return res.end(ok([{ version: "2.2.1", url: `${base}/2.2.1` }]));
+      if (path === "/2.2.1")
+        return res.end(
+          ok({
+            version: "2.2.1",
+            endpoints: [
+              { identifier: "credentials", role: "SENDER", url: `${base}/2.2.1/credentials` },
+              { identifier: "locations", role: "SENDER", url: `${base}/2.2.1/locations` },
+            ],
+          }),
+        );
+      if (path === "/2.2.1/credentials")
+        return res.end(
+          ok({
+            token: "slow-partner-token-for-the-hub-0001",
+            url: `${base}/versions`,
+            roles: [{ role: "CPO", country_code: "NL", party_id: "SLO", business_details: { name: "Slow CPO" } }],
+          }),
+        );
+      seen.push(String(req.headers.authorization));
+      setTimeout(() => res.end(ok([])), 3000).unref();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  (server.address() as AddressInfo).port;
+  return server;
+};
