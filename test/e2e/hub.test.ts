@@ -220,6 +220,18 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(unknown.body.status_code).toBe(2004);
   });
 
+  it("a push addressed to the hub party is broadcast to the partners of the opposite role (the eMSP), translated", async () => {
+    const loc = { ...location({ country_code: "NL", party_id: "CPO" }), id: "LOC7" };
+    const sent = await viaHub("PUT", "/2.2.1/receiver/locations/NL/CPO/LOC7", { token: cpoToken, from: CPO, to: HUB, body: loc });
+    expect(sent.body.status_code).toBe(1000);
+    expect(sent.headers["ocpi-from-party-id"]).toBe("HUB");
+    // delivered by the hub's outbox to the eMSP (2.3.0); read back through the hub like any forwarded GET
+    await eventually(async () => {
+      const stored = await viaHub("GET", "/2.2.1/receiver/locations/NL/CPO/LOC7", { token: cpoToken, from: CPO, to: EMSP });
+      expect(stored.body).toMatchObject({ status_code: 1000, data: { id: "LOC7" } });
+    }, 10_000, 100);
+  });
+
   it("isolation: the from-party must be the sender's; a receiver outside the sender's forward list or unknown is 4001", async () => {
     const spoofed = await viaHub("GET", "/2.3.0/sender/locations", { from: { country_code: "NL", party_id: "CPO", role: "CPO" } });
     expect(spoofed.body.status_code).toBe(2001);
