@@ -39,6 +39,8 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   const cpoLogs = captureLogs("info");
   /** the slow partner: answers its Locations after 3 s; `received` records the Authorization of each module call */
   let slow: http.Server;
+  /** a partner whose Locations page is 20 MB */
+  let big: http.Server;
   const slowSeen: string[] = [];
 
   const startCpo = async () => {
@@ -68,10 +70,11 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   };
 
   beforeAll(async () => {
-    const [cpoPort, hubPort, emspPort, slowPort] = await freePorts(4);
+    const [cpoPort, hubPort, emspPort, slowPort, bigPort] = await freePorts(5);
     hubUrl = `http://127.0.0.1:${hubPort}`;
     emspUrl = `http://127.0.0.1:${emspPort}`;
     slow = await fakeSlowPartner(slowPort, slowSeen);
+    big = await fakeSlowPartner(bigPort, [], "BIG", bigPage);
 
     hub = await Gateway.create(
       testGatewayConfig({
@@ -82,6 +85,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
           // the CPO may reach the eMSP only (not the slow partner)
           { id: "cpo", token_a: "token-a-cpo-at-hub", versions_url: versionsUrlOf(cpoPort), roles: [{ role: "CPO", party: "NLCPO" }], forward: ["emsp"] },
           { id: "emsp", token_a: "token-a-emsp-at-hub", versions_url: versionsUrlOf(emspPort), roles: [{ role: "EMSP", party: "DEEMS" }] },
+          { id: "big", token_a: "token-a-big-at-hub", versions_url: `http://127.0.0.1:${bigPort}/versions`, roles: [{ role: "CPO", party: "NLBIG" }] },
           { id: "slow", token_a: "token-a-slow-at-hub", versions_url: `http://127.0.0.1:${slowPort}/versions`, roles: [{ role: "CPO", party: "NLSLO" }] },
         ],
       }),
@@ -114,6 +118,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(await cpo.credentials.register("hub")).toMatchObject({ status: "registered", version: "2.2.1" });
     expect(await emsp.credentials.register("hub")).toMatchObject({ status: "registered", version: "2.3.0" });
     expect(await hub.credentials.register("slow")).toMatchObject({ status: "registered", version: "2.2.1" });
+    expect(await hub.credentials.register("big")).toMatchObject({ status: "registered", version: "2.2.1" });
     cpoToken = (await cpo.registry.get("hub"))!.tokenToPartner!;
     emspToken = (await emsp.registry.get("hub"))!.tokenToPartner!;
     // the eMSP's own token, for real-time authorization through the hub
@@ -124,6 +129,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   afterAll(async () => {
     await Promise.all([cpo?.close(), hub?.close(), emsp?.close()]);
     await new Promise<void>((resolve) => slow.close(() => resolve()));
+    await new Promise<void>((resolve) => big.close(() => resolve()));
     removeTempDirs();
   });
 
@@ -132,11 +138,16 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     const first = await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0/hubclientinfo?limit=2`, { token: emspToken });
     expect(first.status).toBe(200);
     expect(first.body.status_code).toBe(1000);
-    expect(first.headers["x-total-count"]).toBe("3");
+    expect(first.headers["x-total-count"]).toBe("4");
     expect(first.body.data).toHaveLength(2);
     expect(first.headers.link).toMatch(/offset=2/);
     const parties = (await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0/hubclientinfo`, { token: emspToken })).body.data as Json[];
-    expect(parties.map((p) => `${p.country_code}${p.party_id}:${p.role}:${p.status}`).sort()).toEqual(["DEEMS:EMSP:CONNECTED", "NLCPO:CPO:CONNECTED", "NLSLO:CPO:CONNECTED"]);
+    expect(parties.map((p) => `${p.country_code}${p.party_id}:${p.role}:${p.status}`).sort()).toEqual([
+      "DEEMS:EMSP:CONNECTED",
+      "NLBIG:CPO:CONNECTED",
+      "NLCPO:CPO:CONNECTED",
+      "NLSLO:CPO:CONNECTED",
+    ]);
     // the eMSP's version details name its receiver, which the hub pushed to
     const emspHub = await hub.registry.get("emsp");
     expect(emspHub!.endpoints).toContainEqual(expect.objectContaining({ identifier: "hubclientinfo", role: "RECEIVER" }));
@@ -259,6 +270,35 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(down.body.status_code).toBe(4003);
   }, 15_000);
 
+  it("a 20 MB page is streamed through the hub (same version), never held whole", async () => {
+    // The partner sends the second half of the page only once the sender has received all but 2 MB of the first:
+    // a hub that buffered the answer would never pass the first half on, and the request would time out.
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        `${hubUrl}/ocpi/2.2.1/sender/locations`,
+        {
+          headers: {
+            Authorization: `Token ${Buffer.from(emspToken).toString("base64")}`,
+            "OCPI-from-country-code": "DE",
+            "OCPI-from-party-id": "EMS",
+            "OCPI-to-country-code": "NL",
+            "OCPI-to-party-id": "BIG",
+          },
+          agent: false,
+        },
+        (res) => {
+          res.on("data", (chunk: Buffer) => (bigProgress.received += chunk.length));
+          res.on("end", () => resolve(bigProgress.received));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(received).toBeGreaterThan(BIG_PAGE_BYTES);
+    expect(bigProgress.waited).toBe(true);
+  }, 30_000);
+
   it("hubclientinfo: the CPO goes OFFLINE when it stops and CONNECTED when it is back, on the eMSP's side", async () => {
     await eventually(async () => expect(await receivedStatus(CPO)).toBe("CONNECTED"), 10_000);
     await cpo.close();
@@ -274,6 +314,32 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   }, 30_000);
 });
 
+const BIG_PAGE_BYTES = 20 * 1024 * 1024;
+
+/** How much of the big page the sender has received, and whether the partner waited for it half-way. */
+const bigProgress = { received: 0, waited: false };
+
+/** A 20 MB Locations page, written 64 kB at a time as the connection drains; the second half waits for the sender to have the first. */
+const bigPage = (res: http.ServerResponse): void => {
+  const filler = Buffer.from(`${JSON.stringify({ id: "X".repeat(30), note: "y".repeat(900) })},`);
+  const chunk = Buffer.concat(Array.from({ length: 64 }, () => filler));
+  const half = BIG_PAGE_BYTES / 2;
+  let sent = 0;
+  res.write('{"status_code":1000,"timestamp":"2024-05-01T10:00:00Z","data":[');
+  const pump = (): void => {
+    while (sent < BIG_PAGE_BYTES) {
+      if (sent >= half && !bigProgress.waited) {
+        if (bigProgress.received < sent - 2 * 1024 * 1024) return void setTimeout(pump, 10);
+        bigProgress.waited = true;
+      }
+      sent += chunk.length;
+      if (!res.write(chunk)) return void res.once("drain", pump);
+    }
+    res.end('{"id":"LAST"}]}');
+  };
+  pump();
+};
+
 /** The CPO's seed: LOC1, LOC2 and LOC3, one second apart. */
 const threeLocations = (): string => {
   const file = path.join(tempDir("ocpi-hub-seed-"), "seed.json");
@@ -283,8 +349,13 @@ const threeLocations = (): string => {
   return file;
 };
 
-/** A 2.2.1 CPO that registers like any partner and answers its Locations after 3 s. */
-const fakeSlowPartner = async (port: number, seen: string[]): Promise<http.Server> => {
+/** A 2.2.1 CPO that registers like any partner and answers its Locations after 3 s (or with `answer`). */
+const fakeSlowPartner = async (
+  port: number,
+  seen: string[],
+  partyId = "SLO",
+  answer?: (res: http.ServerResponse) => void,
+): Promise<http.Server> => {
   const base = `http://127.0.0.1:${port}`;
   const ok = (data: unknown) => JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data });
   const server = http.createServer((req, res) => {
@@ -309,10 +380,11 @@ const fakeSlowPartner = async (port: number, seen: string[]): Promise<http.Serve
           ok({
             token: "slow-partner-token-for-the-hub-0001",
             url: `${base}/versions`,
-            roles: [{ role: "CPO", country_code: "NL", party_id: "SLO", business_details: { name: "Slow CPO" } }],
+            roles: [{ role: "CPO", country_code: "NL", party_id: partyId, business_details: { name: "Slow CPO" } }],
           }),
         );
       seen.push(String(req.headers.authorization));
+      if (answer) return answer(res);
       setTimeout(() => res.end(ok([])), 3000).unref();
     });
   });
