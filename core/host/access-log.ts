@@ -57,9 +57,10 @@ const STATUS_CODE_KEY = Buffer.from('"status_code":');
 
 /**
  * The envelope's status_code, from the envelope or from its bytes when the
- * route wrote them already serialised. The envelope's own key comes after
- * `data`, and a key written inside a JSON string would have its quotes
- * escaped, so the last `"status_code":` in the bytes is the envelope's.
+ * route wrote them already serialised. Both envelope() and the cached bytes
+ * (core/host/mount-route.ts) put `status_code` first, before `data`, so the
+ * first `"status_code":` in the bytes is the envelope's (found without
+ * scanning a 30 KB page).
  */
 const statusCodeOf = (body: unknown): number | undefined => {
   if (typeof body === "object" && body !== null && !Buffer.isBuffer(body)) {
@@ -68,7 +69,7 @@ const statusCodeOf = (body: unknown): number | undefined => {
   }
   const bytes = typeof body === "string" ? Buffer.from(body) : Buffer.isBuffer(body) ? body : undefined;
   if (!bytes) return undefined;
-  const at = bytes.lastIndexOf(STATUS_CODE_KEY);
+  const at = bytes.indexOf(STATUS_CODE_KEY);
   if (at < 0) return undefined;
   const match = /^\s*(\d{1,4})/.exec(bytes.subarray(at + STATUS_CODE_KEY.length, at + STATUS_CODE_KEY.length + 8).toString("latin1"));
   return match ? Number(match[1]) : undefined;
