@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { startBenchRedis } from "./bench-redis";
 import { freePort, spawnOnServerCore, stop, waitForOutput } from "./support";
 
 const MOCK_PARTNER = path.resolve(__dirname, "mock-partner.js");
@@ -20,9 +21,11 @@ export interface PullResult {
 }
 
 /** Runs pull-client.js in a process of its own (on the load core, like the parent) and reads its one JSON line. */
-const measure = (mode: "baseline" | "gateway", listUrl: string): Promise<{ objects: number; pages: number; ms: number; peakRssMb: number; bytes?: number }> =>
+const measure = (mode: "baseline" | "gateway", listUrl: string, redisUrl?: string): Promise<{ objects: number; pages: number; ms: number; peakRssMb: number; bytes?: number }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PULL_CLIENT, mode, listUrl], { stdio: ["ignore", "pipe", "pipe"] });
+    // BENCH_CPU_PROF=<dir>: the gateway's pull writes a CPU profile there
+    const profile = mode === "gateway" && process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
+    const child = spawn(process.execPath, [...profile, PULL_CLIENT, mode, listUrl, ...(redisUrl ? [redisUrl] : [])], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -42,25 +45,32 @@ const measure = (mode: "baseline" | "gateway", listUrl: string): Promise<{ objec
  * pages, at 10,000 and 100,000 objects, so the peak RSS shows whether memory
  * grows with the list.
  */
-export const benchPull = async (): Promise<PullResult[]> => {
+export const benchPull = async (stores: ("SQLite" | "Redis")[] = ["SQLite", "Redis"]): Promise<PullResult[]> => {
   const rows: PullResult[] = [];
-  for (const total of SIZES) {
-    const port = await freePort();
-    const mock = spawnOnServerCore([MOCK_PARTNER, String(port), String(total), String(PAGE_SIZE)]);
-    try {
-      await waitForOutput(mock, "listening on", 60_000);
-      const listUrl = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
-      const baseline = await measure("baseline", listUrl);
-      const gateway = await measure("gateway", listUrl);
-      for (const [result, expected] of [[baseline, total], [gateway, total]] as const)
-        if (result.objects !== expected) throw new Error(`pulled ${result.objects} objects instead of ${expected}`);
-      const shared = { baselinePerSecond: (baseline.objects / baseline.ms) * 1000, listMb: (baseline.bytes ?? 0) / 1048576 };
-      const count = total.toLocaleString("en-US");
-      rows.push({ name: `raw fetch + JSON.parse, ${count} objects (baseline)`, ...baseline, ...shared });
-      rows.push({ name: `gateway sync pull into local adapter (SQLite), ${count} objects`, ...gateway, ...shared });
-    } finally {
-      await stop(mock);
+  const redis = stores.includes("Redis") ? await startBenchRedis() : undefined;
+  try {
+    for (const total of SIZES) {
+      const port = await freePort();
+      const mock = spawnOnServerCore([MOCK_PARTNER, String(port), String(total), String(PAGE_SIZE)]);
+      try {
+        await waitForOutput(mock, "listening on", 60_000);
+        const listUrl = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
+        const baseline = await measure("baseline", listUrl);
+        if (baseline.objects !== total) throw new Error(`pulled ${baseline.objects} objects instead of ${total}`);
+        const shared = { baselinePerSecond: (baseline.objects / baseline.ms) * 1000, listMb: (baseline.bytes ?? 0) / 1048576 };
+        const count = total.toLocaleString("en-US");
+        rows.push({ name: `raw fetch + JSON.parse, ${count} objects (baseline)`, ...baseline, ...shared });
+        for (const store of stores) {
+          const gateway = await measure("gateway", listUrl, store === "Redis" ? redis!.url : undefined);
+          if (gateway.objects !== total) throw new Error(`pulled ${gateway.objects} objects instead of ${total}`);
+          rows.push({ name: `gateway sync pull into local adapter (${store}), ${count} objects`, ...gateway, ...shared });
+        }
+      } finally {
+        await stop(mock);
+      }
     }
+  } finally {
+    await redis?.stop();
   }
   return rows;
 };

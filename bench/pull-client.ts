@@ -11,9 +11,10 @@ import { SyncPuller } from "../core/sync/sync-puller";
  * own so its peak RSS is the pull's alone. Prints one JSON line:
  * `{ objects, pages, ms, peakRssMb }`. Arguments: mode, list URL.
  * - `baseline`: fetch and JSON.parse every page, following Link headers, and count the objects;
- * - `gateway`: the gateway's sync pull (validation, translation, upsert into the `local` adapter on SQLite).
+ * - `gateway`: the gateway's sync pull (validation, translation, upsert into the `local` adapter on SQLite,
+ *   or on the Redis at the third argument).
  */
-const [mode, listUrl] = process.argv.slice(2);
+const [mode, listUrl, redisUrl] = process.argv.slice(2);
 
 interface Measured {
   objects: number;
@@ -47,7 +48,7 @@ const gatewayPull = async (): Promise<Measured> => {
   const config: GatewayConfig = {
     server: { port: 0, host: "127.0.0.1", public_url: "http://127.0.0.1:1", max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 30_000, log_level: "warn" },
     parties: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "Bench eMSP" } }],
-    store: { type: "sqlite", path: path.join(dir, "gateway.db") },
+    store: redisUrl ? { type: "redis", url: redisUrl, key_prefix: `pull-bench-${process.pid}:` } : { type: "sqlite", path: path.join(dir, "gateway.db") },
     modules: { locations: { adapter: "local" } },
     adapters: { local: {} },
     // the mock is on loopback: naming its origin in config is what allows it (README "Outbound URL policy")

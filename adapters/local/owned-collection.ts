@@ -2,8 +2,10 @@ import { ciKey, parseDateTime, partyKey, type Page, type PageRequest, type Party
 
 /**
  * Objects of one module, kept per owning party in the gateway's store and
- * indexed by `last_updated`, so a date-filtered page costs O(page) and not
- * O(collection). Used by every module of the `local` adapter.
+ * indexed by `last_updated`. A page costs O(page) (the store keeps each
+ * collection's count and reaches an offset through its index, see
+ * core/store/port.ts); a date-filtered one also counts its date range. Used by
+ * every module of the `local` adapter.
  *
  * Keys are object ids, which are CiStrings (ocpi-notes §1.5): every method
  * stores and looks up under `ciKey` of the key, so `tok1` and `TOK1` are one
@@ -61,4 +63,9 @@ export class OwnedCollection<T extends { last_updated: string }> {
   }
 }
 
-const sortKeyOf = (value: { last_updated: string }): number => parseDateTime(value.last_updated) ?? 0;
+/** The last timestamp read: an object written to its collection and an index is read once. */
+let lastRead: { text: string; ms: number } = { text: "", ms: 0 };
+const sortKeyOf = ({ last_updated: text }: { last_updated: string }): number => {
+  if (text !== lastRead.text) lastRead = { text, ms: parseDateTime(text) ?? 0 };
+  return lastRead.ms;
+};

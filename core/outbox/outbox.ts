@@ -26,6 +26,12 @@ export interface OutboxMessage {
   /** waiting messages with the same key are replaced by the newest (repeated EVSE status changes) */
   collapseKey?: string;
   /**
+   * the object's path ("locations:NLGWY/LOC1/EVSE1"): messages for one object, its parents or its parts are
+   * delivered one after another in queue order, others side by side; without one, a message is delivered alone, after every
+   * message before it and before every message after it (OutboxWorker.deliverQueue)
+   */
+  orderKey?: string;
+  /**
    * delivered even when the backlog of a long-unreachable partner is
    * dropped, and dead-lettered instead of dropped when the partner rejects
    * it (CDRs, final sessions, command and charging-profile results)
@@ -47,6 +53,7 @@ export interface EnqueueRequest {
   request: OutboundRequest;
   label: string;
   collapseKey?: string;
+  orderKey?: string;
   essential?: boolean;
   tag?: string;
 }
@@ -114,9 +121,13 @@ export class Outbox {
   /** Queues messages of one moment (a change fanned out to its partners), taking their positions in one step. */
   async enqueueAll(messages: readonly EnqueueRequest[]): Promise<string[]> {
     if (messages.length === 0) return [];
-    const first = await this.reserveSeqs(messages.length);
-    const ids: string[] = [];
-    for (const [i, message] of messages.entries()) ids.push(await this.place(message, first + i));
+    // one batch: on SQLite the positions and every partner's message are one commit instead of one each
+    const ids = await this.store.batch(async () => {
+      const first = await this.reserveSeqs(messages.length);
+      const placed: string[] = [];
+      for (const [i, message] of messages.entries()) placed.push(await this.place(message, first + i));
+      return placed;
+    });
     for (const listener of this.listeners) listener();
     return ids;
   }
@@ -252,7 +263,15 @@ export class Outbox {
         ? (await this.deadLetters(partnerId)).items
         : [await this.store.get<DeadLetter>(deadLettersOf(partnerId), id)].filter((l): l is DeadLetter => l !== undefined);
     const ids = await this.enqueueAll(
-      letters.map((l) => ({ partnerId, request: l.request, label: l.label, collapseKey: l.collapseKey, essential: l.essential, tag: l.tag })),
+      letters.map((l) => ({
+        partnerId,
+        request: l.request,
+        label: l.label,
+        collapseKey: l.collapseKey,
+        orderKey: l.orderKey,
+        essential: l.essential,
+        tag: l.tag,
+      })),
     );
     for (const letter of letters) await this.store.delete(deadLettersOf(partnerId), letter.id);
     return letters.map((l, i) => ({ deadLetterId: l.id, id: ids[i], label: l.label }));

@@ -8,6 +8,12 @@
  * Values are JSON-serialisable. A collection is an ordered index of keys by a
  * numeric sort key (for OCPI data: last_updated in epoch ms); ties are ordered
  * by key, so pages are stable.
+ *
+ * A page costs O(page) whatever the collection's size and the offset: both
+ * stores keep each collection's count (SQLite: a table kept by triggers;
+ * Redis: the sorted set's own) and reach an offset through the index (SQLite:
+ * from the nearer end, or from a remembered checkpoint; Redis: by rank). A
+ * bounded query (from/to) counts its range.
  */
 export interface RangeQuery {
   /** inclusive lower bound on the sort key */
@@ -43,6 +49,15 @@ export interface Store {
   delete(collection: string, key: string): Promise<boolean>;
   /** Entries ordered by sort key then key, within the query's bounds. */
   range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;
+  /**
+   * Runs `work`, whose writes are committed together where the store can:
+   * SQLite makes them one transaction (other writers wait until it is
+   * committed; what `work` wrote is committed even when it fails half-way,
+   * each write being complete by itself). Redis runs them as they come, each
+   * atomic as always: `work` may issue them concurrently, which pipelines
+   * them. For bulk writes such as a page of a sync pull.
+   */
+  batch<R>(work: () => Promise<R>): Promise<R>;
   /** A lock with expiry: true when `owner` now holds it (acquired or already held). */
   acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Extends a lock `owner` holds; false when it is no longer held by `owner`. */

@@ -42,12 +42,18 @@ if ARGV[4] == '' then
 elseif current ~= ARGV[4] then return 0 end
 ${WRITE_LUA}`;
 
-// Count, page and values in one script so they come from one consistent snapshot.
+// Count, page and values in one script so they come from one consistent snapshot. The page is read
+// by rank (ZRANGE start stop: O(log N + page)), not BYSCORE LIMIT offset, which steps over the offset:
+// the rank of the range's first entry is the count below its lower bound (ZCOUNT: O(log N)).
 const RANGE_LUA = `
 local total = redis.call('ZCOUNT', KEYS[2], ARGV[1], ARGV[2])
 local out = { total }
-if total == 0 or tonumber(ARGV[4]) <= 0 then return out end
-local members = redis.call('ZRANGE', KEYS[2], ARGV[1], ARGV[2], 'BYSCORE', 'LIMIT', ARGV[3], ARGV[4])
+local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+if total == 0 or limit <= 0 or offset >= total then return out end
+local below = 0
+if ARGV[1] ~= '-inf' then below = redis.call('ZCOUNT', KEYS[2], '-inf', '(' .. ARGV[1]) end
+local last = math.min(offset + limit, total) - 1
+local members = redis.call('ZRANGE', KEYS[2], below + offset, below + last)
 for i = 1, #members, 500 do
   local values = redis.call('HMGET', KEYS[1], unpack(members, i, math.min(i + 499, #members)))
   for j = 1, #values do
@@ -237,6 +243,11 @@ export class RedisStore implements Store {
       ),
     );
     return { total, items: jsons.map((json) => JSON.parse(json) as T) };
+  }
+
+  /** No transaction across keys here (a cluster could not run one): the writes go as they come; concurrent ones share the connection's pipeline. */
+  batch<R>(work: () => Promise<R>): Promise<R> {
+    return work();
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "libsql";
@@ -37,6 +38,42 @@ CREATE TABLE IF NOT EXISTS locks (
 );
 `;
 
+/**
+ * The maintained count of every collection, and a version that changes
+ * whenever an entry's position can change (an entry added, removed or
+ * re-sorted): a page's total is one row read instead of a COUNT over the
+ * collection, and positions remembered in process (Checkpoints) are valid
+ * while the version is the one they were taken at. Triggers keep both, in
+ * the writing statement's transaction, whichever process writes.
+ */
+const COUNTS_SCHEMA = `
+CREATE TABLE collections (
+  collection TEXT PRIMARY KEY,
+  n INTEGER NOT NULL,
+  version INTEGER NOT NULL
+);
+INSERT INTO collections (collection, n, version) SELECT collection, COUNT(*), 1 FROM entries GROUP BY collection;
+CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
+  INSERT INTO collections (collection, n, version) VALUES (new.collection, 1, 1)
+  ON CONFLICT (collection) DO UPDATE SET n = n + 1, version = version + 1;
+END;
+CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
+  UPDATE collections SET n = n - 1, version = version + 1 WHERE collection = old.collection;
+END;
+CREATE TRIGGER entries_moved AFTER UPDATE OF sort_key ON entries WHEN old.sort_key IS NOT new.sort_key BEGIN
+  UPDATE collections SET version = version + 1 WHERE collection = new.collection;
+END;
+`;
+
+/** Every CHECKPOINT_EVERY-th position of an unbounded collection is remembered, so a page at any offset reads at most this many rows before it. */
+const CHECKPOINT_EVERY = 256;
+
+/** Positions (sort key, key) of every CHECKPOINT_EVERY-th entry of a collection, taken at one version of it. */
+interface Checkpoints {
+  version: number;
+  marks: [sortKey: number, key: string][];
+}
+
 function encode(value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
@@ -53,6 +90,12 @@ function encode(value: unknown): string {
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly statements = new Map<string, Statement>();
+  private readonly checkpoints = new Map<string, Checkpoints>();
+  /** the batch under way (see batch()): its writes share one transaction, other writers wait for it */
+  private openBatch?: { token: object; done: Promise<void> };
+  private readonly batchScope = new AsyncLocalStorage<object>();
+  /** writes waiting for the next group commit (written()) */
+  private readonly queued: { operation: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
   private closed = false;
 
   private constructor(
@@ -70,6 +113,11 @@ export class SqliteStore implements Store {
       // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
       db.pragma("synchronous = NORMAL");
       db.exec(SCHEMA);
+      // Created once, with the counts of what is already stored; IMMEDIATE so two processes opening a file do not both do it.
+      db.transaction(() => {
+        const known = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'collections'").get();
+        if (!known) db.exec(COUNTS_SCHEMA);
+      }).immediate();
     } catch (err) {
       db.close();
       throw err;
@@ -84,12 +132,12 @@ export class SqliteStore implements Store {
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {
     const json = encode(value);
-    this.guard(() => this.write(collection, key, json, sortKey));
+    await this.written(() => this.write(collection, key, json, sortKey));
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
     const json = encode(value);
-    const result = this.guard(() =>
+    const result = await this.written(() =>
       this.stmt("INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
         collection,
         key,
@@ -107,7 +155,7 @@ export class SqliteStore implements Store {
   ): Promise<T | undefined> {
     // IMMEDIATE takes the write lock before the read, so another process cannot
     // slip a write in between (and no read-to-write lock upgrade can deadlock).
-    const run = this.db.transaction((): T | undefined => {
+    const run = () => this.transaction("IMMEDIATE", (): T | undefined => {
       const stored = this.readJson(collection, key);
       const current = stored === undefined ? undefined : (JSON.parse(stored) as T);
       const decision = change(current);
@@ -116,15 +164,25 @@ export class SqliteStore implements Store {
       this.write(collection, key, json, decision.sortKey);
       return JSON.parse(json) as T;
     });
-    return this.guard(() => run.immediate());
+    return this.written(run);
   }
 
   async delete(collection: string, key: string): Promise<boolean> {
-    return this.guard(() => this.stmt("DELETE FROM entries WHERE collection = ? AND key = ?").run(collection, key)).changes > 0;
+    return (await this.written(() => this.stmt("DELETE FROM entries WHERE collection = ? AND key = ?").run(collection, key))).changes > 0;
   }
 
+  /**
+   * A page costs O(page), whatever the offset: the total of a collection is
+   * its maintained count (a bounded query counts its range), a page in the
+   * back half is read backwards from the end, and one in the front half of
+   * an unbounded query seeks from the nearest remembered checkpoint with
+   * `(sort_key, key) >= (?, ?)` on the index, so at most CHECKPOINT_EVERY
+   * rows are stepped over. The checkpoints are taken by one index-only pass
+   * when first needed, and again after the collection's version changed.
+   */
   async range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>> {
     // One SQL text per bound combination keeps every query a plain index range scan.
+    const bounded = query.from !== undefined || query.to !== undefined;
     let where = "collection = ?";
     const params: unknown[] = [collection];
     if (query.from !== undefined) {
@@ -135,25 +193,188 @@ export class SqliteStore implements Store {
       where += " AND sort_key < ?";
       params.push(query.to);
     }
-    const read = this.db.transaction(() => {
-      const counted = this.stmt(`SELECT COUNT(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number };
-      const rows =
-        query.limit > 0
-          ? (this.stmt(`SELECT value FROM entries WHERE ${where} ORDER BY sort_key, key LIMIT ? OFFSET ?`).all(
-              ...params,
-              query.limit,
-              Math.max(0, query.offset),
-            ) as { value: string }[])
-          : [];
-      return { total: counted.n, items: rows.map((r) => JSON.parse(r.value) as T) };
+    const read = () => this.transaction("DEFERRED", () => {
+      let total: number;
+      let version = 0;
+      if (bounded) total = (this.stmt(`SELECT COUNT(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
+      else {
+        const row = this.stmt("SELECT n, version FROM collections WHERE collection = ?").get(collection) as { n: number; version: number } | undefined;
+        [total, version] = row ? [row.n, row.version] : [0, 0];
+      }
+      const offset = Math.max(0, query.offset);
+      const count = Math.min(query.limit, total - offset);
+      if (count <= 0) return { total, items: [] as T[] };
+      let rows: { value: string }[];
+      if (offset + count > total / 2) {
+        // the back half: read backwards from the end, stepping over at most half the collection, usually next to nothing
+        rows = (
+          this.stmt(`SELECT value FROM entries WHERE ${where} ORDER BY sort_key DESC, key DESC LIMIT ? OFFSET ?`).all(
+            ...params,
+            count,
+            total - offset - count,
+          ) as { value: string }[]
+        ).reverse();
+      } else if (!bounded && offset >= CHECKPOINT_EVERY) {
+        const marks = this.checkpointsOf(collection, version);
+        const [sortKey, key] = marks[Math.floor(offset / CHECKPOINT_EVERY)];
+        rows = this.stmt(
+          "SELECT value FROM entries WHERE collection = ? AND (sort_key, key) >= (?, ?) ORDER BY sort_key, key LIMIT ? OFFSET ?",
+        ).all(collection, sortKey, key, count, offset % CHECKPOINT_EVERY) as { value: string }[];
+      } else {
+        rows = this.stmt(`SELECT value FROM entries WHERE ${where} ORDER BY sort_key, key LIMIT ? OFFSET ?`).all(...params, count, offset) as {
+          value: string;
+        }[];
+      }
+      return { total, items: rows.map((r) => JSON.parse(r.value) as T) };
     });
     // A read transaction so the count and the page come from the same snapshot.
-    return this.guard(() => read.deferred());
+    return this.guard(read);
+  }
+
+  /** The collection's checkpoints at `version`, taken now when those in memory are of another version (inside range's read transaction). */
+  private checkpointsOf(collection: string, version: number): Checkpoints["marks"] {
+    const known = this.checkpoints.get(collection);
+    if (known && known.version === version) return known.marks;
+    const rows = this.stmt(
+      `SELECT sort_key, key FROM (SELECT sort_key, key, row_number() OVER (ORDER BY sort_key, key) - 1 AS position FROM entries WHERE collection = ?)
+       WHERE position % ${CHECKPOINT_EVERY} = 0`,
+    )
+      .raw(true)
+      .all(collection) as [number, string][];
+    // bounded: a process paging many collections keeps the recent ones
+    if (this.checkpoints.size >= 1000) this.checkpoints.delete(this.checkpoints.keys().next().value!);
+    this.checkpoints.set(collection, { version, marks: rows });
+    return rows;
+  }
+
+  /**
+   * Runs `work` with its writes in one transaction (a sync pull stores a
+   * page in one commit instead of one per object). Only writes made within
+   * `work` (its async context) join it; any other write waits until it is
+   * committed, so no write that was not part of it can be lost with it.
+   * What `work` wrote is committed even when it fails half-way: each write
+   * was complete by itself, as without a batch. A commit that fails rolls
+   * the batch back and rejects (StoreUnavailableError). Batches run one
+   * after another; a batch within a batch joins it.
+   */
+  async batch<R>(work: () => Promise<R>): Promise<R> {
+    if (this.openBatch && this.batchScope.getStore() === this.openBatch.token) return work();
+    while (this.openBatch) await this.openBatch.done;
+    const token = {};
+    let finished!: () => void;
+    this.openBatch = { token, done: new Promise<void>((resolve) => (finished = resolve)) };
+    try {
+      this.guard(() => this.stmt("BEGIN IMMEDIATE").run());
+      let result: R;
+      try {
+        result = await this.batchScope.run(token, work);
+      } finally {
+        try {
+          this.guard(() => this.stmt("COMMIT").run());
+        } catch (error) {
+          if (this.db.inTransaction) this.stmt("ROLLBACK").run();
+          // eslint-disable-next-line no-unsafe-finally
+          throw error;
+        }
+      }
+      return result;
+    } finally {
+      this.openBatch = undefined;
+      finished();
+    }
+  }
+
+  /**
+   * `work` in a transaction of its own; within a batch's transaction it just
+   * runs: the batch holds the write lock already, so nothing can come in
+   * between, and every operation here writes with one statement after
+   * everything that can throw. Statements are prepared once (libsql's
+   * transaction() runs exec per call and does not nest).
+   */
+  private transaction<R>(mode: "IMMEDIATE" | "DEFERRED", work: () => R): R {
+    if (this.db.inTransaction) return work();
+    this.stmt(`BEGIN ${mode}`).run();
+    try {
+      const result = work();
+      this.stmt("COMMIT").run();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.stmt("ROLLBACK").run();
+      throw error;
+    }
+  }
+
+  /**
+   * A write: within the open batch, at once; outside it, once the batch is
+   * committed, and then group-committed: the writes issued in one turn of the
+   * event loop (concurrent requests, an outbox worker's deliveries) run one
+   * after another in one transaction, each resolving once that transaction
+   * is committed, instead of a commit each. Each keeps its own outcome: one
+   * that throws wrote nothing (every write is one statement after whatever
+   * can throw) and fails alone; a commit that fails fails them all.
+   */
+  private async written<R>(operation: () => R): Promise<R> {
+    if (this.openBatch) {
+      if (this.batchScope.getStore() === this.openBatch.token) return this.guard(operation);
+      await this.turn();
+    }
+    return new Promise<R>((resolve, reject) => {
+      this.queued.push({ operation, resolve: resolve as (value: unknown) => void, reject });
+      if (this.queued.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Runs the queued writes (written()) in one transaction. */
+  private flush(): void {
+    if (this.openBatch) {
+      void this.openBatch.done.then(() => this.flush());
+      return;
+    }
+    const writes = this.queued.splice(0);
+    if (writes.length === 0) return;
+    if (this.closed) {
+      for (const w of writes) w.reject(new Error("SqliteStore is closed"));
+      return;
+    }
+    if (writes.length === 1) {
+      const [only] = writes;
+      try {
+        only.resolve(this.guard(only.operation));
+      } catch (error) {
+        only.reject(error);
+      }
+      return;
+    }
+    const outcomes: ({ value: unknown } | { error: unknown })[] = [];
+    try {
+      this.guard(() => this.transaction("IMMEDIATE", () => {
+        for (const w of writes) {
+          try {
+            outcomes.push({ value: this.guard(w.operation) });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      }));
+    } catch (error) {
+      for (const w of writes) w.reject(error);
+      return;
+    }
+    writes.forEach((w, i) => {
+      const outcome = outcomes[i];
+      if ("error" in outcome) w.reject(outcome.error);
+      else w.resolve(outcome.value);
+    });
+  }
+
+  /** A write outside the open batch waits until the batch is committed. */
+  private async turn(): Promise<void> {
+    while (this.openBatch && this.batchScope.getStore() !== this.openBatch.token) await this.openBatch.done;
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = this.guard(() =>
+    const result = await this.written(() =>
       this.stmt(
         `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
@@ -165,7 +386,7 @@ export class SqliteStore implements Store {
 
   async renewLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = this.guard(() =>
+    const result = await this.written(() =>
       this.stmt("UPDATE locks SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?").run(
         now + ttlMs,
         name,
@@ -177,11 +398,14 @@ export class SqliteStore implements Store {
   }
 
   async releaseLock(name: string, owner: string): Promise<void> {
-    this.guard(() => this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, owner));
+    await this.written(() => this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, owner));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    while (this.openBatch) await this.openBatch.done;
+    // writes issued before close are committed, not dropped
+    this.flush();
     this.closed = true;
     this.statements.clear();
     this.db.close();

@@ -11,7 +11,7 @@ import { PartnerClient } from "../client/partner-client";
 import { PartnerRegistry } from "../partners/partner-registry";
 import { ModuleCatalog } from "../host/module-catalog";
 import { ResponseCache } from "../cache/response-cache";
-import type { PartyRef } from "../protocol/types";
+import { partyKey, type PartyRef } from "../protocol/types";
 import { Lease } from "./lease";
 import { SyncStates } from "./sync-state";
 import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
@@ -130,21 +130,26 @@ export class SyncPuller {
           (fetch) => retry.run(fetch),
           list.path,
         );
-        for await (const page of pages) {
+        for await (const page of oneAhead(pages)) {
           if (lease.lost) throw new Error("the sync lock was lost (the store was unreachable or another instance took over)");
           if (options.signal?.aborted) throw new Error("the gateway is stopping");
           run.pages++;
           const storedBefore = run.objects;
+          // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts).
+          const taken: { owner: PartyRef; object: unknown }[] = [];
           for (const object of page) {
             const owner = list.owner ? list.owner(object, scope.parties) : ownerOf(object);
-            // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts).
-            if (!owner || !inScope(scope, owner)) {
-              reject(idOf(object), "owned by a party that is not the partner's");
-              continue;
-            }
-            await list.upsert(target.port, owner, object, ctx);
-            run.objects++;
+            if (!owner || !inScope(scope, owner)) reject(idOf(object), "owned by a party that is not the partner's");
+            else taken.push({ owner, object });
           }
+          // A page is stored in one batch (SQLite: one transaction), its objects side by side (Redis: pipelined),
+          // those with the same owner and id one after another in page order.
+          await this.store.batch(() =>
+            inLanes(taken, ({ owner, object }) => `${partyKey(owner)}/${idOf(object) ?? ""}`, async ({ owner, object }) => {
+              await list.upsert(target.port, owner, object, ctx);
+              run.objects++;
+            }),
+          );
           // Upserts bypass the receiver routes, which invalidate the cache themselves; per page, so a long pull leaves nothing stale behind.
           if (run.objects > storedBefore) await this.cache.invalidate(module);
         }
@@ -175,6 +180,64 @@ export class SyncPuller {
     return (this.registry.configOf(partnerId).sync_overlap_seconds ?? DEFAULT_SYNC_OVERLAP_SECONDS) * 1000;
   }
 }
+
+/**
+ * The pages of `pages`, the next one fetched while the current one is
+ * stored: memory holds two pages at most, and the pull does not wait for the
+ * partner between pages. A failed fetch surfaces when its page's turn comes.
+ */
+async function* oneAhead<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  const iterator = pages[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = iterator.next();
+      // a fetch that fails while nobody waits for it yet is not an unhandled rejection: it is awaited at its turn
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    // the pull stopped early (failure, lost lease, shutdown): end the partner's list too, after the fetch under way
+    await next.then(() => iterator.return?.(), () => undefined);
+  }
+}
+
+/** Objects of one page stored at the same time, at most this many. */
+const PAGE_LANES = 32;
+
+/**
+ * Runs `store` for every item, at most PAGE_LANES at a time; items with the
+ * same key one after another, in their order. Resolves when all are done;
+ * after the first failure no new item is started, and it rejects with that
+ * failure once those under way have ended.
+ */
+const inLanes = async <T>(items: readonly T[], keyOf: (item: T) => string, store: (item: T) => Promise<void>): Promise<void> => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  const queue = [...groups.values()];
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    for (let group = queue[next++]; group && !failure; group = queue[next++])
+      for (const item of group) {
+        if (failure) return;
+        try {
+          await store(item);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAGE_LANES, queue.length) }, lane));
+  if (failure) throw failure.error;
+};
 
 const ownerOf = (object: unknown): PartyRef | undefined => {
   const { country_code, party_id } = (object ?? {}) as Record<string, unknown>;

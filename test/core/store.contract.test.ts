@@ -280,6 +280,118 @@ function describeStoreContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe("pages at any offset (maintained counts, pages through the index)", () => {
+      const pageIds = async (c: string, offset: number, limit: number, query: { from?: number; to?: number } = {}) => {
+        const page = await store.range<Doc>(c, { ...query, offset, limit });
+        return { ids: page.items.map((d) => d.id), total: page.total };
+      };
+      const expectedOf = (entries: Map<string, number>) =>
+        [...entries].sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0)).map(([id]) => id);
+
+      it("serves every offset of a 1,500-entry collection, front, middle and back, with and without bounds", async () => {
+        const c = fresh("offsets");
+        const entries = new Map<string, number>();
+        for (let i = 0; i < 1500; i++) entries.set(`k${String((i * 7919) % 1500).padStart(4, "0")}`, i % 37);
+        await store.batch(() => Promise.all([...entries].map(([id, sortKey]) => store.put<Doc>(c, id, { id, n: sortKey }, sortKey))));
+        const all = expectedOf(entries);
+        for (const offset of [0, 1, 255, 256, 257, 300, 511, 512, 700, 749, 750, 751, 1000, 1449, 1450, 1499, 1500, 1600]) {
+          expect(await pageIds(c, offset, 50)).toEqual({ ids: all.slice(offset, offset + 50), total: 1500 });
+        }
+        const bounded = [...entries].filter(([, k]) => k >= 5 && k < 30);
+        const inRange = expectedOf(new Map(bounded));
+        for (const offset of [0, 10, 500, inRange.length - 50, inRange.length - 1, inRange.length]) {
+          expect(await pageIds(c, offset, 50, { from: 5, to: 30 })).toEqual({ ids: inRange.slice(offset, offset + 50), total: inRange.length });
+        }
+      });
+
+      it("keeps counts and positions exact through inserts, re-sorts, updates and deletes", async () => {
+        const c = fresh("moving");
+        const entries = new Map<string, number>();
+        for (let i = 0; i < 800; i++) entries.set(`k${String(i).padStart(3, "0")}`, i);
+        await store.batch(() => Promise.all([...entries].map(([id, sortKey]) => store.put<Doc>(c, id, { id, n: sortKey }, sortKey))));
+        const check = async () => {
+          const all = expectedOf(entries);
+          for (const offset of [0, 260, 300, 390, 600, all.length - 10]) expect(await pageIds(c, offset, 20)).toEqual({ ids: all.slice(offset, offset + 20), total: all.length });
+        };
+        await check();
+        // removed before the remembered positions
+        for (const id of ["k000", "k001", "k100", "k299"]) {
+          expect(await store.delete(c, id)).toBe(true);
+          entries.delete(id);
+        }
+        await check();
+        // moved from the front to the back and back again; an overwrite in place changes nothing
+        await store.put<Doc>(c, "k010", { id: "k010", n: 5000 }, 5000);
+        entries.set("k010", 5000);
+        await store.update<Doc>(c, "k900", () => ({ value: { id: "k900", n: -1 }, sortKey: -1 }));
+        entries.set("k900", -1);
+        await store.put<Doc>(c, "k500", { id: "k500", n: 0 });
+        await check();
+        expect(await store.putIfAbsent<Doc>(c, "k500", { id: "k500", n: 1 }, 1)).toBe(false);
+        expect(await store.putIfAbsent<Doc>(c, "k901", { id: "k901", n: 2 }, 2)).toBe(true);
+        entries.set("k901", 2);
+        await check();
+        if (factory.persistent) {
+          // another instance's writes move positions too
+          const other = await factory.open();
+          try {
+            await other.delete(c, "k002");
+            entries.delete("k002");
+            await other.put<Doc>(c, "k003", { id: "k003", n: 9000 }, 9000);
+            entries.set("k003", 9000);
+          } finally {
+            await other.close();
+          }
+          await check();
+        }
+      });
+    });
+
+    describe("batch", () => {
+      it("makes every write of the work visible, and the work's answer its own", async () => {
+        const c = fresh("batch");
+        const answer = await store.batch(async () => {
+          await Promise.all(Array.from({ length: 50 }, (_, i) => store.put<Doc>(c, `k${i}`, { id: `k${i}`, n: i }, i)));
+          await store.update<Doc>(c, "k0", (cur) => ({ value: { id: "k0", n: cur!.n + 100 } }));
+          expect(await store.get(c, "k0")).toEqual({ id: "k0", n: 100 });
+          await store.delete(c, "k49");
+          return "done";
+        });
+        expect(answer).toBe("done");
+        expect((await store.range(c, { offset: 0, limit: 100 })).total).toBe(49);
+        expect(await store.get(c, "k0")).toEqual({ id: "k0", n: 100 });
+      });
+
+      it("keeps what was written before the work failed, and rejects with its error; a failed update inside writes nothing", async () => {
+        const c = fresh("batch-fail");
+        await expect(
+          store.batch(async () => {
+            await store.put<Doc>(c, "a", { id: "a", n: 1 }, 1);
+            await expect(store.update<Doc>(c, "a", () => {
+              throw new Error("no");
+            })).rejects.toThrow("no");
+            await store.put<Doc>(c, "b", { id: "b", n: 2 }, 2);
+            throw new Error("half-way");
+          }),
+        ).rejects.toThrow("half-way");
+        expect(await store.range(c, { offset: 0, limit: 10 })).toEqual({ items: [{ id: "a", n: 1 }, { id: "b", n: 2 }], total: 2 });
+      });
+
+      it("lets writes from outside the batch, and batches side by side, all land", async () => {
+        const c = fresh("batch-side");
+        const outside = Promise.all(Array.from({ length: 20 }, (_, i) => store.put<Doc>(c, `out${i}`, { id: `out${i}`, n: i }, i)));
+        const batches = [0, 1, 2].map((b) =>
+          store.batch(async () => {
+            for (let i = 0; i < 10; i++) await store.put<Doc>(c, `b${b}-${i}`, { id: `b${b}-${i}`, n: i }, i);
+            // a batch within a batch joins it
+            await store.batch(() => store.put<Doc>(c, `b${b}-nested`, { id: `b${b}-nested`, n: 0 }, 0));
+          }),
+        );
+        await Promise.all([outside, ...batches]);
+        expect((await store.range(c, { offset: 0, limit: 100 })).total).toBe(20 + 3 * 11);
+      });
+    });
+
     describe("locks", () => {
       it("is held by one owner at a time; re-acquiring by the holder succeeds", async () => {
         const lock = fresh("lock");
@@ -359,6 +471,31 @@ describeStoreContract("SqliteStore (file)", {
 describeStoreContract("SqliteStore (:memory:)", {
   open: async () => SqliteStore.open(":memory:"),
   persistent: false,
+});
+
+describe("SqliteStore on a file written before counts were kept", () => {
+  it("counts what is already stored when it opens it, and keeps counting", async () => {
+    const file = path.join(tmpDir, "older.db");
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Database = require("libsql");
+    const old = new Database(file);
+    old.exec(`CREATE TABLE entries (collection TEXT NOT NULL, key TEXT NOT NULL, sort_key INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (collection, key));
+      CREATE INDEX entries_by_sort ON entries (collection, sort_key, key);`);
+    const insert = old.prepare("INSERT INTO entries VALUES (?, ?, ?, ?)");
+    for (let i = 0; i < 300; i++) insert.run("older", `k${String(i).padStart(3, "0")}`, i, JSON.stringify({ id: `k${i}`, n: i }));
+    insert.run("other", "x", 0, "1");
+    old.close();
+    const store = SqliteStore.open(file);
+    try {
+      expect((await store.range("older", { offset: 0, limit: 1 })).total).toBe(300);
+      expect((await store.range("other", { offset: 0, limit: 1 })).total).toBe(1);
+      await store.put("older", "new", { id: "new", n: 0 }, 1000);
+      const last = await store.range<Doc>("older", { offset: 300, limit: 5 });
+      expect(last).toEqual({ items: [{ id: "new", n: 0 }], total: 301 });
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 const redisUrl = process.env.REDIS_URL;
