@@ -7,6 +7,7 @@ import { profileCachedLocations, profileTable } from "./cpu-profile";
 import { benchCachedLocations } from "./cache-bench";
 import { benchPull, pullTable } from "./pull-bench";
 import { benchPushFanOut, pushTable } from "./push-bench";
+import { benchSteve, steveTable } from "./steve-bench";
 
 /**
  * `npm run bench`: every scenario, each against a baseline measured in the
@@ -30,6 +31,11 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
   },
   push: async () => {
     const { title, lines } = pushTable(await benchPushFanOut());
+    writeResults(title, lines);
+  },
+  // BENCH_STEVE_PROFILE=1 adds a CPU profile of the steve gateway's list runs.
+  steve: async (seconds) => {
+    const { title, lines } = steveTable(await benchSteve(seconds, { profile: process.env.BENCH_STEVE_PROFILE === "1" }));
     writeResults(title, lines);
   },
   // Long (a million requests, bounded by BENCH_MEMORY_MAX_SECONDS); runs last in a full run.

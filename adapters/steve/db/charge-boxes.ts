@@ -14,7 +14,7 @@ function updatedAtColumns(schema: SteveSchemaInfo): string[] {
   return columns;
 }
 
-function selectSql(schema: SteveSchemaInfo): string {
+function selectSql(schema: SteveSchemaInfo, extra = ""): string {
   // Coordinates live on address since 3.9, on charge_box before.
   const lat = schema.addressCoordinates ? "a.latitude" : schema.chargeBoxCoordinates ? "cb.location_latitude" : "NULL";
   const lon = schema.addressCoordinates ? "a.longitude" : schema.chargeBoxCoordinates ? "cb.location_longitude" : "NULL";
@@ -23,7 +23,7 @@ function selectSql(schema: SteveSchemaInfo): string {
       cb.last_heartbeat_timestamp AS lastHeartbeat,
       ${updatedAtColumns(schema).map((c, i) => `${c} AS updated${i},`).join(" ")}
       a.address_pk AS addressPk, a.street, a.house_number AS houseNumber, a.zip_code AS zipCode, a.city, a.country,
-      CAST(${lat} AS CHAR) AS latitude, CAST(${lon} AS CHAR) AS longitude, ${schema.hasTimeZone ? "a.time_zone" : "NULL"} AS timeZone
+      CAST(${lat} AS CHAR) AS latitude, CAST(${lon} AS CHAR) AS longitude, ${schema.hasTimeZone ? "a.time_zone" : "NULL"} AS timeZone${extra}
     FROM charge_box cb LEFT JOIN address a ON a.address_pk = cb.address_pk`;
 }
 
@@ -74,4 +74,35 @@ export async function chargeBoxesUpdatedSince(pool: Pool, schema: SteveSchemaInf
     columns.map(() => since),
   );
   return rows.map(toRow);
+}
+
+/** A charge box with what orders its Location in a list: its newest status row, and whether it has EVSEs (evse_id ≠ 0). */
+export interface ChargeBoxKeyRow extends ChargeBoxRow {
+  /** newest connector_status.status_timestamp of any of its EVSEs, the station's (0) included */
+  newestStatus: Date | null;
+  hasEvses: boolean;
+  /** before 3.13: an EVSE without any status row, its own or the station's (its last_updated is then `now`) */
+  silentEvse: boolean;
+}
+
+/**
+ * Every charge box with what a Location list is ordered and filtered by
+ * (mapping/locations.ts `locationKeys`), without its EVSEs: one row per box.
+ * The newest status comes from the (pk, status_timestamp) index, one EVSE
+ * at a time, never by reading the status history.
+ */
+export async function chargeBoxKeys(pool: Pool, schema: SteveSchemaInfo): Promise<ChargeBoxKeyRow[]> {
+  const { evseTable: t, evsePk: pk, evseNumber: n } = schema;
+  const extra = `,
+      (SELECT MAX((SELECT MAX(cs.status_timestamp) FROM connector_status cs WHERE cs.${pk} = e.${pk})) FROM ${t} e WHERE e.charge_box_id = cb.charge_box_id) AS newestStatus,
+      EXISTS (SELECT 1 FROM ${t} e WHERE e.charge_box_id = cb.charge_box_id AND e.${n} <> 0) AS hasEvses,
+      ${
+        schema.hasUpdatedAt
+          ? "0"
+          : `EXISTS (SELECT 1 FROM ${t} e WHERE e.charge_box_id = cb.charge_box_id AND e.${n} <> 0
+              AND NOT EXISTS (SELECT 1 FROM connector_status cs WHERE cs.${pk} = e.${pk}))
+            AND NOT EXISTS (SELECT 1 FROM ${t} s JOIN connector_status cs ON cs.${pk} = s.${pk} WHERE s.charge_box_id = cb.charge_box_id AND s.${n} = 0)`
+      } AS silentEvse`;
+  const [rows] = await pool.query<RowDataPacket[]>(`${selectSql(schema, extra)} ORDER BY cb.charge_box_id`);
+  return rows.map((r) => ({ ...toRow(r), newestStatus: r.newestStatus, hasEvses: Boolean(r.hasEvses), silentEvse: Boolean(r.silentEvse) }));
 }

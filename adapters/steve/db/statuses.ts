@@ -23,24 +23,29 @@ const toStatus = (r: RowDataPacket): StatusRow => ({
  * newest is the row at MAX(status_timestamp) per EVSE, which the
  * (pk, status_timestamp) index answers without reading the history.
  */
-async function newestStatuses(pool: Pool, schema: SteveSchemaInfo): Promise<Map<number, StatusRow>> {
+async function newestStatuses(pool: Pool, schema: SteveSchemaInfo, evsePks?: number[]): Promise<Map<number, StatusRow>> {
   const pk = schema.evsePk;
+  if (evsePks?.length === 0) return new Map();
+  // Only the EVSEs asked for (a page of Locations, the boxes a poll saw change), not every EVSE's history.
   const [rows] = await pool.query<RowDataPacket[]>(
     `SELECT ${statusColumns(schema)}
-     FROM (SELECT ${pk} AS pk, MAX(status_timestamp) AS ts FROM connector_status GROUP BY ${pk}) m
+     FROM (SELECT ${pk} AS pk, MAX(status_timestamp) AS ts FROM connector_status ${evsePks ? `WHERE ${pk} IN (?)` : ""} GROUP BY ${pk}) m
      JOIN connector_status cs ON cs.${pk} = m.pk AND cs.status_timestamp = m.ts
      JOIN ${schema.evseTable} e ON e.${pk} = m.pk`,
+    evsePks ? [evsePks] : [],
   );
   // Rows sharing the newest timestamp have no order in SteVe either; one of them wins.
   return new Map(rows.map((r) => [r.evsePk as number, toStatus(r)]));
 }
 
 /** Accepted reservations not yet used or expired at `now`, per EVSE (the one expiring last). */
-async function activeReservations(pool: Pool, schema: SteveSchemaInfo, now: Date): Promise<Map<number, ActiveReservation>> {
+async function activeReservations(pool: Pool, schema: SteveSchemaInfo, now: Date, evsePks?: number[]): Promise<Map<number, ActiveReservation>> {
+  if (evsePks?.length === 0) return new Map();
   const [rows] = await pool.query<RowDataPacket[]>(
     `SELECT ${schema.evsePk} AS evsePk, reservation_pk AS reservationPk, id_tag AS idTag, expiry_datetime AS expiry
-     FROM reservation WHERE status = 'ACCEPTED' AND transaction_pk IS NULL AND expiry_datetime > ? ORDER BY expiry_datetime`,
-    [now],
+     FROM reservation WHERE status = 'ACCEPTED' AND transaction_pk IS NULL AND expiry_datetime > ?${evsePks ? ` AND ${schema.evsePk} IN (?)` : ""}
+     ORDER BY expiry_datetime`,
+    evsePks ? [now, evsePks] : [now],
   );
   return new Map(rows.map((r) => [r.evsePk as number, { reservationPk: r.reservationPk, idTag: r.idTag, expiry: r.expiry }]));
 }
@@ -55,7 +60,8 @@ export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: 
      ${chargeBoxIds ? "WHERE e.charge_box_id IN (?)" : ""} ORDER BY e.charge_box_id, e.${schema.evseNumber}`,
     chargeBoxIds ? [chargeBoxIds] : [],
   );
-  const [latest, reservations] = await Promise.all([newestStatuses(pool, schema), activeReservations(pool, schema, now)]);
+  const pks = chargeBoxIds ? evses.map((e) => e.evsePk as number) : undefined;
+  const [latest, reservations] = await Promise.all([newestStatuses(pool, schema, pks), activeReservations(pool, schema, now, pks)]);
   const stationPk = new Map<string, number>();
   for (const e of evses) if (e.evseId === 0) stationPk.set(e.chargeBoxId, e.evsePk);
   return evses

@@ -1,5 +1,5 @@
 import type { Pool, RowDataPacket } from "mysql2/promise";
-import { chargeBoxes, chargeBoxesUpdatedSince } from "./charge-boxes";
+import { chargeBoxes, chargeBoxesUpdatedSince, chargeBoxKeys, type ChargeBoxKeyRow } from "./charge-boxes";
 import { evses } from "./evses";
 import { createStevePool, type SteveDbSettings } from "./pool";
 import type { ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
@@ -31,6 +31,11 @@ export class SteveDb {
 
   chargeBoxes(ids?: string[]): Promise<ChargeBoxRow[]> {
     return chargeBoxes(this.pool, this.schema, ids);
+  }
+
+  /** every charge box with what orders its Location in a list (no EVSEs, no statuses) */
+  chargeBoxKeys(): Promise<ChargeBoxKeyRow[]> {
+    return chargeBoxKeys(this.pool, this.schema);
   }
 
   chargeBoxesUpdatedSince(since: Date): Promise<ChargeBoxRow[]> {

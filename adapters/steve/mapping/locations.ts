@@ -86,15 +86,24 @@ const coordinatesOf = (box: ChargeBoxRow | undefined): GeoLocation | undefined =
     ? { latitude: degrees(box.address.latitude), longitude: degrees(box.address.longitude) }
     : undefined;
 
-/** One Location from its charge boxes: YAML overrides first, then SteVe's facts, then the YAML defaults. */
-function mapLocation(
-  id: string,
-  boxes: ChargeBoxRow[],
-  override: LocationOverrides,
-  facts: SteveLocationFacts,
-  settings: SteveMappingSettings,
-  now: Date,
-): Location | string {
+/** The facts indexed once per mapping (by box and by EVSE), not searched once per Location. */
+interface IndexedFacts {
+  evsesByBox: Map<string, EvseRow[]>;
+  statusByPk: Map<number, EvseStatusFacts>;
+}
+
+const indexed = (facts: SteveLocationFacts): IndexedFacts => {
+  const evsesByBox = new Map<string, EvseRow[]>();
+  for (const e of facts.evses) {
+    const list = evsesByBox.get(e.chargeBoxId);
+    if (list) list.push(e);
+    else evsesByBox.set(e.chargeBoxId, [e]);
+  }
+  return { evsesByBox, statusByPk: new Map(facts.statuses.map((s) => [s.evsePk, s])) };
+};
+
+/** Where a Location is (YAML overrides first, then SteVe's facts, then the YAML defaults), or why it cannot be one. */
+function placeOf(boxes: ChargeBoxRow[], override: LocationOverrides, settings: SteveMappingSettings) {
   const located = boxes.find((b) => b.address) ?? boxes[0];
   const address = override.address ?? streetLine(located) ?? settings.address;
   const city = override.city ?? located?.address?.city ?? settings.city;
@@ -102,13 +111,25 @@ function mapLocation(
   const coordinates = override.coordinates ?? coordinatesOf(located) ?? settings.coordinates;
   const missing = Object.entries({ address, city, country, coordinates }).filter(([, v]) => v === undefined);
   if (missing.length) return `no ${missing.map(([k]) => k).join(", ")} in SteVe or the YAML`;
+  return { located, address, city, country, coordinates };
+}
 
-  const statusByPk = new Map(facts.statuses.map((s) => [s.evsePk, s]));
+/** One Location from its charge boxes: YAML overrides first, then SteVe's facts, then the YAML defaults. */
+function mapLocation(
+  id: string,
+  boxes: ChargeBoxRow[],
+  override: LocationOverrides,
+  facts: IndexedFacts,
+  settings: SteveMappingSettings,
+  now: Date,
+): Location | string {
+  const place = placeOf(boxes, override, settings);
+  if (typeof place === "string") return place;
+  const { located, address, city, country, coordinates } = place;
+
   const evses = boxes.flatMap((box) => {
     const tariffIds = settings.charge_boxes[box.chargeBoxId]?.tariff_ids ?? override.tariff_ids ?? settings.tariff_ids;
-    return facts.evses
-      .filter((e) => e.chargeBoxId === box.chargeBoxId)
-      .map((e) => mapEvse(e, box, statusByPk.get(e.evsePk), settings, tariffIds, now));
+    return (facts.evsesByBox.get(box.chargeBoxId) ?? []).map((e) => mapEvse(e, box, facts.statusByPk.get(e.evsePk), settings, tariffIds, now));
   });
   const pick = <K extends keyof LocationOverrides>(key: K) => override[key] ?? settings[key];
   const location: Location = {
@@ -135,22 +156,61 @@ function mapLocation(
   return location;
 }
 
+/** The Locations of these charge boxes: one per YAML group, one per ungrouped charge box, with the boxes and overrides of each. */
+function locationsOf<B extends ChargeBoxRow>(chargeBoxes: B[], settings: SteveMappingSettings): { id: string; boxes: B[]; override: LocationOverrides }[] {
+  const out: { id: string; boxes: B[]; override: LocationOverrides }[] = [];
+  const byId = new Map(chargeBoxes.map((b) => [ciKey(b.chargeBoxId), b]));
+  const grouped = new Set<string>();
+  for (const group of settings.locations) {
+    const boxes = group.charge_boxes.map((id) => byId.get(ciKey(id))).filter((b): b is B => b !== undefined);
+    group.charge_boxes.forEach((id) => grouped.add(ciKey(id)));
+    if (boxes.length) out.push({ id: group.id, boxes, override: group });
+  }
+  for (const box of chargeBoxes) if (!grouped.has(ciKey(box.chargeBoxId))) out.push({ id: box.chargeBoxId, boxes: [box], override: settings.charge_boxes[box.chargeBoxId] ?? {} });
+  return out;
+}
+
 /** Locations from SteVe's charge boxes: one per YAML group, one per ungrouped charge box. */
 export function mapLocations(facts: SteveLocationFacts, settings: SteveMappingSettings, now: Date): MappedLocations {
   const out: MappedLocations = { locations: [], skipped: [] };
-  const byId = new Map(facts.chargeBoxes.map((b) => [b.chargeBoxId, b]));
-  const grouped = new Set<string>();
-  const emit = (id: string, boxes: ChargeBoxRow[], override: LocationOverrides) => {
-    const result = mapLocation(id, boxes, override, facts, settings, now);
+  const index = indexed(facts);
+  for (const { id, boxes, override } of locationsOf(facts.chargeBoxes, settings)) {
+    const result = mapLocation(id, boxes, override, index, settings, now);
     if (typeof result === "string") out.skipped.push({ id, reason: result });
     else out.locations.push(result);
-  };
-  for (const group of settings.locations) {
-    const boxes = group.charge_boxes.map((id) => byId.get(id)).filter((b): b is ChargeBoxRow => b !== undefined);
-    group.charge_boxes.forEach((id) => grouped.add(id));
-    if (boxes.length) emit(group.id, boxes, group);
   }
-  for (const box of facts.chargeBoxes)
-    if (!grouped.has(box.chargeBoxId)) emit(box.chargeBoxId, [box], settings.charge_boxes[box.chargeBoxId] ?? {});
+  return out;
+}
+
+/** A Location as a list orders it, before it is read whole. */
+export interface LocationKey {
+  id: string;
+  /** its last_updated, epoch ms (whole seconds, as the mapped DateTime) */
+  lastUpdated: number;
+}
+
+/**
+ * The Locations a list holds, with the last_updated mapLocations gives them,
+ * from one row per charge box (db/charge-boxes.ts `chargeBoxKeys`): the
+ * newest of the boxes' update times (3.13+: box, address, EVSEs, plugs) and,
+ * for a box with EVSEs, its newest status row; `now` when there is none
+ * (SteVe before 3.13 with no status yet). Locations mapLocations would skip
+ * are left out the same way.
+ */
+export function locationKeys(
+  chargeBoxes: (ChargeBoxRow & { newestStatus: Date | null; hasEvses: boolean; silentEvse: boolean })[],
+  settings: SteveMappingSettings,
+  now: Date,
+): { keys: LocationKey[]; skipped: { id: string; reason: string }[] } {
+  const out: { keys: LocationKey[]; skipped: { id: string; reason: string }[] } = { keys: [], skipped: [] };
+  for (const { id, boxes, override } of locationsOf(chargeBoxes, settings)) {
+    const place = placeOf(boxes, override, settings);
+    if (typeof place === "string") {
+      out.skipped.push({ id, reason: place });
+      continue;
+    }
+    const updated = boxes.some((b) => b.silentEvse && !b.updatedAt) ? now : newest(boxes.flatMap((b) => [b.updatedAt, b.hasEvses ? b.newestStatus : null]), now);
+    out.keys.push({ id, lastUpdated: Math.floor(updated.getTime() / 1000) * 1000 });
+  }
   return out;
 }
