@@ -7,6 +7,8 @@ import { profileCachedLocations, profileTable } from "./cpu-profile";
 import { benchCachedLocations } from "./cache-bench";
 import { benchPull, pullTable } from "./pull-bench";
 import { benchPushFanOut, pushTable } from "./push-bench";
+import { benchUncached, uncachedTable } from "./uncached-bench";
+import { benchReceivers, receiversTable } from "./receivers-bench";
 import { benchSteve, steveTable } from "./steve-bench";
 
 /**
@@ -25,12 +27,20 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
   },
   cache: async (seconds) =>
     writeResults("Cached vs uncached GET /locations?limit=50, adapter artificially slow (50 ms per call)", table(await benchCachedLocations(seconds))),
+  uncached: async (seconds) => {
+    const { title, lines } = uncachedTable(await benchUncached(seconds, storesAsked()));
+    writeResults(title, lines);
+  },
+  receivers: async (seconds) => {
+    const { title, lines } = receiversTable(await benchReceivers(seconds, storesAsked()));
+    writeResults(title, lines);
+  },
   pull: async () => {
-    const { title, lines } = pullTable(await benchPull());
+    const { title, lines } = pullTable(await benchPull(storesAsked()));
     writeResults(title, lines);
   },
   push: async () => {
-    const { title, lines } = pushTable(await benchPushFanOut());
+    const { title, lines } = pushTable(await benchPushFanOut(storesAsked()));
     writeResults(title, lines);
   },
   // BENCH_STEVE_PROFILE=1 adds a CPU profile of the steve gateway's list runs.
@@ -50,6 +60,10 @@ const ON_REQUEST: Record<string, (seconds: number) => Promise<void>> = {
     writeResults(title, profileTable(await profileCachedLocations(seconds)));
   },
 };
+
+/** BENCH_STORES=sqlite or redis limits the scenarios that run on both stores to one (default: both). */
+const storesAsked = (): ("SQLite" | "Redis")[] =>
+  (process.env.BENCH_STORES ?? "sqlite,redis").split(",").map((s) => (s.trim().toLowerCase() === "redis" ? "Redis" : "SQLite"));
 
 const main = async () => {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
