@@ -64,6 +64,17 @@ export class SteveBackend {
     return { db: engine.db, kv: this.kv, emit: this.emit, mapping, tariffs, tags: this.tags, log: this.log, owner: this.owner, now, baseline: new Date(0) };
   }
 
+  /** `/ready`: SteVe's database has been reached and answers a query now. */
+  async ready(): Promise<boolean> {
+    if (!this.engine) return false;
+    try {
+      await this.engine.db.now();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   start(): Promise<void> {
     this.stopped = false;
     this.opening = this.open();

@@ -48,6 +48,6 @@ export const steveAdapterFactory = defineAdapter({
       "tokens.RECEIVER": tokensReceiver(backend.tags, deps.store),
       "commands.RECEIVER": commandsReceiver(backend, locations, sessions, log),
     };
-    return { ports, start: () => backend.start(), stop: () => backend.stop() };
+    return { ports, start: () => backend.start(), stop: () => backend.stop(), ready: () => backend.ready() };
   },
 });

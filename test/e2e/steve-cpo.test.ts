@@ -320,7 +320,8 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
         expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts|ro-e2e/);
         answers++;
       }
-      // Still the tariffs (from the YAML) and the protocol itself.
+      // Readiness reports the adapter whose database does not answer; the tariffs (from the YAML) and the protocol still serve.
+      expect((await fetch(`${cpoUrl}/ready`)).status).toBe(503);
       expect((await get("tariffs")).status).toBe(200);
       expect((await ocpiRequest("GET", `${cpoUrl}/ocpi/versions`, { token: emsp.tokenToCpo })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1_000));
@@ -330,6 +331,7 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
 
   test("after the outage: the sample from before it, the next one, a station status row and the stop all reach the eMSP, with exactly one CDR", async () => {
     await eventually(async () => (await get("locations")).status === 200, 15_000);
+    expect((await fetch(`${cpoUrl}/ready`)).status).toBe(200);
     await fake.meter(transactionPk, 1250);
     await fake.status(BETA.id, 0, "Available");
     await eventually(async () => (await stored<Json>("local:locations:DEABC", BETA.id))?.evses[0].status === "AVAILABLE");

@@ -74,6 +74,10 @@ test("SteVe's database down at start: the gateway serves, Locations answer 503/3
     // The gateway serves (a token A reaches only versions); the ports are asked directly, as no partner is registered here.
     const versions = await ocpiRequest("GET", `http://127.0.0.1:${port}/ocpi/versions`, { token });
     expect(versions.status).toBe(200);
+    // Readiness names the adapter whose backend does not answer, nothing more.
+    const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+    expect(ready.status).toBe(503);
+    expect(JSON.stringify(await ready.json())).toContain("adapter steve");
     const adapter = (gateway as unknown as { adapters: Map<string, { ports: Record<string, any> }> }).adapters.get("steve")!;
     const ctx = { party: { country_code: "DE", party_id: "ABC" } };
     await expect(adapter.ports["locations.SENDER"].list({ offset: 0, limit: 10 }, ctx)).rejects.toMatchObject({
