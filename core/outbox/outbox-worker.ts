@@ -25,29 +25,14 @@ export interface OutboxWorkerOptions {
 }
 
 const LOCK_TTL_MS = 30_000;
-
-/**
- * The deliveries under way (tags) whose order key is `key`, a part of it or
- * a parent of it: order keys are object paths ("locations:NLGWY/LOC1/EVSE1"),
- * so a Location's PUT and its EVSE's PATCH are ordered, two EVSEs' are not.
- */
-const related = (keysOf: ReadonlyMap<string, string>, key: string): string[] => {
-  const tags: string[] = [];
-  for (const [tag, other] of keysOf)
-    if (other === key || other.startsWith(`${key}/`) || key.startsWith(`${other}/`)) tags.push(tag);
-  return tags;
-};
 /** messages read from a queue's head at once */
 const BATCH = 100;
-/** deliveries to one partner under way at once */
-const MAX_IN_FLIGHT = 16;
 
 /**
  * Delivers the outbox: partners' queues side by side, each on a lane of its
  * own under a store lock, so several instances never deliver the same queue
- * at once. Within a queue, messages for different objects go side by side
- * and those for one object in queue order (deliverQueue); a failing head
- * holds its queue back (the partner is usually down as a whole) with
+ * at once. Strict FIFO per partner keeps the order per object; a failing
+ * head holds its queue back (the partner is usually down as a whole) with
  * exponential backoff. A rejection (isRetryable) never holds the queue: an
  * essential message goes to the partner's dead letters, any other is
  * dropped and counted; both logged with the partner's answer.
@@ -176,102 +161,33 @@ export class OutboxWorker implements BackgroundService {
     this.wakeUp.unref();
   }
 
-  /**
-   * Delivers the queue until it is empty or its head must wait for a retry,
-   * several messages at a time: order matters per object, not across
-   * objects. A message with an order key (push-fan-out: the module, owner and
-   * object path) starts only once every earlier message for that object has
-   * ended, so it never overtakes one for the same object; a message
-   * without one, or one already tried, waits for all before it and holds
-   * all after it. Order keys are object paths: a message waits for those of
-   * its object, of its parents and of its parts (`related`). At most MAX_IN_FLIGHT at once, starting from one per pass
-   * and one more after each delivery (a partner that is down gets one
-   * attempt, not a burst). A message that must be retried stops the pass:
-   * nothing after it is started, those under way end, and its backoff holds
-   * the queue back as before.
-   */
+  /** Delivers the queue until it is empty or its head must wait for a retry. */
   private async deliverQueue(partnerId: string, lock: string): Promise<void> {
     const counts: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
     let renewedAt = Date.now();
-    /** deliveries under way, by `id@seq` (a collapse slot's id is reused, its seq is not) */
-    const active = new Map<string, Promise<void>>();
-    /** the order keys of the deliveries under way */
-    const keysOf = new Map<string, string>();
-    /** messages of this pass started already, by `id@seq`: read again while under way or just removed, they are not sent twice */
-    const started = new Set<string>();
-    let halted = false;
-    /** a delivery that failed in the store (not the partner): the pass ends with it once the others have ended */
-    let failure: { error: unknown } | undefined;
-    let backlogExpired = false;
-    let window = 1;
-    const settle = async () => {
-      await Promise.all(active.values());
-    };
     try {
       for (;;) {
-        const { items } = await this.outbox.pending(partnerId, BATCH + active.size);
-        let fresh = 0;
+        const { items } = await this.outbox.pending(partnerId, BATCH);
+        if (items.length === 0) return;
         for (const head of items) {
-          const tag = `${head.id}@${head.seq}`;
-          if (started.has(tag)) continue;
-          fresh++;
-          if (halted || !this.started || head.nextAttemptAt > Date.now()) {
-            halted = true;
-            break;
-          }
-          const alone = head.orderKey === undefined || head.attempts > 0;
-          if (alone) await settle();
-          else {
-            // every earlier message for this object, its parent or one of its parts has ended first
-            for (let before = related(keysOf, head.orderKey!); before.length; before = related(keysOf, head.orderKey!)) await Promise.all(before.map((t) => active.get(t)));
-            while (active.size >= window) await Promise.race(active.values());
-          }
-          if (halted) break;
+          if (!this.started || head.nextAttemptAt > Date.now()) return;
           const message = await this.outbox.claim(head);
-          // gone, or collapsed to the tail since it was read: it comes again in a later read, at its new place
-          if (!message) continue;
-          started.add(tag);
-          const delivery = this.deliver(message, counts).then(
-            (outcome) => {
-              active.delete(tag);
-              keysOf.delete(tag);
-              if (outcome === "delivered" || outcome === "rejected") window = Math.min(MAX_IN_FLIGHT, window + 1);
-              else {
-                halted = true;
-                if (outcome === "backlog expired") backlogExpired = true;
-              }
-            },
-            (error) => {
-              active.delete(tag);
-              keysOf.delete(tag);
-              halted = true;
-              failure ??= { error };
-            },
-          );
-          active.set(tag, delivery);
-          if (message.orderKey !== undefined) keysOf.set(tag, message.orderKey);
-          if (alone) await delivery;
+          // gone, or collapsed to the tail since it was read: re-read the head
+          if (!message) break;
+          if (!(await this.deliver(message, counts))) return;
           if (Date.now() - renewedAt > LOCK_TTL_MS / 3) {
             await this.store.renewLock(lock, this.owner, LOCK_TTL_MS);
             renewedAt = Date.now();
           }
         }
-        if (halted || fresh === 0) {
-          await settle();
-          if (halted || active.size === 0) break;
-        } else if (active.size >= window) await Promise.race(active.values());
-        if (started.size > 10 * BATCH && active.size === 0) started.clear();
       }
-      if (failure) throw failure.error;
-      if (backlogExpired) counts.dropped += await this.dropBacklog(partnerId);
     } finally {
-      await settle();
       await this.outbox.count(partnerId, counts);
     }
   }
 
-  /** One delivery attempt and what came of it; "retry": the message waits for its backoff, holding the queue. */
-  private async deliver(message: OutboxMessage, counts: OutboxCounts): Promise<"delivered" | "rejected" | "retry" | "backlog expired"> {
+  /** One delivery attempt; resolves to whether the queue goes on (false: the message waits for its retry). */
+  private async deliver(message: OutboxMessage, counts: OutboxCounts): Promise<boolean> {
     const { partnerId } = message;
     try {
       await this.send(partnerId, message.request);
@@ -288,20 +204,20 @@ export class OutboxWorker implements BackgroundService {
           this.log.warn({ partner: partnerId, message: message.label, error: failure }, "push rejected by partner; dropped");
         }
         await this.events.rejected?.(message, error);
-        return "rejected";
+        return true;
       }
       const policy = this.policyOf(partnerId);
       const retryAt = Date.now() + retryDelay(policy, message.attempts);
       const failed = await this.outbox.failed(message, failure, retryAt);
       this.log.info({ partner: partnerId, message: message.label, attempts: failed?.attempts, error: failure }, "delivery failed; will retry");
-      // dropped once the deliveries under way have ended (deliverQueue), so none of them is counted twice
-      if (failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs) return "backlog expired";
-      return "retry";
+      if (failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs)
+        counts.dropped += await this.dropBacklog(partnerId);
+      return false;
     }
     await this.outbox.remove(message);
     counts.delivered++;
     await this.events.delivered?.(message);
-    return "delivered";
+    return true;
   }
 
   /** Superseded updates are not replayed after a long outage: the partner gets a full resync instead. */

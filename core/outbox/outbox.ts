@@ -26,9 +26,9 @@ export interface OutboxMessage {
   /** waiting messages with the same key are replaced by the newest (repeated EVSE status changes) */
   collapseKey?: string;
   /**
-   * the object's path ("locations:NLGWY/LOC1/EVSE1"): messages for one object, its parents or its parts are
-   * delivered one after another in queue order, others side by side; without one, a message is delivered alone, after every
-   * message before it and before every message after it (OutboxWorker.deliverQueue)
+   * the object the message changes, as a path ("locations:NLGWY/LOC1/EVSE1"; push-fan-out): what a worker
+   * delivering several messages of a partner at once would keep in order (messages for one object, its
+   * parents or its parts). Recorded only: OutboxWorker still delivers each queue strictly in order.
    */
   orderKey?: string;
   /**

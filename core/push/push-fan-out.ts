@@ -85,7 +85,7 @@ export class PushFanOut {
       request: { method, target: { module: change.module, role: "RECEIVER", path, query }, body, from: change.owner },
       label: `${method} ${change.module} ${object}`,
       collapseKey: collapse ? `${change.module}:${object}:${collapse}` : undefined,
-      // the object's path: a Location's PUT and its EVSEs' PATCHes keep their order, two EVSEs' do not need to (OutboxWorker)
+      // the object's path: a Location's PUT and its EVSEs' PATCHes need their order, two EVSEs' do not (OutboxMessage.orderKey)
       orderKey: `${change.module}:${object}`,
       essential: spec.essential?.(change) ?? false,
     };
