@@ -145,7 +145,12 @@ it("loses no acknowledged write and delivers every command result and push once 
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const pushCounts = pushesAcked.map((id) => pushesReceived.get(id) ?? 0);
   const callbacks = await commandCallbacks(commandsAccepted);
-  const wrongDeliveries = [...pushCounts, ...callbacks].filter((count) => count !== 1).length;
+  // A failover can make the CPO post a result a second time (README "Commands and charging profiles": async
+  // replication); the eMSP takes the first and hands its backend exactly one result per command.
+  const handedToBackend = await Promise.all(
+    commandsAccepted.map(async (uid) => (await emsp!.gateway.store.get<{ results: unknown[] }>("local:commands:results", uid))?.results.length ?? 0),
+  );
+  const wrongDeliveries = [...pushCounts, ...handedToBackend].filter((count) => count !== 1).length + callbacks.filter((c) => c < 1).length;
 
   recordReliability("Redis Cluster failover", {
     cases: answers.length + commandsAccepted.length,
@@ -154,6 +159,7 @@ it("loses no acknowledged write and delivers every command result and push once 
     notes: [
       `${tokensAcked.length} token writes acknowledged, ${answers.filter(refusedAsOutage).length} answered 503/3000`,
       `${pushesAcked.length} pushes and ${commandsAccepted.length} commands delivered across the failover`,
+      `command results posted twice by the CPO (taken once by the eMSP): ${callbacks.filter((c) => c > 1).length}`,
     ],
   });
   // each with the gateway's log line about it, when there is one
@@ -161,7 +167,8 @@ it("loses no acknowledged write and delivers every command result and push once 
   expect(unexpected.map((r) => `${r.status} ${r.text} ${logged(r) ?? ""}`)).toEqual([]);
   expect(missing).toEqual([]);
   expect(pushCounts).toEqual(pushesAcked.map(() => 1));
-  expect(callbacks).toEqual(commandsAccepted.map(() => 1));
+  expect(handedToBackend).toEqual(commandsAccepted.map(() => 1));
+  expect(callbacks.every((c) => c >= 1 && c <= 2)).toBe(true);
   // The gateway itself logs the failover as an outage (warn), not as errors; the local adapter's simulated
   // charge point still logs each outcome it could not report (adapters/local, outside the store's reach).
   const errors = cpos.flatMap((cpo) => cpo.output().split("\n").filter((line) => /"level":(50|60)/.test(line)));
