@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Store } from "../store/port";
+import { storeUnavailableIn } from "../store/store-unavailable";
 
 /**
  * pending: waiting for its outcome until `deadline`;
@@ -196,7 +197,9 @@ export class PendingRequests {
     try {
       await handler.deliver(entry, entry.outcome as R);
     } catch (error) {
-      this.log.error({ err: error, kind, id: entry.id }, "delivering the outcome of an asynchronous request failed; it is retried when the lease expires");
+      // A store outage is the store's to report (once per outage); here it only delays the delivery.
+      const level = storeUnavailableIn(error) ? "warn" : "error";
+      this.log[level]({ err: error, kind, id: entry.id }, "delivering the outcome of an asynchronous request failed; it is retried when the lease expires");
       return;
     }
     const now = Date.now();
