@@ -13,15 +13,16 @@ export class OutboundAddressError extends Error {
   }
 }
 
-type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * The lookup of every connection to an origin the operator did not name: all
  * resolved addresses must be public, and the socket connects to exactly
  * what was checked (no second resolution a rebinding DNS could answer
  * differently). IP literals never reach a lookup; outboundProblem checks them.
+ * Also the lookup of forwarded requests' node:http agents (core/hub/forward-agents.ts).
  */
-const publicOnlyLookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+export const publicOnlyLookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
   dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return callback(new OutboundAddressError(hostname), []);
