@@ -59,6 +59,45 @@ function fragmentOf(session: Session, state: PublishedSession): Partial<Session>
   return Object.keys(fragment).length ? { ...fragment, last_updated: session.last_updated } : undefined;
 }
 
+/** A transaction with what it maps to: its sources, Location, Session and price. */
+export interface MappedTransaction {
+  tx: TransactionRow;
+  sources: Parameters<typeof mapCdrSkeleton>[0];
+  location: Location | undefined;
+  session: Session;
+  priced: PricedSession | undefined;
+}
+
+/**
+ * The one mapping of transactions to Sessions (priced), for the poller and
+ * the Sender ports alike: they differ only in how a transaction's context is
+ * found (`contextFor`) and which transactions they want (`wanted`, asked
+ * before the context, which may have effects).
+ */
+export async function* mappedTransactions(
+  ctx: PollContext,
+  txs: TransactionRow[],
+  contextFor: (tx: TransactionRow) => Promise<TransactionContext>,
+  wanted: (tx: TransactionRow) => Promise<boolean> = async () => true,
+): AsyncGenerator<MappedTransaction> {
+  if (txs.length === 0) return;
+  const loaded = await loadLocations(ctx, [...new Set(txs.map((tx) => locationIdOf(ctx.mapping, tx.chargeBoxId)))]);
+  for (const tx of txs) {
+    if (!(await wanted(tx))) continue;
+    const location = loaded.locations.get(locationIdOf(ctx.mapping, tx.chargeBoxId));
+    const sources = {
+      tx,
+      chargeBox: loaded.chargeBoxes.find((b) => b.chargeBoxId === tx.chargeBoxId),
+      evse: loaded.evses.find((e) => e.evsePk === tx.evsePk),
+      context: await contextFor(tx),
+    };
+    const session = mapSession(sources, ctx.mapping);
+    const priced = priceTransaction(tx, tariffsOf(location, tx, session.connector_id, ctx.tariffs), location?.time_zone ?? ctx.mapping.time_zone);
+    if (priced) session.total_cost = priced.total_cost;
+    yield { tx, sources, location, session, priced };
+  }
+}
+
 /**
  * Sessions and CDRs of the transactions that changed: a Session PUT the
  * first time a transaction is seen, PATCHes with what changed while it
@@ -67,22 +106,10 @@ function fragmentOf(session: Session, state: PublishedSession): Partial<Session>
  * after each publication, so a restart neither repeats nor skips one.
  */
 export async function publishTransactions(ctx: PollContext, txs: TransactionRow[]): Promise<void> {
-  if (txs.length === 0) return;
-  const loaded = await loadLocations(ctx, [...new Set(txs.map((tx) => locationIdOf(ctx.mapping, tx.chargeBoxId)))]);
-  for (const tx of txs) {
+  const wanted = async (tx: TransactionRow) =>
     // Read again only through the watermark overlap: history from before the first poll.
-    if (transactionUpdatedAt(tx) <= ctx.baseline && !(await ctx.kv.get(KEYS.session(tx.transactionPk)))) continue;
-    const location = loaded.locations.get(locationIdOf(ctx.mapping, tx.chargeBoxId));
-    const sources = {
-      tx,
-      chargeBox: loaded.chargeBoxes.find((b) => b.chargeBoxId === tx.chargeBoxId),
-      evse: loaded.evses.find((e) => e.evsePk === tx.evsePk),
-      context: await contextOf(ctx, tx),
-    };
-    const session = mapSession(sources, ctx.mapping);
-    const priced = priceTransaction(tx, tariffsOf(location, tx, session.connector_id, ctx.tariffs), location?.time_zone ?? ctx.mapping.time_zone);
-    if (priced) session.total_cost = priced.total_cost;
-
+    !(transactionUpdatedAt(tx) <= ctx.baseline && !(await ctx.kv.get(KEYS.session(tx.transactionPk))));
+  for await (const { tx, sources, location, session, priced } of mappedTransactions(ctx, txs, (tx) => contextOf(ctx, tx), wanted)) {
     const key = KEYS.session(tx.transactionPk);
     let state = await getJson<PublishedSession>(ctx.kv, key);
     const next = (): PublishedSession => ({

@@ -1,12 +1,9 @@
 import { inScope, type Cdr, type PageRequest, type PortContext, type Session } from "../../kit";
 import { getJson } from "../contracts";
 import type { TransactionRow } from "../db/rows";
-import { locationIdOf } from "../mapping/locations";
-import { mapSession, type TransactionContext } from "../mapping/sessions";
+import type { TransactionContext } from "../mapping/sessions";
 import { KEYS, type PollContext } from "../poll/context";
-import { loadLocations } from "../poll/locations";
-import { priceTransaction, tariffsOf } from "../poll/pricing";
-import { cdrOf } from "../poll/sessions";
+import { cdrOf, mappedTransactions } from "../poll/sessions";
 
 export interface TransactionObjects {
   session: Session;
@@ -28,20 +25,8 @@ async function knownContext(ctx: PollContext, tx: TransactionRow): Promise<Trans
 
 /** Sessions (and CDRs of finished ones) of SteVe transactions, mapped and priced as the poller publishes them. */
 export async function transactionObjects(ctx: PollContext, txs: TransactionRow[]): Promise<TransactionObjects[]> {
-  if (txs.length === 0) return [];
-  const loaded = await loadLocations(ctx, [...new Set(txs.map((tx) => locationIdOf(ctx.mapping, tx.chargeBoxId)))]);
   const out: TransactionObjects[] = [];
-  for (const tx of txs) {
-    const location = loaded.locations.get(locationIdOf(ctx.mapping, tx.chargeBoxId));
-    const sources = {
-      tx,
-      chargeBox: loaded.chargeBoxes.find((b) => b.chargeBoxId === tx.chargeBoxId),
-      evse: loaded.evses.find((e) => e.evsePk === tx.evsePk),
-      context: await knownContext(ctx, tx),
-    };
-    const session = mapSession(sources, ctx.mapping);
-    const priced = priceTransaction(tx, tariffsOf(location, tx, session.connector_id, ctx.tariffs), location?.time_zone ?? ctx.mapping.time_zone);
-    if (priced) session.total_cost = priced.total_cost;
+  for await (const { sources, location, session, priced, tx } of mappedTransactions(ctx, txs, (tx) => knownContext(ctx, tx))) {
     const cdr = tx.stopEventTimestamp ? cdrOf(sources, location, priced, ctx) : undefined;
     out.push(cdr ? { session, cdr } : { session });
   }
