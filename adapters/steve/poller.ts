@@ -1,12 +1,8 @@
-import { getJson, setJson, type ChangeSink, type KeyValue, type PartyRef, type SteveLog } from "./contracts";
-import type { SteveDb } from "./db/steve-db";
-import type { SteveMappingSettings } from "./mapping/settings";
-import type { Tariff } from "./ocpi";
+import { getJson, setJson, type PartyRef } from "./contracts";
 import { KEYS, later, type PollContext, type Watermarks } from "./poll/context";
 import { publishLocations, rememberBoxes } from "./poll/locations";
 import { publishTransactions } from "./poll/sessions";
 import { publishStatuses, rememberStatuses, statusesOf } from "./poll/statuses";
-import type { SteveTags } from "./tags";
 
 /**
  * Change detection on SteVe's database (it has no events for third parties:
@@ -34,14 +30,8 @@ import type { SteveTags } from "./tags";
  * unchanged watermarks.
  */
 
-export interface StevePollerOptions {
-  db: SteveDb;
-  kv: KeyValue;
-  emit: ChangeSink;
-  mapping: SteveMappingSettings;
-  tariffs: Tariff[];
-  tags: SteveTags;
-  log: SteveLog;
+/** What a poll works with (PollContext, less what each poll sets), and the timing. */
+export interface StevePollerOptions extends Pick<PollContext, "db" | "kv" | "emit" | "mapping" | "tariffs" | "tags" | "log"> {
   intervalMs: number;
   /** re-read this far behind each watermark (late rows, station clocks) */
   overlapMs: number;
