@@ -199,7 +199,7 @@ const readBody = async (
     if (spec.optional) return undefined;
     throw invalid(`Request body with a ${spec.type.name} is required`);
   }
-  checkMediaType(ctx.state.bodyMediaType, rc);
+  checkMediaType(ctx.state.bodyMediaType, rc, reader);
   const { partner, version, log } = rc;
   const schema = spec.type.schema(version, spec.mode);
   const read = await reader.read({ partnerId: partner.id, strictness: partner.config.strictness, type: spec.type.name, schema, raw, sender, log });
@@ -208,8 +208,8 @@ const readBody = async (
 };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
-/** partner + media type already logged, so a lenient partner's every request does not log again */
-const loggedMediaTypes = new Set<string>();
+/** partner + media type already logged, per gateway (keyed by its TolerantReader), so a lenient partner's every request does not log again */
+const loggedMediaTypes = new WeakMap<TolerantReader, Set<string>>();
 
 /**
  * A body must be JSON (Part A: `Content-Type: application/json`). It was
@@ -218,13 +218,15 @@ const loggedMediaTypes = new Set<string>();
  * refused under `strictness: reject` and accepted, logged once per partner
  * and type, otherwise.
  */
-const checkMediaType = (mediaType: string | undefined, rc: RequestContext): void => {
+const checkMediaType = (mediaType: string | undefined, rc: RequestContext, gateway: TolerantReader): void => {
   if (mediaType === undefined || JSON_MEDIA_TYPE.test(mediaType)) return;
   if (rc.partner.config.strictness === "reject")
     throw invalid(`Content-Type ${mediaType} is not application/json: the body must be sent as JSON`);
+  const logged = loggedMediaTypes.get(gateway) ?? new Set<string>();
+  loggedMediaTypes.set(gateway, logged);
   const key = `${rc.partner.id}\n${mediaType}`;
-  if (loggedMediaTypes.has(key)) return;
-  loggedMediaTypes.add(key);
+  if (logged.has(key)) return;
+  logged.add(key);
   rc.log.warn({ contentType: mediaType }, "accepted a body sent with a Content-Type other than JSON (lenient strictness)");
 };
 
