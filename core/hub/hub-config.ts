@@ -9,10 +9,11 @@ export const DEFAULT_HUB: HubServerConfig = { offline_after_ms: 60_000, probe_in
  * partners' parties forwarded and ClientInfo published.
  */
 export const isHub = (config: GatewayConfig): boolean =>
-  config.server.hub !== undefined ||
-  config.server.hub_party_id !== undefined ||
-  config.parties.some((p) => p.role === "HUB") ||
-  config.partners.some((p) => p.forward !== undefined && p.forward !== false);
+  hubByOwnSettings(config) || config.partners.some((p) => p.forward !== undefined && p.forward !== false);
+
+/** A hub by our own settings (`server.hub`, `server.hub_party_id`, a party with role HUB), whatever the partners' `forward`. */
+const hubByOwnSettings = (config: GatewayConfig): boolean =>
+  config.server.hub !== undefined || config.server.hub_party_id !== undefined || config.parties.some((p) => p.role === "HUB");
 
 export const hubSettings = (config: GatewayConfig): HubServerConfig => config.server.hub ?? DEFAULT_HUB;
 
@@ -24,6 +25,6 @@ export const hubSettings = (config: GatewayConfig): HubServerConfig => config.se
  */
 export const mayForward = (config: GatewayConfig, from: PartnerConfig, toPartnerId: string): boolean => {
   if (from.id === toPartnerId) return false;
-  const forward = from.forward ?? (config.server.hub !== undefined || config.server.hub_party_id !== undefined || config.parties.some((p) => p.role === "HUB"));
+  const forward = from.forward ?? hubByOwnSettings(config);
   return Array.isArray(forward) ? forward.includes(toPartnerId) : forward;
 };
