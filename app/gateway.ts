@@ -14,7 +14,7 @@ import { PartnerRegistry } from "../core/partners/partner-registry";
 import { OcpiClient } from "../core/client/ocpi-client";
 import { PartnerClient } from "../core/client/partner-client";
 import { ModuleCatalog } from "../core/host/module-catalog";
-import { adapterTypeOf, checkModuleRouting, resolveServedModules } from "../core/host/served-modules";
+import { adapterTypeOf, checkModuleRouting, resolveServedModules, routedAdapterNames } from "../core/host/served-modules";
 import { portProblems } from "../core/host/port-check";
 import { buildHttpApp } from "../core/host/http-app";
 import { createHttpServer } from "../core/host/http-server";
@@ -209,8 +209,7 @@ const createAdapters = async (
   deps: AdapterDeps,
   adapters: Map<string, Adapter>,
 ): Promise<void> => {
-  const names = new Set(Object.values(config.modules).map((m) => m.adapter));
-  for (const name of names) {
+  for (const name of routedAdapterNames(config)) {
     const factory = factories.find((f) => f.type === adapterTypeOf(config, name))!;
     const adapter = await factory.create(config.adapters[name] ?? {}, deps);
     adapters.set(name, adapter);

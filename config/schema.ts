@@ -57,6 +57,7 @@ export const MESSAGES = {
   adapterRef: "must be the non-empty name of an adapter",
   interfaceRole: oneOf(INTERFACE_ROLES),
   partyRef: 'must be a party reference: country_code + party_id, e.g. "NLGWY"',
+  modulePartyRoute: 'must be a party reference ("NLGWY") or { party: NLGWY, adapter: <name> }',
   partnerId: "must be 1-64 characters of letters, digits, _ . and -",
   tokenA: "must be 1-64 printable ASCII characters (U+0021-U+007E)",
   adminToken: "must be 16-128 printable ASCII characters (U+0021-U+007E)",
@@ -298,6 +299,11 @@ export const storeSchema = nullAsAbsent(
 
 const moduleIdKey = z.string().regex(MODULE_ID_RE, { error: MESSAGES.moduleId });
 
+const modulePartyRouteSchema = z.strictObject({
+  party: str(PARTY_REF_RE, MESSAGES.partyRef),
+  adapter: z.string({ error: msg(MESSAGES.adapterRef) }).min(1, { error: MESSAGES.adapterRef }),
+});
+
 export const moduleRouteSchema = z.strictObject({
   adapter: z.string({ error: msg(MESSAGES.adapterRef) }).min(1, { error: MESSAGES.adapterRef }),
   roles: z
@@ -305,10 +311,11 @@ export const moduleRouteSchema = z.strictObject({
     .min(1, { error: "must list at least one role (or be left out to serve every role)" })
     .superRefine(uniqueItems("role"))
     .optional(),
+  // A plain party is served by `adapter`; `{ party, adapter }` sends that party's part of the module to another adapter.
   parties: z
-    .array(str(PARTY_REF_RE, MESSAGES.partyRef))
+    .array(z.union([str(PARTY_REF_RE, MESSAGES.partyRef), modulePartyRouteSchema], { error: msg(MESSAGES.modulePartyRoute) }))
     .min(1, { error: "must list at least one party (or be left out to serve all parties)" })
-    .superRefine(uniqueItems("party"))
+    .superRefine((items, ctx) => uniqueItems("party")(items.map((item) => (typeof item === "string" ? item : item.party)), ctx))
     .optional(),
 });
 
@@ -468,9 +475,11 @@ function crossFieldChecks(value: unknown, ctx: z.RefinementCtx): void {
     const declared = [...partyRefs].join(", ");
     for (const [moduleId, route] of Object.entries(value.modules)) {
       if (!isObj(route) || !Array.isArray(route.parties)) continue;
-      route.parties.forEach((ref, i) => {
+      route.parties.forEach((item, i) => {
+        const ref = isObj(item) ? item.party : item;
+        const path = isObj(item) ? ["modules", moduleId, "parties", i, "party"] : ["modules", moduleId, "parties", i];
         if (typeof ref === "string" && PARTY_REF_RE.test(ref) && !partyRefs.has(ref)) {
-          issue(["modules", moduleId, "parties", i], `party ${ref} is not declared in parties (declared: ${declared})`);
+          issue(path, `party ${ref} is not declared in parties (declared: ${declared})`);
         }
       });
     }

@@ -105,8 +105,17 @@ export interface ModuleRouteConfig {
   adapter: string;
   /** interface roles we serve; default: every role the plugin offers and the adapter implements */
   roles?: InterfaceRole[];
-  /** parties (CC+party id, e.g. "NLGWY") this module serves; default: all of `parties` */
-  parties?: string[];
+  /**
+   * parties (CC+party id, e.g. "NLGWY") this module serves, each on `adapter` or, written `{ party, adapter }`,
+   * on an adapter of its own (README "Several parties on one gateway"); default: all of `parties`, on `adapter`
+   */
+  parties?: (string | ModulePartyRoute)[];
+}
+
+/** One of our parties whose part of a module is served by an adapter other than the module's. */
+export interface ModulePartyRoute {
+  party: string;
+  adapter: string;
 }
 
 export interface PartnerConfig {

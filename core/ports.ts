@@ -17,6 +17,11 @@ export interface PortContext {
   version?: VersionNumber;
   correlationId?: string;
   /**
+   * set when a request named none of our parties (no to-headers, or 2.1.1) and the module serves several: a
+   * Sender list answers for all of them, one after the other (core/host/party-ports.ts); `party` is the first
+   */
+  parties?: readonly PartyRef[];
+  /**
    * whose objects the partner may see and act on (core/partners/party-scope.ts); set whenever the call is made
    * for a partner (its requests, pushes and resyncs to it), absent for work on our own behalf. A Sender port
    * listing Sessions or CDRs returns only those whose token owner is `inScope`.

@@ -85,7 +85,8 @@ export class ResponseCache {
     const ttlMs = this.ttlMs(module);
     if (ttlMs === 0) return route.handle(request);
     if (route.method === "GET") {
-      if (!route.cache) return route.handle(request);
+      // An answer for several of our parties (party-ports.ts) would have to follow each one's invalidations: not cached.
+      if (!route.cache || request.port.parties) return route.handle(request);
       return this.readThrough(module, partyKey(party), `${role}|${requestKey(route, request)}`, ttlMs, () => route.handle(request));
     }
     if (role !== "RECEIVER") return route.handle(request);

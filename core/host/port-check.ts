@@ -1,6 +1,7 @@
 import type { GatewayConfig } from "../../config/types";
 import type { Adapter, ModulePlugin } from "../plugin";
 import { changesPortName } from "../push/push-spec";
+import { partyRoutesOf } from "./served-modules";
 
 /** What the kernel calls on a `<module>.CHANGES` port (core/push/push-spec.ts). */
 const CHANGES_PORT_METHODS: readonly string[] = ["apply"];
@@ -16,17 +17,26 @@ export const portProblems = (config: GatewayConfig, plugins: readonly ModulePlug
   const problems: string[] = [];
   for (const [module, route] of Object.entries(config.modules)) {
     const plugin = plugins.find((p) => p.module === module);
-    const adapter = adapters.get(route.adapter);
-    if (!plugin || !adapter) continue;
-    const needs: [string | undefined, readonly string[]][] = plugin.roles.map((role) => [plugin.portName(role), plugin.portMethods?.[role] ?? []]);
-    if (plugin.pushSpec) needs.push([changesPortName(module), CHANGES_PORT_METHODS]);
-    for (const [portName, methods] of needs) {
-      const port = portName ? adapter.ports[portName] : undefined;
-      if (port === undefined) continue;
-      for (const method of methods)
-        if (typeof (port as Record<string, unknown>)[method] !== "function")
-          problems.push(`modules.${module}: adapter "${route.adapter}" port ${portName} lacks ${method}()`);
-    }
+    if (!plugin) continue;
+    // the module's adapter and each adapter a party of it is routed to (`modules.<id>.parties`)
+    for (const name of new Set([route.adapter, ...partyRoutesOf(config, route).map((r) => r.adapter)]))
+      problems.push(...portProblemsOf(module, plugin, name, adapters.get(name)));
+  }
+  return problems;
+};
+
+/** The problems of one adapter's ports for one module. */
+const portProblemsOf = (module: string, plugin: ModulePlugin, name: string, adapter: Adapter | undefined): string[] => {
+  if (!adapter) return [];
+  const problems: string[] = [];
+  const needs: [string | undefined, readonly string[]][] = plugin.roles.map((role) => [plugin.portName(role), plugin.portMethods?.[role] ?? []]);
+  if (plugin.pushSpec) needs.push([changesPortName(module), CHANGES_PORT_METHODS]);
+  for (const [portName, methods] of needs) {
+    const port = portName ? adapter.ports[portName] : undefined;
+    if (port === undefined) continue;
+    for (const method of methods)
+      if (typeof (port as Record<string, unknown>)[method] !== "function")
+        problems.push(`modules.${module}: adapter "${name}" port ${portName} lacks ${method}()`);
   }
   return problems;
 };
