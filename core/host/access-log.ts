@@ -15,6 +15,9 @@ export interface ObservedRequest {
   seconds: number;
 }
 
+/** A request's scope once its path is known: module (a label, "unknown" included) and interface. */
+export type RouteScope = RequestScope & { module: string };
+
 /** Paths asked every few seconds by monitoring: their access lines are debug, not info. */
 const PROBE_PATHS = new Set(["/health", "/ready", "/metrics"]);
 
@@ -29,29 +32,46 @@ export const accessLog =
   (log: Logger, modules: ReadonlySet<string>, observe?: (request: ObservedRequest) => void): Middleware =>
   (ctx, next) => {
     const route = routeOfPath(ctx.path, modules);
-    const scope: RequestScope = { module: route.module, interface: route.interface };
+    const scope: RouteScope = { module: route.module, interface: route.interface };
     return requestScope.run(scope, async () => {
       const started = process.hrtime.bigint();
       try {
         await next();
       } finally {
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const statusCode = statusCodeOf(ctx.body);
-        const line = {
-          method: ctx.method,
-          path: ctx.path,
-          interface: route.interface,
-          status: ctx.status,
-          statusCode,
-          ms: Math.round(seconds * 10_000) / 10,
-        };
-        if (PROBE_PATHS.has(ctx.path)) log.debug(line, "request");
-        else log.info(line, "request");
-        scope.ended = true;
-        observe?.({ partner: scope.partner, module: route.module, interface: route.interface, method: ctx.method, httpStatus: ctx.status, statusCode, seconds });
+        const answer = { method: ctx.method, path: ctx.path, httpStatus: ctx.status, statusCode: statusCodeOf(ctx.body) };
+        recordRequest(log, scope, answer, started, observe);
       }
     });
   };
+
+/**
+ * The end of a request, in the scope it was served in: its access line
+ * (at debug for probe paths) and its figures for `observe`. The line is
+ * built only when its level is logged.
+ */
+export const recordRequest = (
+  log: Logger,
+  scope: RouteScope,
+  answer: { method: string; path: string; httpStatus: number; statusCode?: number },
+  started: bigint,
+  observe?: (request: ObservedRequest) => void,
+): void => {
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const level = PROBE_PATHS.has(answer.path) ? "debug" : "info";
+  if (log.isLevelEnabled(level)) {
+    const line = {
+      method: answer.method,
+      path: answer.path,
+      interface: scope.interface,
+      status: answer.httpStatus,
+      statusCode: answer.statusCode,
+      ms: Math.round(seconds * 10_000) / 10,
+    };
+    log[level](line, "request");
+  }
+  scope.ended = true;
+  observe?.({ partner: scope.partner, module: scope.module, interface: scope.interface, method: answer.method, httpStatus: answer.httpStatus, statusCode: answer.statusCode, seconds });
+};
 
 const STATUS_CODE_KEY = Buffer.from('"status_code":');
 

@@ -38,13 +38,28 @@ const dateParam = (name: string, raw: string | undefined): number | undefined =>
   return ms;
 };
 
+/** A parsed query string: one value, or all of a repeated parameter's (Koa's `ctx.query`). */
+export type Query = Context["query"];
+
+/** A query string parsed as Koa parses `ctx.query`, for requests answered before Koa (core/host/cached-get.ts). */
+export const parseQuery = (text: string): Query => {
+  const params = new URLSearchParams(text);
+  const query: Query = {};
+  for (const key of params.keys()) {
+    const values = params.getAll(key);
+    // defined, not assigned: a key named __proto__ stays a plain key
+    Object.defineProperty(query, key, { value: values.length <= 1 ? values[0] : values, writable: true, enumerable: true, configurable: true });
+  }
+  return query;
+};
+
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 /** Query parameters with one value each: a repeated parameter counts by its first occurrence. */
-export const flatQuery = (query: Context["query"]): Record<string, string | undefined> =>
+export const flatQuery = (query: Query): Record<string, string | undefined> =>
   Object.fromEntries(Object.entries(query).map(([k, v]) => [k, single(v)]));
 
-export const parsePageRequest = (query: Context["query"], maxLimit: number): PageRequest => {
+export const parsePageRequest = (query: Query, maxLimit: number): PageRequest => {
   const requested = nonNegativeInt("limit", single(query.limit), 1);
   return {
     offset: nonNegativeInt("offset", single(query.offset), 0) ?? 0,
@@ -55,21 +70,24 @@ export const parsePageRequest = (query: Context["query"], maxLimit: number): Pag
 };
 
 /**
- * Sets X-Total-Count, X-Limit (the server's cap, 2.2+ semantics) and a Link
- * to the next page that keeps the original filters, built on the public URL
+ * X-Total-Count, X-Limit (the server's cap, 2.2+ semantics) and a Link to
+ * the next page that keeps the original filters, built on the public URL
  * so it is right behind a reverse proxy. No Link on the last page.
  */
-export const writePageHeaders = (ctx: Context, page: Page, request: PageRequest, maxLimit: number, publicUrl: string): void => {
-  ctx.set("X-Total-Count", String(page.total));
-  ctx.set("X-Limit", String(maxLimit));
+export const pageHeaders = (page: Page, request: PageRequest, maxLimit: number, publicUrl: string, path: string, query: Query): [string, string][] => {
+  const headers: [string, string][] = [
+    ["X-Total-Count", String(page.total)],
+    ["X-Limit", String(maxLimit)],
+  ];
   const nextOffset = request.offset + page.items.length;
-  if (page.items.length === 0 || nextOffset >= page.total) return;
+  if (page.items.length === 0 || nextOffset >= page.total) return headers;
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(ctx.query)) {
+  for (const [key, value] of Object.entries(query)) {
     if (key === "offset" || key === "limit" || value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) params.append(key, v);
   }
   params.set("offset", String(nextOffset));
   params.set("limit", String(request.limit));
-  ctx.set("Link", `<${publicUrl}${ctx.path}?${params.toString()}>; rel="next"`);
+  headers.push(["Link", `<${publicUrl}${path}?${params.toString()}>; rel="next"`]);
+  return headers;
 };
