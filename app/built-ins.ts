@@ -13,9 +13,10 @@ import { HubClientInfoPlugin } from "../plugins/hubclientinfo/module";
 import { localAdapterFactory } from "../adapters/local";
 import { steveAdapterFactory } from "../adapters/steve";
 import { tmsAdapterFactory } from "../adapters/tms";
+import { proxyAdapterFactory } from "../adapters/proxy";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
 export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin, HubClientInfoPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
-export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory, tmsAdapterFactory];
+export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory, tmsAdapterFactory, proxyAdapterFactory];

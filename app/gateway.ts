@@ -21,7 +21,8 @@ import { createHttpServer } from "../core/host/http-server";
 import { LossyTranslationLog } from "../core/model/lossy";
 import { TolerantReader, heldLocationsOf } from "../core/model/tolerant-reader";
 import { repairsRoute } from "../core/admin/repairs";
-import { issuesOf } from "../core/model/object-type";
+import { issuesOf, type ObjectType } from "../core/model/object-type";
+import { ocpiBackend } from "../core/client/ocpi-backend";
 import { withoutNulls } from "../core/model/without-nulls";
 import { CredentialsPlugin } from "../plugins/credentials/module";
 import { ChangeFeed } from "../core/events/change-feed";
@@ -121,7 +122,17 @@ export class Gateway {
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
       const askTokenOwner = tokenOwnerAuthorization(registry, new TokensClient(partnerClient, lossy));
-      await createAdapters(config, factories, { store, config, log, changes, validateCanonical: canonicalValidator(plugins), askTokenOwner }, adapters);
+      const backendDeps = { http: container.resolve(OcpiClient), typeOf: objectTypeOf(plugins), lossy, reader, log };
+      const deps: AdapterDeps = {
+        store,
+        config,
+        log,
+        changes,
+        validateCanonical: canonicalValidator(plugins),
+        askTokenOwner,
+        ocpiBackend: (spec) => ocpiBackend(spec, backendDeps),
+      };
+      await createAdapters(config, factories, deps, adapters);
       const ops = Operations.create(container, config, log, store, adapters);
       const problems = portProblems(config, plugins, adapters);
       if (problems.length) throw new StartupError(problems);
@@ -193,10 +204,15 @@ export class Gateway {
   }
 }
 
-/** Checks objects against the 2.3.0 schema of a module's top-level object type, as its plugin declares it (push or sync spec). */
-const canonicalValidator = (plugins: readonly ModulePlugin[]) => (module: string, object: unknown): string[] => {
+/** A module's top-level object type, as its plugin declares it (push or sync spec). */
+const objectTypeOf = (plugins: readonly ModulePlugin[]) => (module: string): ObjectType<any> | undefined => {
   const plugin = plugins.find((p) => p.module === module);
-  const type = plugin?.pushSpec?.objectTypes[0] ?? plugin?.syncSpec?.type;
+  return plugin?.pushSpec?.objectTypes[0] ?? plugin?.syncSpec?.type;
+};
+
+/** Checks objects against the 2.3.0 schema of a module's top-level object type. */
+const canonicalValidator = (plugins: readonly ModulePlugin[]) => (module: string, object: unknown): string[] => {
+  const type = objectTypeOf(plugins)(module);
   if (!type) return [];
   const result = type.schema("2.3.0", "full").safeParse(withoutNulls(object));
   return result.success ? [] : issuesOf(result.error).map(describeIssue);

@@ -12,6 +12,7 @@ import type { ChangeFeed } from "./events/change-feed";
 import type { SyncSpec } from "./sync/sync-spec";
 import type { PushSpec } from "./push/push-spec";
 import type { InboundRoute } from "./host/adapter-inbound";
+import type { OcpiBackend, OcpiBackendSpec } from "./client/ocpi-backend";
 
 
 export interface OcpiRequest<B = any> {
@@ -159,6 +160,11 @@ export interface AdapterDeps {
    * partner acts for `owner`; rejects when the call fails.
    */
   askTokenOwner(owner: PartyRef, token: { uid: string; type: string }): Promise<TokenOwnerAnswer | undefined>;
+  /**
+   * A client of a backend that speaks OCPI itself (the `proxy` adapter), on the canonical model: calls go
+   * only to the origin of its versions URL (the outbound URL policy), objects are validated and translated.
+   */
+  ocpiBackend(spec: OcpiBackendSpec): OcpiBackend;
 }
 
 export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

@@ -1,0 +1,1 @@
+export { proxyAdapterFactory } from "./factory";

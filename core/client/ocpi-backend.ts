@@ -1,0 +1,221 @@
+import type { Logger } from "pino";
+import type { HeaderPrefix, Strictness, TokenEncoding } from "../../config/types";
+import type { Endpoint, InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
+import type { Page, PageRequest } from "../http/pagination";
+import type { PortContext, PutOutcome } from "../ports";
+import type { ObjectType } from "../model/object-type";
+import type { LossyTranslationLog } from "../model/lossy";
+import type { TolerantReader } from "../model/tolerant-reader";
+import { SUPPORTED_VERSIONS } from "../protocol/types";
+import { Status } from "../protocol/status";
+import { BackendUnavailableError, OcpiError, describeIssues } from "../http/errors";
+import { ocpiTimestamp } from "../http/envelope";
+import { outboundPolicy, type OutboundPolicy } from "../partners/outbound-policy";
+import { discover } from "./discovery";
+import { PartnerCallError, type CallResult, type CallTarget, type OcpiClient } from "./ocpi-client";
+
+/** A backend that speaks OCPI for some modules (the `proxy` adapter): where it is and how the gateway calls it. */
+export interface OcpiBackendSpec {
+  /** the adapter's name: in messages ("<name> backend unavailable") and as the "partner" of translation and repair logs */
+  name: string;
+  /** the backend's versions endpoint; its origin is the only one the gateway calls (the outbound URL policy) */
+  versionsUrl: string;
+  /** the version to speak with it; default the highest both support */
+  version?: VersionNumber;
+  /** the token the backend issued to the gateway */
+  token: string;
+  tokenEncoding: TokenEncoding;
+  headerPrefix: HeaderPrefix;
+  /** how invalid objects in its answers are read (README "Partners off the spec") */
+  strictness: Strictness;
+}
+
+/**
+ * An OCPI client of one backend, on the canonical model: each call goes to
+ * the backend's endpoint of a module and interface role (discovered from its
+ * versions endpoint once, again after a failure), objects are read under the
+ * spec's strictness in the backend's version and translated up, bodies
+ * translated down. Failures are the answers a port gives: the backend down,
+ * its token refused or its answer not OCPI is BackendUnavailableError (503 +
+ * 3000); an object it serves that is invalid is 3001 naming the fields (the
+ * gateway cannot use the backend's API; the partner did nothing wrong); its
+ * 2xxx answers (an object it refuses, an unknown location) reach the partner
+ * as they came.
+ */
+export interface OcpiBackend {
+  /** a page of the module's SENDER list, objects of `ctx.party` */
+  list<T>(module: string, page: PageRequest, ctx: PortContext): Promise<Page<T>>;
+  /** one object below the module's endpoint of `role` (e.g. "/LOC1", "/NL/ABC/TOK1?type=RFID"); undefined when it answers 404 */
+  get<T>(module: string, role: InterfaceRole, path: string, ctx: PortContext, owner?: PartyRef): Promise<T | undefined>;
+  /** PUT of a whole object on the module's RECEIVER endpoint: created (HTTP 201) or updated */
+  put(module: string, path: string, object: unknown, ctx: PortContext, owner: PartyRef): Promise<PutOutcome>;
+  /** POST of a whole object to the module's RECEIVER endpoint (a CDR) */
+  post(module: string, object: unknown, ctx: PortContext, owner: PartyRef): Promise<void>;
+  /** DELETE on the module's RECEIVER endpoint; false when it answers 404 */
+  delete(module: string, path: string, ctx: PortContext, owner: PartyRef): Promise<boolean>;
+  /** whether the backend answers now: its endpoints discovered */
+  ready(): Promise<boolean>;
+}
+
+export interface OcpiBackendDeps {
+  http: OcpiClient;
+  /** the module's top-level object type (as its plugin declares it), undefined for a module without one */
+  typeOf(module: string): ObjectType<any> | undefined;
+  lossy: LossyTranslationLog;
+  reader: TolerantReader;
+  log: Logger;
+}
+
+export const ocpiBackend = (spec: OcpiBackendSpec, deps: OcpiBackendDeps): OcpiBackend => new BackendClient(spec, deps);
+
+class BackendClient implements OcpiBackend {
+  private readonly policy: OutboundPolicy;
+  private discovered?: Promise<{ version: VersionNumber; endpoints: Endpoint[] }>;
+
+  constructor(
+    private readonly spec: OcpiBackendSpec,
+    private readonly deps: OcpiBackendDeps,
+  ) {
+    this.policy = outboundPolicy({ versions_url: spec.versionsUrl, callback_hosts: [] });
+  }
+
+  async list<T>(module: string, page: PageRequest, ctx: PortContext): Promise<Page<T>> {
+    const query: Record<string, string> = { offset: String(page.offset), limit: String(page.limit) };
+    if (page.dateFrom !== undefined) query.date_from = ocpiTimestamp(new Date(page.dateFrom));
+    if (page.dateTo !== undefined) query.date_to = ocpiTimestamp(new Date(page.dateTo));
+    const result = await this.call<unknown[]>("GET", module, "SENDER", "", ctx, { query });
+    const data = result.envelope.data;
+    if (!Array.isArray(data)) throw this.unusable(`its ${module} list is not an array`);
+    const items: T[] = [];
+    for (const raw of data) items.push(await this.readObject<T>(module, raw, ctx.party));
+    const total = Number(result.headers.get("x-total-count"));
+    return { items, total: Number.isFinite(total) && total >= page.offset + items.length ? total : page.offset + items.length };
+  }
+
+  async get<T>(module: string, role: InterfaceRole, path: string, ctx: PortContext, owner?: PartyRef): Promise<T | undefined> {
+    try {
+      const result = await this.call("GET", module, role, path, ctx, { from: owner });
+      return result.envelope.data === undefined || result.envelope.data === null
+        ? undefined
+        : await this.readObject<T>(module, result.envelope.data, owner ?? ctx.party);
+    } catch (error) {
+      if (error instanceof OcpiError && error.httpStatus === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async put(module: string, path: string, object: unknown, ctx: PortContext, owner: PartyRef): Promise<PutOutcome> {
+    const result = await this.call("PUT", module, "RECEIVER", path, ctx, { from: owner, body: await this.wire(module, object, owner) });
+    return result.httpStatus === 201 ? "created" : "updated";
+  }
+
+  async post(module: string, object: unknown, ctx: PortContext, owner: PartyRef): Promise<void> {
+    await this.call("POST", module, "RECEIVER", "", ctx, { from: owner, body: await this.wire(module, object, owner) });
+  }
+
+  async delete(module: string, path: string, ctx: PortContext, owner: PartyRef): Promise<boolean> {
+    try {
+      await this.call("DELETE", module, "RECEIVER", path, ctx, { from: owner });
+      return true;
+    } catch (error) {
+      if (error instanceof OcpiError && error.httpStatus === 404) return false;
+      throw error;
+    }
+  }
+
+  async ready(): Promise<boolean> {
+    try {
+      await this.endpoints();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async call<T = unknown>(
+    method: string,
+    module: string,
+    role: InterfaceRole,
+    path: string,
+    ctx: PortContext,
+    options: { query?: Record<string, string>; from?: PartyRef; body?: unknown },
+  ): Promise<CallResult<T>> {
+    const { version, endpoints } = await this.endpoints();
+    // 2.1.1 lists one endpoint per module, without a role
+    const endpoint = endpoints.find((e) => e.identifier === module && (version === "2.1.1" || e.role === role));
+    if (!endpoint) throw this.unusable(`it offers no ${module} ${role} interface in ${version}`);
+    const url = new URL(endpoint.url);
+    // the path's own query (a Token's `?type=`) joins the list parameters
+    const below = new URL(path || "/", "http://path.invalid");
+    if (path) url.pathname = `${url.pathname.replace(/\/+$/, "")}/${below.pathname.replace(/^\/+/, "")}`;
+    for (const [key, value] of [...below.searchParams, ...Object.entries(options.query ?? {})]) url.searchParams.set(key, value);
+    const routed = version !== "2.1.1";
+    const target: CallTarget = {
+      ...this.target(),
+      url: url.toString(),
+      version,
+      from: routed ? options.from : undefined,
+      to: routed ? ctx.party : undefined,
+      correlationId: ctx.correlationId,
+    };
+    try {
+      return await this.deps.http.call<T>(method, target, options.body);
+    } catch (error) {
+      throw this.failure(error, method, module);
+    }
+  }
+
+  private target(): Omit<CallTarget, "url"> {
+    return { policy: this.policy, token: this.spec.token, encoding: this.spec.tokenEncoding, headerPrefix: this.spec.headerPrefix };
+  }
+
+  /** The backend's version and endpoints, discovered once; a failed discovery is tried again on the next call. */
+  private endpoints(): Promise<{ version: VersionNumber; endpoints: Endpoint[] }> {
+    this.discovered ??= discover(this.deps.http, {
+      versionsUrl: this.spec.versionsUrl,
+      target: this.target(),
+      allowed: this.spec.version ? [this.spec.version] : SUPPORTED_VERSIONS,
+      roleOf211: () => "SENDER",
+    }).catch((error: unknown) => {
+      this.discovered = undefined;
+      this.deps.log.warn({ adapter: this.spec.name, reason: (error as Error).message }, "proxy backend: discovery failed");
+      throw new BackendUnavailableError(`${this.spec.name} backend`);
+    });
+    return this.discovered;
+  }
+
+  /** A failed call as the port's answer; anything but the backend's own 2xxx means it cannot be used now. */
+  private failure(error: unknown, method: string, module: string): Error {
+    if (!(error instanceof PartnerCallError)) return error as Error;
+    const code = error.statusCode;
+    if (code !== undefined && code >= 2000 && code < 3000)
+      return new OcpiError(code, `${this.spec.name} backend: ${error.answer ?? `status_code ${code}`}`, error.httpStatus && error.httpStatus >= 400 ? error.httpStatus : 200);
+    if (error.httpStatus === 404 && method !== "PUT" && method !== "POST") return new OcpiError(Status.INVALID_PARAMETERS, `${module} object not found`, 404);
+    // endpoints may have moved (the backend upgraded): discover again next time
+    this.discovered = undefined;
+    this.deps.log.warn({ adapter: this.spec.name, reason: error.message }, "proxy backend call failed");
+    return new BackendUnavailableError(`${this.spec.name} backend`);
+  }
+
+  private unusable(why: string): OcpiError {
+    return new OcpiError(Status.CLIENT_API_UNREACHABLE, `Unable to use the ${this.spec.name} backend: ${why}`, 502);
+  }
+
+  /** An object of the backend's, read under its strictness in its version and translated up. */
+  private async readObject<T>(module: string, raw: unknown, owner: PartyRef): Promise<T> {
+    const type = this.deps.typeOf(module);
+    if (!type) return raw as T;
+    const { version } = await this.endpoints();
+    const read = await this.deps.reader.read({ partnerId: this.spec.name, strictness: this.spec.strictness, type: type.name, schema: type.schema(version, "full"), raw, sender: owner });
+    if (!read.ok) throw this.unusable(`it answered an invalid ${type.name}: ${describeIssues(read.issues)}`);
+    return type.up(read.value, version, this.deps.lossy.context(this.spec.name, type.name, version, {}, owner)) as T;
+  }
+
+  /** A canonical object in the backend's version. */
+  private async wire(module: string, object: unknown, owner: PartyRef): Promise<unknown> {
+    const type = this.deps.typeOf(module);
+    if (!type) return object;
+    const { version } = await this.endpoints();
+    return type.down(object, version, this.deps.lossy.context(this.spec.name, type.name, version, {}, owner));
+  }
+}
