@@ -1,6 +1,7 @@
 import { BackendUnavailableError, type AdapterDeps, type PartyRef } from "../kit";
 import type { ChangeSink, KeyValue, SteveLog } from "./contracts";
 import { SteveDb } from "./db/steve-db";
+import { LocationOrder } from "./location-order";
 import type { PollContext } from "./poll/context";
 import { StevePoller } from "./poller";
 import { SteveCommands, SteveRest } from "./rest";
@@ -13,6 +14,8 @@ export interface SteveEngine {
   db: SteveDb;
   commands: SteveCommands;
   poller: StevePoller;
+  /** the Locations list's order, kept between polls */
+  locationOrder: LocationOrder;
 }
 
 /**
@@ -107,8 +110,12 @@ export class SteveBackend {
     if (this.stopped) return void (await db.close());
     const { mapping, tariffs, rest, poll_interval_ms, poll_overlap_ms } = this.settings;
     const commands = new SteveCommands({ rest: this.rest, db, tags: this.tags, kv: this.kv, log: this.log, mapping, answerWaitMs: rest.answer_wait_ms });
-    const poller = new StevePoller({ db, kv: this.kv, emit: this.emit, mapping, tariffs, tags: this.tags, log: this.log, intervalMs: poll_interval_ms, overlapMs: poll_overlap_ms });
-    this.engine = { db, commands, poller };
+    const locationOrder = new LocationOrder(db, mapping, this.log);
+    const poller = new StevePoller({
+      ...{ db, kv: this.kv, emit: this.emit, mapping, tariffs, tags: this.tags, log: this.log },
+      ...{ intervalMs: poll_interval_ms, overlapMs: poll_overlap_ms, afterPoll: (changed: string[]) => locationOrder.refresh(changed) },
+    });
+    this.engine = { db, commands, poller, locationOrder };
     if (this.failedOnce) this.log.info({}, "steve: database reached");
     poller.start();
   }

@@ -38,7 +38,7 @@ export const steveAdapterFactory = defineAdapter({
     const emit: ChangeSink = (change) => deps.changes.publish(change.module === "locations" && !publish ? { ...change, withheld: true } : change);
     const backend = new SteveBackend(settings, storeKeyValue(deps.store), emit, log, deps.askTokenOwner);
 
-    const locations = locationsSender(backend, log);
+    const locations = locationsSender(backend);
     const sessions = sessionsSender(backend);
     const ports: Partial<PortMap> = {
       "locations.SENDER": locations,

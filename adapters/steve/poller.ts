@@ -35,6 +35,8 @@ export interface StevePollerOptions extends Pick<PollContext, "db" | "kv" | "emi
   intervalMs: number;
   /** re-read this far behind each watermark (late rows, station clocks) */
   overlapMs: number;
+  /** after each poll but the first: the charge boxes it saw change (Location facts, update times or status rows); a failure fails the poll */
+  afterPoll?: (changedChargeBoxIds: string[]) => Promise<void>;
 }
 
 export interface PollHealth {
@@ -74,12 +76,16 @@ export class StevePoller {
     const wm = { ...stored };
 
     const boxes = db.schema.hasUpdatedAt ? await db.chargeBoxesUpdatedSince(earlier(wm.boxes, overlapMs)) : await db.chargeBoxes();
-    await publishLocations(ctx, boxes);
+    const republished = await publishLocations(ctx, boxes);
     wm.boxes = advance(wm.boxes, boxes.map((b) => b.updatedAt), now);
 
     const statusRows = await db.statusesSince(earlier(wm.statuses, overlapMs));
-    await publishStatuses(ctx, [...new Set(statusRows.map((r) => r.chargeBoxId))]);
+    const statusBoxes = [...new Set(statusRows.map((r) => r.chargeBoxId))];
+    await publishStatuses(ctx, statusBoxes);
     wm.statuses = advance(wm.statuses, statusRows.map((r) => r.statusTimestamp), now);
+    // Before 3.13 every box is read each poll: only those whose facts changed (the snapshot hash) count as changed.
+    const updated = db.schema.hasUpdatedAt ? boxes.map((b) => b.chargeBoxId) : republished;
+    await this.o.afterPoll?.([...new Set([...updated, ...statusBoxes])]);
 
     const txs = await db.transactions({ changedAfter: { events: earlier(wm.events, overlapMs), samples: earlier(wm.samples, overlapMs) } });
     await publishTransactions(ctx, txs);

@@ -86,12 +86,13 @@ export interface ChargeBoxKeyRow extends ChargeBoxRow {
 }
 
 /**
- * Every charge box with what a Location list is ordered and filtered by
- * (mapping/locations.ts `locationKeys`), without its EVSEs: one row per box.
- * The newest status comes from the (pk, status_timestamp) index, one EVSE
- * at a time, never by reading the status history.
+ * Charge boxes (all, or these ids) with what a Location list is ordered and
+ * filtered by (mapping/locations.ts `locationKeys`), without their EVSEs:
+ * one row per box. The newest status comes from the (pk, status_timestamp)
+ * index, one EVSE at a time, never by reading the status history.
  */
-export async function chargeBoxKeys(pool: Pool, schema: SteveSchemaInfo): Promise<ChargeBoxKeyRow[]> {
+export async function chargeBoxKeys(pool: Pool, schema: SteveSchemaInfo, ids?: string[]): Promise<ChargeBoxKeyRow[]> {
+  if (ids && ids.length === 0) return [];
   const { evseTable: t, evsePk: pk, evseNumber: n } = schema;
   const extra = `,
       (SELECT MAX((SELECT MAX(cs.status_timestamp) FROM connector_status cs WHERE cs.${pk} = e.${pk})) FROM ${t} e WHERE e.charge_box_id = cb.charge_box_id) AS newestStatus,
@@ -103,6 +104,13 @@ export async function chargeBoxKeys(pool: Pool, schema: SteveSchemaInfo): Promis
               AND NOT EXISTS (SELECT 1 FROM connector_status cs WHERE cs.${pk} = e.${pk}))
             AND NOT EXISTS (SELECT 1 FROM ${t} s JOIN connector_status cs ON cs.${pk} = s.${pk} WHERE s.charge_box_id = cb.charge_box_id AND s.${n} = 0)`
       } AS silentEvse`;
-  const [rows] = await pool.query<RowDataPacket[]>(`${selectSql(schema, extra)} ORDER BY cb.charge_box_id`);
+  const where = ids ? " WHERE cb.charge_box_id IN (?)" : "";
+  const [rows] = await pool.query<RowDataPacket[]>(`${selectSql(schema, extra)}${where} ORDER BY cb.charge_box_id`, ids ? [ids] : []);
   return rows.map((r) => ({ ...toRow(r), newestStatus: r.newestStatus, hasEvses: Boolean(r.hasEvses), silentEvse: Boolean(r.silentEvse) }));
+}
+
+/** How many charge boxes SteVe holds (a count of its primary key). */
+export async function chargeBoxCount(pool: Pool): Promise<number> {
+  const [rows] = await pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM charge_box");
+  return Number(rows[0].n);
 }

@@ -1,5 +1,5 @@
 import type { Pool, RowDataPacket } from "mysql2/promise";
-import { chargeBoxes, chargeBoxesUpdatedSince, chargeBoxKeys, type ChargeBoxKeyRow } from "./charge-boxes";
+import { chargeBoxCount, chargeBoxes, chargeBoxesUpdatedSince, chargeBoxKeys, type ChargeBoxKeyRow } from "./charge-boxes";
 import { evses } from "./evses";
 import { createStevePool, type SteveDbSettings } from "./pool";
 import type { ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
@@ -33,9 +33,13 @@ export class SteveDb {
     return chargeBoxes(this.pool, this.schema, ids);
   }
 
-  /** every charge box with what orders its Location in a list (no EVSEs, no statuses) */
-  chargeBoxKeys(): Promise<ChargeBoxKeyRow[]> {
-    return chargeBoxKeys(this.pool, this.schema);
+  /** charge boxes (all, or these) with what orders their Locations in a list (no EVSEs, no statuses) */
+  chargeBoxKeys(ids?: string[]): Promise<ChargeBoxKeyRow[]> {
+    return chargeBoxKeys(this.pool, this.schema, ids);
+  }
+
+  chargeBoxCount(): Promise<number> {
+    return chargeBoxCount(this.pool);
   }
 
   chargeBoxesUpdatedSince(since: Date): Promise<ChargeBoxRow[]> {

@@ -185,23 +185,25 @@ export function mapLocations(facts: SteveLocationFacts, settings: SteveMappingSe
 /** A Location as a list orders it, before it is read whole. */
 export interface LocationKey {
   id: string;
-  /** its last_updated, epoch ms (whole seconds, as the mapped DateTime) */
-  lastUpdated: number;
+  /**
+   * its last_updated, epoch ms (whole seconds, as the mapped DateTime); null
+   * when nothing in SteVe dates it (before 3.13: a box without EVSEs, or an
+   * EVSE without any status row), so that mapLocations gives it the time of
+   * reading
+   */
+  lastUpdated: number | null;
 }
 
+/** The charge boxes a Location list is built from: one row each (db/charge-boxes.ts `chargeBoxKeys`). */
+export type ChargeBoxKeyFacts = ChargeBoxRow & { newestStatus: Date | null; hasEvses: boolean; silentEvse: boolean };
+
 /**
- * The Locations a list holds, with the last_updated mapLocations gives them,
- * from one row per charge box (db/charge-boxes.ts `chargeBoxKeys`): the
- * newest of the boxes' update times (3.13+: box, address, EVSEs, plugs) and,
- * for a box with EVSEs, its newest status row; `now` when there is none
- * (SteVe before 3.13 with no status yet). Locations mapLocations would skip
- * are left out the same way.
+ * The Locations these charge boxes make, with the last_updated mapLocations
+ * gives them: the newest of the boxes' update times (3.13+: box, address,
+ * EVSEs, plugs) and, for a box with EVSEs, its newest status row. Locations
+ * mapLocations would skip are left out the same way.
  */
-export function locationKeys(
-  chargeBoxes: (ChargeBoxRow & { newestStatus: Date | null; hasEvses: boolean; silentEvse: boolean })[],
-  settings: SteveMappingSettings,
-  now: Date,
-): { keys: LocationKey[]; skipped: { id: string; reason: string }[] } {
+export function locationKeys(chargeBoxes: ChargeBoxKeyFacts[], settings: SteveMappingSettings): { keys: LocationKey[]; skipped: { id: string; reason: string }[] } {
   const out: { keys: LocationKey[]; skipped: { id: string; reason: string }[] } = { keys: [], skipped: [] };
   for (const { id, boxes, override } of locationsOf(chargeBoxes, settings)) {
     const place = placeOf(boxes, override, settings);
@@ -209,8 +211,9 @@ export function locationKeys(
       out.skipped.push({ id, reason: place });
       continue;
     }
-    const updated = boxes.some((b) => b.silentEvse && !b.updatedAt) ? now : newest(boxes.flatMap((b) => [b.updatedAt, b.hasEvses ? b.newestStatus : null]), now);
-    out.keys.push({ id, lastUpdated: Math.floor(updated.getTime() / 1000) * 1000 });
+    const dates = boxes.flatMap((b) => [b.updatedAt, b.hasEvses ? b.newestStatus : null]).filter((d): d is Date => d instanceof Date);
+    const undated = boxes.some((b) => b.silentEvse && !b.updatedAt) || dates.length === 0;
+    out.keys.push({ id, lastUpdated: undated ? null : Math.floor(Math.max(...dates.map((d) => d.getTime())) / 1000) * 1000 });
   }
   return out;
 }

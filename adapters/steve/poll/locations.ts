@@ -60,10 +60,10 @@ export async function rememberBoxes(ctx: PollContext, boxes: ChargeBoxRow[]): Pr
   for (const { box, hash } of await changedBoxes(ctx, boxes)) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
 }
 
-/** A Location PUT for every Location one of whose charge boxes changed (or appeared). */
-export async function publishLocations(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<number> {
+/** A Location PUT for every Location one of whose charge boxes changed (or appeared); resolves with those boxes' ids. */
+export async function publishLocations(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<string[]> {
   const changed = await changedBoxes(ctx, candidates);
-  if (changed.length === 0) return 0;
+  if (changed.length === 0) return [];
   const locationIds = [...new Set(changed.map(({ box }) => locationIdOf(ctx.mapping, box.chargeBoxId)))];
   const { locations } = await loadLocations(ctx, locationIds);
   for (const location of locations.values()) {
@@ -72,6 +72,6 @@ export async function publishLocations(ctx: PollContext, candidates: ChargeBoxRo
     await rememberStatuses(ctx, (location.evses ?? []).map((e) => ({ uid: e.uid, status: e.status })));
   }
   for (const { box, hash } of changed) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
-  return locations.size;
+  return changed.map(({ box }) => box.chargeBoxId);
 }
 

@@ -1,0 +1,155 @@
+import "reflect-metadata";
+import pino from "pino";
+import type { Pool, ResultSetHeader } from "mysql2/promise";
+import { Gateway } from "../../app/gateway";
+import { freePorts, ocpiRequest } from "../support/gateway-process";
+import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
+import { startMariaDb, type MariaDb } from "../support/mariadb";
+import type { SteveGeneration } from "../support/steve-schema";
+import { ALPHA, BETA, createSteveSchema, seedSteve, writerPool } from "../support/steve-seed";
+import { CPO, eventually, mappingSettings } from "./steve-env";
+
+/**
+ * The steve Locations list over HTTP while SteVe changes (the order is kept
+ * in memory between polls, adapters/steve/location-order.ts): on each schema
+ * generation, a status row moves its Location to the end of the list, a new
+ * charge box appears and a deleted one goes, and every answer is checked
+ * against the Locations read one by one (GET by id): oldest last_updated
+ * first, ties by id, `date_from` inclusive, `date_to` exclusive,
+ * X-Total-Count the number in the bounds.
+ */
+
+type Json = Record<string, any>;
+
+let maria: MariaDb;
+beforeAll(async () => void (maria = await startMariaDb()), 30_000);
+afterAll(async () => {
+  await maria?.stop();
+  removeTempDirs();
+});
+
+describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generation) => {
+  const current = generation === "3.14";
+  let writer: Pool;
+  let gateway: Gateway;
+  let token: string;
+  let base: string;
+
+  beforeAll(async () => {
+    const access = await maria.createDatabase(`list_${generation.replace(".", "_")}`);
+    writer = writerPool(access.writer);
+    await createSteveSchema(writer, generation);
+    await seedSteve(writer, generation);
+    const [port] = await freePorts(1);
+    const { charge_boxes, connector_defaults } = mappingSettings();
+    const config = testGatewayConfig({
+      port,
+      party: { ...CPO, role: "CPO" },
+      modules: { locations: { adapter: "steve", roles: ["SENDER"] } },
+      adapters: {
+        steve: {
+          database: access.reader,
+          rest: { base_url: "http://127.0.0.1:9/steve", user: "gateway", password: "unused-here" },
+          poll_interval_ms: 200,
+          locations: { ...CPO, currency: "EUR", connector_defaults, charge_boxes: { ...charge_boxes, "CB-GAMMA": charge_boxes[BETA.id] } },
+        },
+      },
+      partners: [{ id: "emsp" }],
+    });
+    gateway = await Gateway.create({ ...config, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger: pino({ level: "silent" }) });
+    token = await gateway.registry.issueToken("emsp");
+    await gateway.registry.recordRegistration("emsp", {
+      version: "2.3.0",
+      versionsUrl: "http://127.0.0.1:1/versions",
+      endpoints: [],
+      roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "eMSP" } }],
+      tokenToPartner: "unused",
+    });
+    base = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
+    await gateway.listen();
+  }, 30_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+    await writer?.end();
+  });
+
+  const request = async (path: string) => {
+    const res = await ocpiRequest("GET", `${base}${path}`, { token });
+    expect(res.status).toBe(200);
+    return res;
+  };
+  const get = async (query = "") => {
+    const res = await request(query);
+    return { items: (res.body as Json).data as Json[], total: Number(res.headers["x-total-count"]) };
+  };
+
+  /** Each listed Location as GET by id answers it (but `undated`, whose last_updated is the time of reading), in list order: oldest first, ties by id. */
+  const expectOrdered = async (items: Json[], undated?: string) => {
+    const one = await Promise.all(items.map(async (l) => (await request(`/${l.id}`)).body as Json));
+    const dated = (l: Json) => [l.id, l.id === undated ? "now" : l.last_updated];
+    expect(items.map(dated)).toEqual(one.map((b) => dated(b.data)));
+    const sorted = [...items].sort((a, b) => a.last_updated.localeCompare(b.last_updated) || (a.id < b.id ? -1 : 1));
+    expect(items.map((l) => l.id)).toEqual(sorted.map((l) => l.id));
+  };
+
+  /** Pages of one and the date bounds around `at`, against the whole list. */
+  const expectPagesAndBounds = async (all: Json[], at: string) => {
+    for (let offset = 0; offset < all.length; offset++) {
+      const page = await get(`?offset=${offset}&limit=1`);
+      expect([page.items.map((l) => l.id), page.total]).toEqual([[all[offset].id], all.length]);
+    }
+    const from = await get(`?date_from=${at}`);
+    const to = await get(`?date_to=${at}`);
+    const fromIds = all.filter((l) => l.last_updated >= at).map((l) => l.id);
+    expect([from.items.map((l) => l.id), from.total]).toEqual([fromIds, fromIds.length]);
+    const toIds = all.filter((l) => l.last_updated < at).map((l) => l.id);
+    expect([to.items.map((l) => l.id), to.total]).toEqual([toIds, toIds.length]);
+  };
+
+  const lastIdIs = async (id: string, count: number) =>
+    eventually(async () => {
+      const list = await get();
+      return list.total === count && list.items.at(-1)?.id === id && list;
+    });
+
+  test("the seeded Locations, oldest first, and their pages and date bounds", async () => {
+    const { items, total } = await get();
+    expect([items.map((l) => l.id), total]).toEqual([[ALPHA.id, BETA.id], 2]);
+    await expectOrdered(items);
+    await expectPagesAndBounds(items, items[1].last_updated);
+  });
+
+  test("a status row moves its Location to the end once the poller saw it", async () => {
+    const evse = current ? "evse" : "connector";
+    const pk = current ? "evse_pk" : "connector_pk";
+    const number = current ? "evse_id" : "connector_id";
+    await writer.query(
+      `INSERT INTO connector_status (${pk}, status_timestamp, status, error_code)
+       SELECT ${pk}, NOW(6), 'Available', 'NoError' FROM ${evse} WHERE charge_box_id = ? AND ${number} = 1`,
+      [ALPHA.id],
+    );
+    const { items } = await lastIdIs(ALPHA.id, 2);
+    expect(items.map((l) => l.id)).toEqual([BETA.id, ALPHA.id]);
+    await expectOrdered(items);
+    await expectPagesAndBounds(items, items[1].last_updated);
+  });
+
+  test("a new charge box is listed and counted, a deleted one is gone", async () => {
+    const address = (await writer.query<ResultSetHeader>("INSERT INTO address (street, house_number, zip_code, city, country) VALUES ('Gammaweg', '3', '1011', 'Amsterdam', 'NL')"))[0].insertId;
+    await writer.query("INSERT INTO charge_box (charge_box_id, ocpp_protocol, registration_status, description, address_pk) VALUES ('CB-GAMMA', 'ocpp1.6J', 'Accepted', 'Gamma', ?)", [address]);
+    const evsePk = (await writer.query<ResultSetHeader>(current ? "INSERT INTO evse (charge_box_id, evse_id) VALUES ('CB-GAMMA', 1)" : "INSERT INTO connector (charge_box_id, connector_id) VALUES ('CB-GAMMA', 1)"))[0].insertId;
+    if (current) await writer.query("INSERT INTO evse_connector (evse_pk, connector_id) VALUES (?, 1)", [evsePk]);
+    // Before 3.13 nothing dates a box without status rows: its last_updated is the time of reading, the newest of all.
+    const { items } = await lastIdIs("CB-GAMMA", 3);
+    await expectPagesAndBounds(items, items[2].last_updated);
+
+    await writer.query("DELETE FROM charge_box WHERE charge_box_id = ?", [BETA.id]);
+    const after = await eventually(async () => {
+      const list = await get();
+      return list.total === 2 && list;
+    });
+    expect(after.items.map((l) => l.id)).toEqual([ALPHA.id, "CB-GAMMA"]);
+    await expectOrdered(after.items, current ? undefined : "CB-GAMMA");
+  });
+});
