@@ -46,6 +46,26 @@ const union = (current: string[] | undefined, added: string[] | undefined): stri
   return [...(current ?? []), ...added.filter((v) => !seen.has(v.toUpperCase()) && seen.add(v.toUpperCase()))];
 };
 
+/** A page of what `keep` accepts, counted for X-Total-Count: one pass over the owner's objects in the date range. */
+const filteredList = async <T extends { last_updated: string }>(
+  collection: OwnedCollection<T>,
+  owner: PartyRef,
+  page: PageRequest,
+  keep: (object: T) => Promise<boolean>,
+): Promise<Page<T>> => {
+  const items: T[] = [];
+  let total = 0;
+  for (let offset = 0; ; offset += CHUNK) {
+    const chunk = await collection.list(owner, { ...page, offset, limit: CHUNK });
+    for (const object of chunk.items) {
+      if (!(await keep(object))) continue;
+      if (total >= page.offset && items.length < page.limit) items.push(object);
+      total++;
+    }
+    if (chunk.items.length < CHUNK) return { items, total };
+  }
+};
+
 /**
  * Payments on the `local` adapter. As the PTP (Sender) it is a small
  * terminal system over the store: terminals written as change events
@@ -74,20 +94,8 @@ export const localPayments: LocalModule = {
       return { kind: "done", terminal };
     };
 
-    const scopedList = async (owner: PartyRef, page: PageRequest, scope?: PartyScope): Promise<Page<Terminal>> => {
-      if (!scope) return terminals.list(owner, page);
-      const items: Terminal[] = [];
-      let total = 0;
-      for (let offset = 0; ; offset += CHUNK) {
-        const chunk = await terminals.list(owner, { ...page, offset, limit: CHUNK });
-        for (const terminal of chunk.items) {
-          if (!visible(terminal, scope)) continue;
-          if (total >= page.offset && items.length < page.limit) items.push(terminal);
-          total++;
-        }
-        if (chunk.items.length < CHUNK) return { items, total };
-      }
-    };
+    const scopedList = (owner: PartyRef, page: PageRequest, scope?: PartyScope): Promise<Page<Terminal>> =>
+      scope ? filteredList(terminals, owner, page, async (terminal) => visible(terminal, scope)) : terminals.list(owner, page);
 
     /** The first pending terminal the requesting CPO may have (its customer_reference, or no CPO yet, or itself). */
     const nextPending = async (owner: PartyRef, cpo: PartyRef, customerReference?: string): Promise<Terminal | undefined> => {
@@ -143,8 +151,8 @@ export const localPayments: LocalModule = {
         await setState(owner, current.terminal_id, "inactive");
         return written(ctx, { ...current, last_updated: ocpiTimestamp() });
       },
-      // FACs name no CPO: every partner reaching our Sender sees them (plugins/payments/ports.ts)
-      listFacs: (page, ctx) => facs.list(partyOf(ctx.party), page),
+      // FACs name no CPO: the plugin says which the partner may see (plugins/payments/ports.ts)
+      listFacs: (page, ctx, visible) => filteredList(facs, partyOf(ctx.party), page, visible),
       getFac: (id, ctx) => facs.get(partyOf(ctx.party), id),
     };
 

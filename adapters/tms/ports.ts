@@ -41,7 +41,12 @@ export const paymentsSender = (tms: TmsClient, publisher: TmsPublisher): Payment
         return done(device);
       }),
     deactivateTerminal: (id) => outcomeOf(async () => done(await tms.deactivate(id))),
-    listFacs: (page) => pageOf(page, (cursor, after) => tms.settlements(after, cursor), (settlement) => facOf(settlement)),
+    // which FACs the partner may see is the plugin's attribution (a settlement names no CPO)
+    listFacs: (page, _ctx, visible) =>
+      pageOf(page, (cursor, after) => tms.settlements(after, cursor), async (settlement) => {
+        const fac = facOf(settlement);
+        return (await visible(fac)) ? fac : undefined;
+      }),
     async getFac(id): Promise<FinancialAdviceConfirmation | undefined> {
       const settlement = await tms.settlement(id);
       return settlement && facOf(settlement);
@@ -59,7 +64,7 @@ const defined = <T extends object>(object: T): Partial<T> => Object.fromEntries(
 const pageOf = async <Item extends { updated: number }, T>(
   page: PageRequest,
   fetch: (cursor: string | undefined, changedAfter: number | undefined) => Promise<TmsPage<Item>>,
-  map: (item: Item) => T | undefined,
+  map: (item: Item) => T | undefined | Promise<T | undefined>,
 ): Promise<Page<T>> => {
   const items: T[] = [];
   let total = 0;
@@ -69,7 +74,7 @@ const pageOf = async <Item extends { updated: number }, T>(
     const answer = await fetch(cursor, after);
     for (const item of answer.items) {
       if (page.dateTo !== undefined && item.updated >= page.dateTo) continue;
-      const object = map(item);
+      const object = await map(item);
       if (object === undefined) continue;
       if (total >= page.offset && items.length < page.limit) items.push(object);
       total++;

@@ -10,6 +10,7 @@ import { receiverRoutes } from "./receiver";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Cdr } from "./model";
 import { CDRS_PUSH } from "./push";
+import { AuthorizationReferences } from "../payments/authorization-references";
 
 /** The CDRs module: CPOs serve their CDRs (Sender) and push them to eMSPs (Receiver). */
 @injectable()
@@ -22,11 +23,14 @@ export class CdrsPlugin extends DataModulePlugin<CdrsSenderPort, CdrsReceiverPor
   /** CDRs are immutable: one we already have is left as it is, so a repeated pull stores nothing twice */
   readonly syncSpec: SyncSpec<Cdr, CdrsReceiverPort> = {
     type: cdrType,
-    upsert: (port, owner, cdr, ctx) => port.insert(owner, cdr, ctx),
+    upsert: (port, owner, cdr, ctx) => this.references.cdrsReceiver(port).insert(owner, cdr, ctx),
   };
 
-  /** the public URL is needed for the Location header a POSTed CDR is answered with */
-  constructor(@inject(TOKENS.Config) private readonly config: GatewayConfig) {
+  /** the public URL is needed for the Location header a POSTed CDR is answered with; stored CDRs are indexed by authorization_reference (FAC links) */
+  constructor(
+    @inject(TOKENS.Config) private readonly config: GatewayConfig,
+    private readonly references: AuthorizationReferences,
+  ) {
     super();
   }
 
@@ -35,6 +39,6 @@ export class CdrsPlugin extends DataModulePlugin<CdrsSenderPort, CdrsReceiverPor
   }
 
   protected receiverRoutes(port: CdrsReceiverPort): RouteSpec[] {
-    return receiverRoutes(port, this.config.server.public_url);
+    return receiverRoutes(this.references.cdrsReceiver(port), this.config.server.public_url);
   }
 }

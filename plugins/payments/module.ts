@@ -1,22 +1,27 @@
 import { inject, injectable } from "tsyringe";
+import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { RouteSpec } from "../../core/plugin";
 import type { AdminRoute } from "../../core/admin/admin-api";
 import type { InterfaceRole, PartyRef, Role, VersionNumber } from "../../core/protocol/types";
 import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { PushSpec } from "../../core/push/push-spec";
 import { TOKENS } from "../../core/tokens";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import { PartnerClient } from "../../core/client/partner-client";
 import { PartnerRegistry } from "../../core/partners/partner-registry";
-import { ModuleCatalog } from "../../core/host/module-catalog";
+import { ChangeFeed } from "../../core/events/change-feed";
+import type { Store } from "../../core/store/port";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
 import type { PaymentsReceiverPort, PaymentsSenderPort } from "./ports";
 import { PAYMENTS_TRANSLATION_LOSSES, facObjectType, terminalObjectType } from "./translate";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
-import { PAYMENTS_PUSH } from "./push";
-import { PaymentsClient } from "./client";
-import { paymentsAdminRoutes } from "./admin";
+import { paymentsPush } from "./push";
+import { paymentsAdminRoutes, withheldFacsRoute } from "./admin";
+import { AuthorizationReferences } from "./authorization-references";
+import { FacOwners } from "./fac-owner";
+import { PtpDesk } from "./ptp-desk";
 
 /** Pulled Terminals and FACs name no PTP: they belong to the partner's (first) party. */
 const partnerParty = (_object: unknown, parties: readonly PartyRef[]): PartyRef | undefined => parties[0];
@@ -43,7 +48,8 @@ export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, Payment
     SENDER: ["listTerminals", "getTerminal", "updateTerminal", "assignTerminal", "activateTerminal", "deactivateTerminal", "listFacs", "getFac"],
     RECEIVER: ["getTerminal", "putTerminal", "getFac", "putFac"],
   } as const;
-  readonly pushSpec = PAYMENTS_PUSH;
+  private readonly owners: FacOwners;
+  readonly pushSpec: PushSpec<PaymentsReceiverPort>;
   /** a PTP partner's Terminals, then its FACs, in one pull under one watermark */
   readonly syncSpec: SyncSpec<Terminal, PaymentsReceiverPort> = {
     type: terminalObjectType,
@@ -62,15 +68,32 @@ export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, Payment
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
+    @inject(TOKENS.Store) store: Store,
+    @inject(TOKENS.Logger) log: Logger,
     private readonly partners: PartnerClient,
     private readonly registry: PartnerRegistry,
-    private readonly catalog: ModuleCatalog,
+    private readonly changes: ChangeFeed,
+    private readonly references: AuthorizationReferences,
   ) {
     super();
+    this.owners = new FacOwners(references, store, log.child({ module: "payments" }));
+    this.pushSpec = paymentsPush(this.owners);
+  }
+
+  /** As the CPO, our own Sessions and CDRs are indexed by authorization_reference as their changes come (FAC links). */
+  connect(role: InterfaceRole, port: unknown): void {
+    super.connect(role, port);
+    if (role === "RECEIVER") this.changes.subscribe((change) => this.references.follow(change));
+  }
+
+  /** What the CPO's backend does on a PTP partner (admin API and CLI); undefined unless we serve the payments Receiver. */
+  get desk(): PtpDesk | undefined {
+    const receiver = this.ports.RECEIVER;
+    return receiver && new PtpDesk(this.partners, receiver, this.registry, this.references, this.config);
   }
 
   protected senderRoutes(port: PaymentsSenderPort): RouteSpec[] {
-    return senderRoutes(port);
+    return senderRoutes(port, this.owners);
   }
 
   protected receiverRoutes(port: PaymentsReceiverPort): RouteSpec[] {
@@ -78,7 +101,7 @@ export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, Payment
   }
 
   adminRoutes(role: InterfaceRole, port: unknown): AdminRoute[] {
-    if (role !== "RECEIVER") return [];
-    return paymentsAdminRoutes(new PaymentsClient(this.partners), port as PaymentsReceiverPort, this.registry, this.catalog, this.config);
+    if (role === "SENDER") return [withheldFacsRoute(this.owners)];
+    return paymentsAdminRoutes(new PtpDesk(this.partners, port as PaymentsReceiverPort, this.registry, this.references, this.config));
   }
 }

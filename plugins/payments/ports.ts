@@ -9,8 +9,9 @@ import type { FinancialAdviceConfirmation, Terminal, TerminalActivation, Termina
  * SENDER (we are the PTP): our terminals and FACs, and the CPO's requests
  * on them. A Terminal belongs to the CPO its `country_code`/`party_id`
  * name: lists and reads return only those `inScope` of `ctx.scope` (a
- * terminal naming no CPO yet is nobody's). FACs name no CPO, so the
- * backend decides what a partner sees. A backend that cannot answer now
+ * terminal naming no CPO yet is nobody's). FACs name no CPO: the plugin
+ * decides whose one is (fac-owner.ts), and a list counts and pages only
+ * those `visible` says the partner may see. A backend that cannot answer now
  * throws BackendUnavailableError (HTTP 503 + 3000).
  *
  * RECEIVER (we are the CPO): what a PTP partner posts, kept per PTP party
@@ -35,7 +36,7 @@ export interface PaymentsSenderPort {
   /** activates the named terminal, or, without terminal_id, the next one the PTP has for this CPO */
   activateTerminal(request: TerminalActivation, ctx: PortContext): Promise<TerminalOutcome>;
   deactivateTerminal(terminalId: string, ctx: PortContext): Promise<TerminalOutcome>;
-  listFacs(page: PageRequest, ctx: PortContext): Promise<Page<FinancialAdviceConfirmation>>;
+  listFacs(page: PageRequest, ctx: PortContext, visible: (fac: FinancialAdviceConfirmation) => Promise<boolean>): Promise<Page<FinancialAdviceConfirmation>>;
   getFac(id: string, ctx: PortContext): Promise<FinancialAdviceConfirmation | undefined>;
 }
 

@@ -4,6 +4,7 @@ import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from
 import type { PaymentsReceiverPort } from "./ports";
 import { facObjectType, terminalObjectType } from "./translate";
 import { terminalCpo } from "./terminal-scope";
+import type { FacOwners } from "./fac-owner";
 
 /**
  * Our Terminals and FACs (we are the PTP) to CPO partners' Receivers: each
@@ -11,11 +12,11 @@ import { terminalCpo } from "./terminal-scope";
  * then POSTs a Terminal to the CPO", "PTP must POST a FAC after capture").
  * A change's path is `["terminals", terminal_id]` or
  * `["financial-advice-confirmations", id]`, its owner our PTP party.
- * A Terminal goes only to the CPO it names; a FAC names no CPO (nor does
- * the terminal system's settlement), so it goes to every CPO partner
- * offering the payments Receiver. FACs are delivered at least once.
+ * A Terminal goes only to the CPO it names, a FAC only to the CPO party it
+ * is attributed to (fac-owner.ts; withheld from all when there is none).
+ * FACs are delivered at least once.
  */
-export const PAYMENTS_PUSH: PushSpec<PaymentsReceiverPort> = {
+export const paymentsPush = (owners: FacOwners): PushSpec<PaymentsReceiverPort> => ({
   objectTypes: [],
   idFields: [],
   objectOf: ({ path }): ChangeObject | undefined => {
@@ -27,7 +28,10 @@ export const PAYMENTS_PUSH: PushSpec<PaymentsReceiverPort> = {
   methods: { upsert: "POST" },
   target: (change) => ({ path: `/${change.path[0]}` }),
   essential: (change) => change.path[0] === FACS,
-  audience: async (change) => (change.path[0] === FACS ? "all" : terminalCpo((change.object ?? {}) as Partial<Terminal>)),
+  audience: async (change) =>
+    change.path[0] !== FACS
+      ? terminalCpo((change.object ?? {}) as Partial<Terminal>)
+      : change.object && owners.audienceOf(change.object as FinancialAdviceConfirmation),
   resync: false,
   async apply(receiver, change, ctx) {
     if (change.kind !== "upsert" || !change.object) return unsupportedChange(change);
@@ -35,7 +39,7 @@ export const PAYMENTS_PUSH: PushSpec<PaymentsReceiverPort> = {
     else await receiver.putFac(change.owner, change.object as FinancialAdviceConfirmation, ctx);
     return APPLIED;
   },
-};
+});
 
 /** The change that reports a Terminal or FAC of our PTP party. */
 export const paymentsChange = (owner: DataChange["owner"], resource: typeof TERMINALS | typeof FACS, object: Terminal | FinancialAdviceConfirmation): DataChange => ({

@@ -6,6 +6,7 @@ import { FACS, TERMINALS, type Terminal, type TerminalActivation, type TerminalA
 import type { PaymentsSenderPort } from "./ports";
 import { facObjectType, terminalActivationObjectType, terminalAssignmentObjectType, terminalObjectType, terminalUpdateObjectType } from "./translate";
 import { checkNamedCpo, requestingParty, terminalInScope, terminalOf } from "./terminal-scope";
+import type { FacOwners } from "./fac-owner";
 
 const TERMINAL = `/${TERMINALS}/:terminal_id`;
 
@@ -13,13 +14,15 @@ const TERMINAL = `/${TERMINALS}/:terminal_id`;
  * Sender interface (we are the PTP; Part A "Payments (PTP sender
  * interface)", ocpi-notes §3.10): below the one `payments` URL, the
  * terminals and financial-advice-confirmations sub-resources. A CPO
- * partner reaches only the terminals of its own parties (terminal-scope.ts).
+ * partner reaches only the terminals of its own parties (terminal-scope.ts)
+ * and the FACs attributed to them (fac-owner.ts); another's is answered
+ * like an unknown one (HTTP 404), and left out of lists and their counts.
  * Answers are `null` as Part A lists them, but for an activation, which
  * answers the activated Terminal: without a terminal_id in the request, it
  * is how the CPO learns the id the PTP chose (the spec leaves the answer
  * undefined, ocpi-notes §6). The Terminal is also POSTed to the CPO (push).
  */
-export const senderRoutes = (port: PaymentsSenderPort): RouteSpec[] => {
+export const senderRoutes = (port: PaymentsSenderPort, owners: FacOwners): RouteSpec[] => {
   /** The terminal the path names, if the partner may act on it; HTTP 404 as for an unknown one otherwise. */
   const ownTerminal = async (req: OcpiRequest): Promise<Terminal> => {
     const terminal = await port.getTerminal(req.params.terminal_id, req.port);
@@ -107,7 +110,7 @@ export const senderRoutes = (port: PaymentsSenderPort): RouteSpec[] => {
       path: `/${FACS}`,
       paginated: true,
       response: facObjectType,
-      handle: async (req) => ({ page: await port.listFacs(req.page, req.port) }),
+      handle: async (req) => ({ page: await port.listFacs(req.page, req.port, (fac) => owners.visibleTo(fac, req.port.scope)) }),
     },
     {
       method: "GET",
@@ -115,7 +118,7 @@ export const senderRoutes = (port: PaymentsSenderPort): RouteSpec[] => {
       response: facObjectType,
       handle: async (req) => {
         const fac = await port.getFac(req.params.fac_id, req.port);
-        if (!fac) throw notFound("FinancialAdviceConfirmation");
+        if (!fac || !(await owners.visibleTo(fac, req.port.scope))) throw notFound("FinancialAdviceConfirmation");
         return { data: fac };
       },
     },

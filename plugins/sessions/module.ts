@@ -8,6 +8,7 @@ import { receiverRoutes } from "./receiver";
 import type { SyncSpec } from "../../core/sync/sync-spec";
 import type { Session } from "./model";
 import { sessionsPush } from "./push";
+import { AuthorizationReferences } from "../payments/authorization-references";
 
 /** The Sessions module (data owner CPO): sender list + charging preferences, receiver GET/PUT/PATCH. */
 @injectable()
@@ -22,14 +23,19 @@ export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, Session
   readonly syncSpec: SyncSpec<Session, SessionsReceiverPort> = {
     type: sessionType,
     dateFromRequired: true,
-    upsert: (port, owner, session, ctx) => port.put(owner, session, ctx),
+    upsert: (port, owner, session, ctx) => this.references.sessionsReceiver(port).put(owner, session, ctx),
   };
+
+  /** what is stored is indexed by authorization_reference, for the payments module (FAC links) */
+  constructor(private readonly references: AuthorizationReferences) {
+    super();
+  }
 
   protected senderRoutes(port: SessionsSenderPort): RouteSpec[] {
     return senderRoutes(port);
   }
 
   protected receiverRoutes(port: SessionsReceiverPort): RouteSpec[] {
-    return receiverRoutes(port);
+    return receiverRoutes(this.references.sessionsReceiver(port));
   }
 }
