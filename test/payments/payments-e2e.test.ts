@@ -100,8 +100,8 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
 
   it("a capture after a session with an authorization_reference: the FAC reaches the CPO whose session it paid for (2.3.0, and the 2.2.1 Price) and is linked to the session", async () => {
     // each CPO's backend reports the session; it is pushed to the PTP (its token's owner) and indexed on both sides
-    await net.reportSession(a, paidSession(CPO_A, "SES-PAID", "AUTH-42"));
-    await net.reportSession(b, paidSession(CPO_B, "SES-B", "AUTH-B1"));
+    await net.report(a, "sessions", paidSession(CPO_A, "SES-PAID", "AUTH-42"));
+    await net.report(b, "sessions", paidSession(CPO_B, "SES-B", "AUTH-B1"));
     await net.tms.capture(settlement("SET-1", "AUTH-42"));
     const fac = await eventually(async () => {
       const held = await heldFac(a, "SET-1");

@@ -154,14 +154,15 @@ export class PaymentsNet {
   }
 
   /**
-   * The CPO's backend reports a Session (POST /admin/v1/events); it is pushed
-   * to the PTP, the owner of its token. Resolves once the PTP holds it.
+   * The CPO's backend reports a Session or CDR (POST /admin/v1/events); it
+   * is pushed to the PTP, the owner of its token. Resolves once the PTP holds it.
    */
-  async reportSession(cpo: Cpo, session: Session): Promise<void> {
-    const answer = await adminOf(cpo.url).post("/events", { module: "sessions", owner: { country_code: cpo.party.country_code, party_id: cpo.party.party_id }, path: [session.id], kind: "upsert", object: session });
-    if (json(answer).status_code !== 1000) throw new Error(`session event refused: ${JSON.stringify(answer.body)}`);
-    const collection = `local:sessions:${cpo.party.country_code}${cpo.party.party_id}`;
-    await eventually(async () => expect(await this.ptp.store.get(collection, session.id.toUpperCase())).toBeDefined());
+  async report(cpo: Cpo, module: "sessions" | "cdrs", object: { id: string } & Json): Promise<void> {
+    const owner = { country_code: cpo.party.country_code, party_id: cpo.party.party_id };
+    const answer = await adminOf(cpo.url).post("/events", { module, owner, path: [object.id], kind: "upsert", object });
+    if (json(answer).status_code !== 1000) throw new Error(`${module} event refused: ${JSON.stringify(answer.body)}`);
+    const collection = `local:${module}:${owner.country_code}${owner.party_id}`;
+    await eventually(async () => expect(await this.ptp.store.get(collection, object.id.toUpperCase())).toBeDefined());
   }
 
   /** A GET of the PTP's Sender interface as the CPO makes it. */

@@ -1,0 +1,109 @@
+import "reflect-metadata";
+import { removeTempDirs, type PartySpec } from "../support/gateway-config";
+import { cdrOf } from "../support/ocpi-objects";
+import { eventually } from "../support/charge-point";
+import { PTP, PaymentsNet, adminOf, heldFac, json, paidSession, settlement, type Cpo } from "./payments-net";
+
+/**
+ * FACs are scoped to the CPO party they belong to (issue #12): a settlement
+ * names no terminal and no operator (API.md), so the PTP attributes a FAC
+ * by its authorization_reference to the CPO whose Session or CDR carries it
+ * (plugins/payments/fac-owner.ts). Two CPO partners each see only their own
+ * FACs in pushes, lists (and X-Total-Count) and GET by id; another's is
+ * answered like an unknown one (HTTP 404 + 2001), as terminals and the rest
+ * of the product answer isolation; a FAC no single CPO can be found for is
+ * withheld from all and listed for the operator.
+ */
+
+const CPO_A: PartySpec = { country_code: "DE", party_id: "CPX", role: "CPO" };
+const CPO_B: PartySpec = { country_code: "FR", party_id: "CPB", role: "CPO" };
+
+describe("FAC isolation between CPO partners of a PTP", () => {
+  let net: PaymentsNet;
+  let a: Cpo;
+  let b: Cpo;
+
+  const ids = (items: { id: string }[]) => items.map((f) => f.id).sort();
+
+  beforeAll(async () => {
+    net = await PaymentsNet.start([
+      { id: "cpo-a", party: CPO_A },
+      { id: "cpo-b", party: CPO_B },
+    ]);
+    [a, b] = net.cpos;
+    await net.report(a, "sessions", paidSession(CPO_A, "SES-A", "AUTH-A"));
+    await net.report(b, "sessions", paidSession(CPO_B, "SES-B", "AUTH-B"));
+    // a CDR links as well as a Session
+    const ptpToken = { country_code: PTP.country_code, party_id: PTP.party_id, uid: "TERMINAL-SER-9", type: "AD_HOC_USER", contract_id: "NL-PTP-ADHOC" };
+    const cdr = cdrOf({ owner: CPO_A, id: "CDR-A", start: "2024-05-02T10:00:00Z", end: "2024-05-02T11:00:00Z", kwh: 3, cost: 1.2, token: ptpToken });
+    await net.report(a, "cdrs", { ...cdr, authorization_reference: "AUTH-CDR" });
+    // both CPOs' sessions carry one reference: neither may have the FAC
+    await net.report(a, "sessions", paidSession(CPO_A, "SES-A-DUP", "AUTH-DUP"));
+    await net.report(b, "sessions", paidSession(CPO_B, "SES-B-DUP", "AUTH-DUP"));
+
+    for (const [id, ref] of [["SET-A", "AUTH-A"], ["SET-B", "AUTH-B"], ["SET-CDR", "AUTH-CDR"], ["SET-NOBODY", "AUTH-NOBODY"], ["SET-DUP", "AUTH-DUP"]])
+      await net.tms.capture(settlement(id, ref));
+    // markers: each partner's pushes are delivered in order, so what came before them has arrived or never will
+    await net.tms.capture(settlement("SET-A-LAST", "auth-a"));
+    await net.tms.capture(settlement("SET-B-LAST", "AUTH-B"));
+    await eventually(async () => expect(await heldFac(a, "SET-A-LAST")).toBeDefined());
+    await eventually(async () => expect(await heldFac(b, "SET-B-LAST")).toBeDefined());
+  });
+
+  afterAll(async () => {
+    await net?.close();
+    removeTempDirs();
+  });
+
+  it("pushes each FAC to its own CPO only", async () => {
+    const held = async (cpo: Cpo) => {
+      const found: string[] = [];
+      for (const id of ["SET-A", "SET-B", "SET-CDR", "SET-NOBODY", "SET-DUP", "SET-A-LAST", "SET-B-LAST"]) if (await heldFac(cpo, id)) found.push(id);
+      return found;
+    };
+    expect(await held(a)).toEqual(["SET-A", "SET-CDR", "SET-A-LAST"]);
+    expect(await held(b)).toEqual(["SET-B", "SET-B-LAST"]);
+  });
+
+  it("lists each CPO only its own FACs, and counts only those", async () => {
+    const listA = await net.atPtp(a, "/financial-advice-confirmations");
+    expect(ids(json(listA).data)).toEqual(["SET-A", "SET-A-LAST", "SET-CDR"]);
+    expect(listA.headers["x-total-count"]).toBe("3");
+    const listB = await net.atPtp(b, "/financial-advice-confirmations?limit=1");
+    expect(ids(json(listB).data)).toEqual(["SET-B"]);
+    expect(listB.headers["x-total-count"]).toBe("2");
+    // and the CPO's backend sees the same through its admin API (the same list, pulled from the PTP)
+    expect(ids(json(await adminOf(b.url).get("/payments/ptp/financial-advice-confirmations")).data)).toEqual(["SET-B", "SET-B-LAST"]);
+  });
+
+  it("answers another CPO's FAC by id like an unknown one", async () => {
+    const own = await net.atPtp(a, "/financial-advice-confirmations/SET-A");
+    expect([own.status, json(own).data.id]).toEqual([200, "SET-A"]);
+    const unknown = await net.atPtp(a, "/financial-advice-confirmations/NO-SUCH-FAC");
+    expect([unknown.status, json(unknown).status_code, json(unknown).status_message]).toEqual([404, 2001, "FinancialAdviceConfirmation not found"]);
+    for (const [cpo, id] of [[a, "SET-B"], [b, "SET-A"], [b, "SET-CDR"], [a, "SET-NOBODY"], [b, "SET-DUP"]] as const) {
+      const res = await net.atPtp(cpo, `/financial-advice-confirmations/${id}`);
+      expect([res.status, json(res).status_code, json(res).status_message]).toEqual([404, 2001, "FinancialAdviceConfirmation not found"]);
+    }
+  });
+
+  it("withholds what no single CPO can be found for, and lists it for the operator with the reason", async () => {
+    const withheld = json(await adminOf(net.ptpUrl).get("/payments/withheld-financial-advice-confirmations")).data;
+    expect(withheld.total).toBe(2);
+    expect(withheld.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "SET-NOBODY", authorization_reference: "AUTH-NOBODY", reason: expect.stringMatching(/no CPO's Session or CDR/) }),
+        expect.objectContaining({ id: "SET-DUP", reason: expect.stringMatching(/several CPOs.*DECPX, FRCPB/) }),
+      ]),
+    );
+  });
+
+  it("a CPO claiming another's reference with a Session of its own does not get the FAC: the FAC is withheld from both", async () => {
+    await net.report(b, "sessions", paidSession(CPO_B, "SES-B-CLAIM", "AUTH-A"));
+    const stolen = await net.atPtp(b, "/financial-advice-confirmations/SET-A");
+    expect([stolen.status, json(stolen).status_code]).toEqual([404, 2001]);
+    expect(ids(json(await net.atPtp(b, "/financial-advice-confirmations")).data)).toEqual(["SET-B", "SET-B-LAST"]);
+    // fail closed: the reference is no longer A's alone either
+    expect((await net.atPtp(a, "/financial-advice-confirmations/SET-A")).status).toBe(404);
+  });
+});
