@@ -6,16 +6,18 @@ import type { ServedModule } from "../core/host/served-modules";
 import type { BackgroundServices } from "../core/background";
 import { Forwarder, type ForwardingDeps } from "../core/hub/forwarder";
 import { isHub } from "../core/hub/hub-config";
+import { withForwardedEndpoints } from "../core/hub/forwarded-endpoints";
 
 /**
  * The forwarding middleware of a hub (core/hub/forwarder.ts), or undefined
  * when the gateway is none. Bodies and answers are translated with the
  * object types of the plugins' own routes, whether or not this gateway
- * serves the module itself.
+ * serves the module itself; its version details list the modules it
+ * forwards (core/hub/forwarded-endpoints.ts).
  */
 export const hubForwarding = (
   config: GatewayConfig,
-  deps: Omit<ForwardingDeps, "config" | "routesOf">,
+  deps: Omit<ForwardingDeps, "config" | "routesOf" | "store">,
   plugins: readonly ModulePlugin[],
   served: readonly ServedModule[],
   background: BackgroundServices,
@@ -38,7 +40,16 @@ export const hubForwarding = (
     }
     return found;
   };
-  const forwarder = new Forwarder({ config, routesOf, ...deps });
-  background.add({ name: "hub-forwarding", start: () => undefined, stop: async () => forwarder.close() });
-  return forwarder.middleware();
+  const forwarder = new Forwarder({ config, routesOf, store: deps.connections.store, ...deps });
+  background.add({
+    name: "hub-forwarding",
+    start: () => forwarder.relay.start(),
+    stop: async () => {
+      forwarder.relay.stop();
+      forwarder.close();
+    },
+  });
+  const forwarding = forwarder.middleware();
+  const endpoints = withForwardedEndpoints(config, deps.registry, plugins);
+  return (ctx, next) => forwarding(ctx, () => endpoints(ctx, next));
 };

@@ -4,7 +4,7 @@ import httpProxy from "http-proxy";
 import { request } from "undici";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
-import type { GatewayConfig, HeaderPrefix, PartnerConfig } from "../../config/types";
+import type { GatewayConfig, HeaderPrefix } from "../../config/types";
 import type { RouteSpec } from "../plugin";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
@@ -12,7 +12,8 @@ import type { PartnerIdentity } from "../context";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import type { Outbox, EnqueueRequest } from "../outbox/outbox";
-import type { InterfaceRole, PartyRef, Role, VersionNumber } from "../protocol/types";
+import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
+import type { Store } from "../store/port";
 import { partyKey, sameParty } from "../protocol/types";
 import { Status } from "../protocol/status";
 import { OcpiError, invalid, invalidFields, notFound } from "../http/errors";
@@ -26,11 +27,16 @@ import { needsPublicAddress, outboundPolicy, outboundProblem } from "../partners
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { safeUrl } from "../client/ocpi-client";
 import { ForwardAgents } from "./forward-agents";
+import { hubError, opposite, parseJsonBody, readBody, tokenEncodingOf } from "./hub-http";
+import { matchRoute, type MatchedRoute } from "./route-match";
+import { MergedLists } from "./merged-list";
+import { RELAY_PATH, ResultRelay, relaySpotOf, type RelaySpot } from "./result-relay";
 import { mayForward } from "./hub-config";
 import type { HubConnections } from "./hub-connections";
 
 export interface ForwardingDeps {
   config: GatewayConfig;
+  store: Store;
   registry: PartnerRegistry;
   connections: HubConnections;
   outbox: Outbox;
@@ -43,16 +49,6 @@ export interface ForwardingDeps {
 
 /** Module paths of the versions that have routing headers; 2.1.1 has none, so nothing there is forwarded. */
 const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
-const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
-
-/** The HTTP status of each hub error (README "Hubs and forwarding"). */
-const HUB_HTTP_STATUS: Record<number, number> = {
-  [Status.HUB_ERROR]: 502,
-  [Status.HUB_UNKNOWN_RECEIVER]: 404,
-  [Status.HUB_TIMEOUT]: 504,
-  [Status.HUB_CONNECTION_PROBLEM]: 502,
-};
-export const hubError = (code: number, message: string): OcpiError => new OcpiError(code, message, HUB_HTTP_STATUS[code] ?? 502);
 
 /** Request headers that reach the receiver besides the ones the hub writes (token, ids, routing). */
 const REQUEST_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "accept", "host", "connection"]);
@@ -107,9 +103,13 @@ export class Forwarder {
   private readonly dispatchers = new GuardedDispatchers();
   private readonly exchanges = new WeakMap<IncomingMessage, Exchange>();
   private readonly hubParties: PartyRef[];
+  readonly relay: ResultRelay;
+  private readonly merged: MergedLists;
 
   constructor(private readonly deps: ForwardingDeps) {
     const { config } = deps;
+    this.relay = new ResultRelay(deps);
+    this.merged = new MergedLists(deps);
     this.hubParties = config.parties.filter((p) => p.role === "HUB" || (config.server.hub_party_id !== undefined && partyKey(p) === config.server.hub_party_id.toUpperCase()));
     this.proxy.on("proxyReq", (proxyReq, req) => {
       const exchange = this.exchanges.get(req);
@@ -133,13 +133,17 @@ export class Forwarder {
 
   middleware(): Middleware {
     return async (ctx, next) => {
+      if (ctx.path.startsWith(RELAY_PATH)) return this.relay.receive(ctx);
       const match = MODULE_PATH.exec(ctx.path);
       if (!match) return next();
       const routing = readRoutingHeaders(ctx.headers);
       const to = routing.to;
       if (!to) return next();
-      const broadcast = this.hubParties.some((p) => sameParty(p, to)) && ctx.method !== "GET" && match[2] === "receiver";
-      if (!broadcast && this.deps.config.parties.some((p) => sameParty(p, to))) return next();
+      const toHub = this.hubParties.some((p) => sameParty(p, to));
+      // an asynchronous request has one receiver to post its result: never broadcast
+      const broadcast = toHub && ctx.method !== "GET" && match[2] === "receiver" && !relaySpotOf(match[3], "RECEIVER", ctx.method, match[4] ?? "");
+      const mergedList = toHub && ctx.method === "GET" && match[2] === "sender" && (match[4] ?? "") === "";
+      if (!broadcast && !mergedList && this.deps.config.parties.some((p) => sameParty(p, to))) return next();
 
       const version = match[1] as VersionNumber;
       const sender = await authenticate(ctx, this.deps.registry, "registered", version);
@@ -151,6 +155,7 @@ export class Forwarder {
       if (!inScope(scope, from)) throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's parties`);
       const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest: match[4] ?? "", sender, from, to };
       if (broadcast) return this.broadcast(ctx, inbound);
+      if (mergedList) return this.merged.answer(ctx, { ...inbound, hub: to });
       return this.forward(ctx, inbound);
     };
   }
@@ -204,8 +209,10 @@ export class Forwarder {
       target,
     };
     const publicOnly = needsPublicAddress(url.toString(), policy);
-    if (target.version === inbound.version) await this.stream(ctx, url, exchange, publicOnly, name);
-    else await this.translate(ctx, inbound, url, exchange, publicOnly, name);
+    // a response_url is replaced by one of ours (core/hub/result-relay.ts), so that request is read even between equal versions
+    const spot = relaySpotOf(inbound.module, inbound.role, ctx.method, inbound.rest);
+    if (target.version === inbound.version && !spot) await this.stream(ctx, url, exchange, publicOnly, name);
+    else await this.parsed(ctx, inbound, url, exchange, publicOnly, name, spot);
   }
 
   /** Same version on both sides: request and answer stream through http-proxy. */
@@ -229,20 +236,19 @@ export class Forwarder {
     }
   }
 
-  /** Different versions: the body and the answer's data are parsed and translated (2.2.1 ↔ 2.3.0). */
-  private async translate(ctx: Context, inbound: Inbound, url: URL, exchange: Exchange, publicOnly: boolean, name: string): Promise<void> {
+  /**
+   * Different versions, or a request carrying a response_url: the body and
+   * the answer's data are parsed, checked and translated (2.2.1 ↔ 2.3.0)
+   * when the versions differ, and the response_url is replaced by a relay.
+   */
+  private async parsed(ctx: Context, inbound: Inbound, url: URL, exchange: Exchange, publicOnly: boolean, name: string, spot?: RelaySpot): Promise<void> {
     const targetVersion = exchange.target.version!;
+    const translating = targetVersion !== inbound.version;
     const found = this.routeOf(inbound, ctx.method);
     const params = found?.params ?? {};
-    const raw = await readBody(ctx.req);
+    let parsed = parseJsonBody(await readBody(ctx.req));
     let body: string | undefined;
-    if (raw.trim() !== "") {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
-      }
+    if (parsed !== undefined) {
       const spec = found?.route.body;
       if (spec) {
         const { sender } = inbound;
@@ -255,11 +261,15 @@ export class Forwarder {
           sender: inbound.from,
         });
         if (!read.ok) throw invalidFields(read.issues);
-        const canonical = spec.type.up(read.value, inbound.version, this.deps.lossy.context(sender.id, spec.type.name, inbound.version, params, inbound.from));
-        parsed = spec.type.down(canonical, targetVersion, this.deps.lossy.context(exchange.target.id, spec.type.name, targetVersion, params, inbound.from));
+        parsed = read.value;
+        if (translating) {
+          const canonical = spec.type.up(parsed, inbound.version, this.deps.lossy.context(sender.id, spec.type.name, inbound.version, params, inbound.from));
+          parsed = spec.type.down(canonical, targetVersion, this.deps.lossy.context(exchange.target.id, spec.type.name, targetVersion, params, inbound.from));
+        }
       }
-      body = JSON.stringify(parsed);
     }
+    const relayId = spot ? await this.relayed(inbound, exchange.target, spot, url, parsed) : undefined;
+    if (parsed !== undefined) body = JSON.stringify(parsed);
     const headers: Record<string, string> = { ...exchange.headers, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     let answer: Awaited<ReturnType<typeof request>>;
@@ -293,9 +303,13 @@ export class Forwarder {
       ctx.body = text;
       return;
     }
+    if (relayId && env.status_code === Status.SUCCESS) {
+      const announced = (env.data as { timeout?: unknown } | null | undefined)?.timeout;
+      await this.relay.extend(relayId, typeof announced === "number" ? announced : undefined);
+    }
     const type = found?.route.response;
     let data = env.data;
-    if (type && data !== null && data !== undefined) {
+    if (type && translating && data !== null && data !== undefined) {
       const owner = exchange.target.roles.find((r) => sameParty(r, inbound.to));
       const up = (item: unknown) => type.up(item, targetVersion, this.deps.lossy.context(exchange.target.id, type.name, targetVersion, params, owner));
       const down = (item: unknown) => type.down(item, inbound.version, this.deps.lossy.context(inbound.sender.id, type.name, inbound.version, params, owner));
@@ -307,6 +321,29 @@ export class Forwarder {
       timestamp: typeof env.timestamp === "string" ? env.timestamp : ocpiTimestamp(new Date()),
       ...(data !== undefined ? { data } : {}),
     };
+  }
+
+  /** Opens the relay whose URL the receiver gets instead of the sender's response_url (core/hub/result-relay.ts). */
+  private async relayed(inbound: Inbound, target: PartnerRecord, spot: RelaySpot, url: URL, parsed: unknown): Promise<string> {
+    let holder: Record<string, unknown> | undefined;
+    if (spot.where === "body") {
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid("Request body with a response_url is required");
+      holder = parsed as Record<string, unknown>;
+    }
+    const responseUrl = holder ? holder.response_url : (url.searchParams.get("response_url") ?? undefined);
+    const relay = await this.relay.open({
+      sender: inbound.sender,
+      receiverId: target.id,
+      responseUrl,
+      module: inbound.module,
+      spot,
+      senderVersion: inbound.version,
+      from: inbound.from,
+      to: inbound.to,
+    });
+    if (holder) holder.response_url = relay.url;
+    else url.searchParams.set("response_url", relay.url);
+    return relay.id;
   }
 
   /** A push addressed to our hub party: queued for every partner of the opposite role with the module's RECEIVER interface. */
@@ -325,13 +362,7 @@ export class Forwarder {
         r.roles.some((role) => opposite(senderRole, role.role)),
     );
     const found = this.routeOf(inbound, ctx.method);
-    const raw = await readBody(ctx.req);
-    let parsed: unknown;
-    try {
-      parsed = raw.trim() === "" ? undefined : JSON.parse(raw);
-    } catch {
-      throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
-    }
+    const parsed = parseJsonBody(await readBody(ctx.req));
     let canonical: unknown = parsed;
     const spec = found?.route.body;
     const params = found?.params ?? {};
@@ -378,24 +409,8 @@ export class Forwarder {
   }
 
   /** The plugin route a forwarded path matches (for its body and answer types), with its parameters. */
-  private routeOf(inbound: Inbound, method: string): { route: RouteSpec; params: Record<string, string> } | undefined {
-    const segments = inbound.rest.split("/").filter(Boolean);
-    for (const route of this.deps.routesOf(inbound.module, inbound.role)) {
-      if (route.method !== method) continue;
-      if (route.versions && !route.versions.includes(inbound.version)) continue;
-      const pattern = route.path.split("/").filter(Boolean);
-      if (pattern.length !== segments.length) continue;
-      const params: Record<string, string> = {};
-      const matches = pattern.every((part, i) => {
-        if (part.startsWith(":")) {
-          params[part.slice(1)] = decodeURIComponent(segments[i]);
-          return true;
-        }
-        return part === segments[i];
-      });
-      if (matches) return { route, params };
-    }
-    return undefined;
+  private routeOf(inbound: Inbound, method: string): MatchedRoute | undefined {
+    return matchRoute(this.deps.routesOf(inbound.module, inbound.role), method, inbound.version, inbound.rest);
   }
 
   /** A forwarded request that got no answer: 4002 on a timeout, 4003 otherwise; the receiver's health records it. */
@@ -409,23 +424,6 @@ export class Forwarder {
     return hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is not reachable (${e?.code ?? e?.cause?.code ?? "connection failed"})`);
   }
 }
-
-/** Whether a push from a party of role `from` goes to a party of role `to` (ocpi-notes §1.3, broadcast push). */
-const opposite = (from: Role | undefined, to: Role): boolean => {
-  switch (from) {
-    case "CPO":
-      return to === "EMSP" || to === "NSP" || to === "OTHER" || to === "NAP";
-    case "EMSP":
-    case "OTHER":
-    case "NSP":
-      return to === "CPO";
-    default:
-      return false;
-  }
-};
-
-const tokenEncodingOf = (config: PartnerConfig, version: VersionNumber): "raw" | "base64" =>
-  config.token_encoding === "auto" ? (version === "2.1.1" ? "raw" : "base64") : config.token_encoding;
 
 const lower = (headers: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
@@ -466,17 +464,4 @@ const answerHeaders = (headers: IncomingHttpHeaders, prefix: HeaderPrefix, linkB
     } else delete out.link;
   }
   return out;
-};
-
-/** The request body as text, up to the gateway's limit (then HTTP 413 with 2001). */
-const readBody = async (req: IncomingMessage): Promise<string> => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT_BYTES)
-      throw new OcpiError(Status.INVALID_PARAMETERS, `Request body larger than ${BODY_LIMIT_BYTES} bytes`, 413, { Connection: "close" });
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 };

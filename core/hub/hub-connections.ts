@@ -44,7 +44,8 @@ export class HubConnections implements BackgroundService {
 
   constructor(
     private readonly config: GatewayConfig,
-    private readonly store: Store,
+    /** the gateway's store, also where the hub keeps its relays of asynchronous results (core/hub/result-relay.ts) */
+    readonly store: Store,
     private readonly registry: PartnerRegistry,
     private readonly outbox: Outbox,
     private readonly client: OcpiClient,

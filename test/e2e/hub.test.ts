@@ -8,7 +8,8 @@ import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
 import { removeTempDirs, sqliteStore, tempDir, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest } from "../support/gateway-process";
-import { ADMIN_TOKEN, adminApi, eventually, location, sleep, token } from "../support/charge-point";
+import { ADMIN_TOKEN, COMMAND_BODIES, adminApi, eventually, location, session, sleep, token } from "../support/charge-point";
+import { COMMAND_TYPES } from "../../plugins/commands/model";
 import { captureLogs } from "../support/log-capture";
 
 /**
@@ -17,6 +18,9 @@ import { captureLogs } from "../support/log-capture";
  * hub forwards between them (routing headers), translating between the two
  * versions, and publishes their connection status (hubclientinfo). A fake
  * partner that answers slowly, then not at all, shows 4002 and 4003.
+ * Asynchronous results (commands, charging profiles) come back through the
+ * hub's own response URLs to the eMSP's, here a recorder on the eMSP's
+ * callback host (`results`).
  */
 
 type Json = Record<string, any>;
@@ -38,10 +42,14 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   let emspToken: string;
   const cpoLogs = captureLogs("info");
   /** the slow partner: answers its Locations after 3 s; `received` records the Authorization of each module call */
-  let slow: http.Server;
-  /** a partner whose Locations page is 20 MB */
-  let big: http.Server;
+  let slow: FakePartner;
+  /** a partner whose Locations page is 20 MB, and which answers commands ACCEPTED without ever posting a result itself */
+  let big: FakePartner;
   const slowSeen: string[] = [];
+  /** the eMSP's response URLs: every result POSTed there */
+  let results: http.Server;
+  let resultsUrl: string;
+  const posted: { path: string; authorization: string; headers: http.IncomingHttpHeaders; body: Json }[] = [];
 
   const startCpo = async () => {
     cpo = await Gateway.create(cpoConfig, { logger: cpoLogs.logger });
@@ -70,21 +78,30 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   };
 
   beforeAll(async () => {
-    const [cpoPort, hubPort, emspPort, slowPort, bigPort] = await freePorts(5);
+    const [cpoPort, hubPort, emspPort, slowPort, bigPort, resultsPort] = await freePorts(6);
     hubUrl = `http://127.0.0.1:${hubPort}`;
     emspUrl = `http://127.0.0.1:${emspPort}`;
+    resultsUrl = `http://127.0.0.1:${resultsPort}`;
     slow = await fakeSlowPartner(slowPort, slowSeen);
     big = await fakeSlowPartner(bigPort, [], "BIG", bigPage);
+    results = await resultRecorder(resultsPort, posted);
 
     hub = await Gateway.create(
       testGatewayConfig({
         port: hubPort,
         party: HUB,
-        server: { admin_token: ADMIN_TOKEN, hub_party_id: "NLHUB", hub: { offline_after_ms: 600, probe_interval_ms: 200, forward_timeout_ms: 1500 } },
+        // a relayed response URL lives 2 s past the receiver's announced timeout
+        server: { admin_token: ADMIN_TOKEN, hub_party_id: "NLHUB", command_timeout_seconds: 2, hub: { offline_after_ms: 600, probe_interval_ms: 200, forward_timeout_ms: 1500 } },
         partners: [
           // the CPO may reach the eMSP only (not the slow partner)
           { id: "cpo", token_a: "token-a-cpo-at-hub", versions_url: versionsUrlOf(cpoPort), roles: [{ role: "CPO", party: "NLCPO" }], forward: ["emsp"] },
-          { id: "emsp", token_a: "token-a-emsp-at-hub", versions_url: versionsUrlOf(emspPort), roles: [{ role: "EMSP", party: "DEEMS" }] },
+          {
+            id: "emsp",
+            token_a: "token-a-emsp-at-hub",
+            versions_url: versionsUrlOf(emspPort),
+            roles: [{ role: "EMSP", party: "DEEMS" }],
+            callback_hosts: [`127.0.0.1:${resultsPort}`],
+          },
           { id: "big", token_a: "token-a-big-at-hub", versions_url: `http://127.0.0.1:${bigPort}/versions`, roles: [{ role: "CPO", party: "NLBIG" }] },
           { id: "slow", token_a: "token-a-slow-at-hub", versions_url: `http://127.0.0.1:${slowPort}/versions`, roles: [{ role: "CPO", party: "NLSLO" }] },
         ],
@@ -97,8 +114,14 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
       port: cpoPort,
       party: CPO,
       store: sqliteStore(),
-      modules: { locations: { adapter: "local" }, tokens: { adapter: "local" }, tariffs: { adapter: "local" } },
-      adapters: { local: { seed: threeLocations() } },
+      modules: {
+        locations: { adapter: "local" },
+        tokens: { adapter: "local" },
+        tariffs: { adapter: "local" },
+        commands: { adapter: "local" },
+        chargingprofiles: { adapter: "local" },
+      },
+      adapters: { local: { seed: threeLocations(), simulator: { outcome: "ACCEPTED", delay_ms: 50 } } },
       partners: [{ id: "hub", token_a: "token-a-cpo-at-hub", versions_url: versionsUrlOf(hubPort), versions: ["2.2.1"], roles: [{ role: "HUB", party: "NLHUB" }] }],
     });
     await startCpo();
@@ -128,8 +151,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
 
   afterAll(async () => {
     await Promise.all([cpo?.close(), hub?.close(), emsp?.close()]);
-    await new Promise<void>((resolve) => slow.close(() => resolve()));
-    await new Promise<void>((resolve) => big.close(() => resolve()));
+    for (const server of [slow.server, big.server, results]) await new Promise<void>((resolve) => server.close(() => resolve()));
     removeTempDirs();
   });
 
@@ -141,13 +163,16 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(first.headers["x-total-count"]).toBe("4");
     expect(first.body.data).toHaveLength(2);
     expect(first.headers.link).toMatch(/offset=2/);
-    const parties = (await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0/hubclientinfo`, { token: emspToken })).body.data as Json[];
-    expect(parties.map((p) => `${p.country_code}${p.party_id}:${p.role}:${p.status}`).sort()).toEqual([
-      "DEEMS:EMSP:CONNECTED",
-      "NLBIG:CPO:CONNECTED",
-      "NLCPO:CPO:CONNECTED",
-      "NLSLO:CPO:CONNECTED",
-    ]);
+    // the partners registered last are published at the monitor's next turn
+    await eventually(async () => {
+      const parties = (await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0/hubclientinfo`, { token: emspToken })).body.data as Json[];
+      expect(parties.map((p) => `${p.country_code}${p.party_id}:${p.role}:${p.status}`).sort()).toEqual([
+        "DEEMS:EMSP:CONNECTED",
+        "NLBIG:CPO:CONNECTED",
+        "NLCPO:CPO:CONNECTED",
+        "NLSLO:CPO:CONNECTED",
+      ]);
+    }, 5_000, 50);
     // the eMSP's version details name its receiver, which the hub pushed to
     const emspHub = await hub.registry.get("emsp");
     expect(emspHub!.endpoints).toContainEqual(expect.objectContaining({ identifier: "hubclientinfo", role: "RECEIVER" }));
@@ -263,8 +288,8 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(slowSeen.length).toBeGreaterThan(0);
     for (const auth of slowSeen) expect(auth).toBe(`Token ${Buffer.from(slowRecord!.tokenToPartner!).toString("base64")}`);
     expect(slowSeen.join()).not.toContain(Buffer.from(emspToken).toString("base64"));
-    await new Promise<void>((resolve) => slow.close(() => resolve()));
-    slow.closeAllConnections();
+    await new Promise<void>((resolve) => slow.server.close(() => resolve()));
+    slow.server.closeAllConnections();
     const down = await viaHub("GET", "/2.2.1/sender/locations", { to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
     expect(down.status).toBe(502);
     expect(down.body.status_code).toBe(4003);
@@ -298,6 +323,105 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(received).toBeGreaterThan(BIG_PAGE_BYTES);
     expect(bigProgress.waited).toBe(true);
   }, 30_000);
+
+  it("the hub's version details list the modules it forwards, not only the ones it serves", async () => {
+    const details = await ocpiRequest("GET", `${hubUrl}/ocpi/2.3.0`, { token: emspToken });
+    const endpoints = (details.body.data.endpoints as Json[]).map((e) => `${e.identifier}.${e.role}`);
+    for (const module of ["locations", "sessions", "cdrs", "tariffs", "tokens", "commands", "chargingprofiles"])
+      expect(endpoints).toEqual(expect.arrayContaining([`${module}.SENDER`, `${module}.RECEIVER`]));
+    expect(endpoints).toContain("hubclientinfo.SENDER");
+    const commands = (details.body.data.endpoints as Json[]).find((e) => e.identifier === "commands" && e.role === "RECEIVER");
+    expect(commands!.url).toBe(`${hubUrl}/ocpi/2.3.0/receiver/commands`);
+    // 2.1.1 has no routing headers: nothing is forwarded there, and nothing is listed
+    const old = await ocpiRequest("GET", `${hubUrl}/ocpi/2.1.1`, { token: emspToken });
+    expect((old.body?.data?.endpoints ?? []).map((e: Json) => e.identifier)).not.toContain("commands");
+  });
+
+  it("commands through the hub: every command type's result reaches the eMSP's response_url exactly once, from the hub", async () => {
+    const emspAtHub = (await hub.registry.get("emsp"))!;
+    const start = posted.length;
+    for (const command of COMMAND_TYPES) {
+      const sent = await viaHub("POST", `/2.3.0/receiver/commands/${command}`, {
+        body: { ...COMMAND_BODIES[command], response_url: `${resultsUrl}/commands/${command}/1` },
+        headers: { "X-Correlation-ID": `corr-command-${command}` },
+      });
+      expect(sent.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
+    }
+    await eventually(async () => expect(posted.length - start).toBe(COMMAND_TYPES.length), 10_000, 50);
+    await sleep(500);
+    const mine = posted.slice(start);
+    expect(mine).toHaveLength(COMMAND_TYPES.length);
+    expect(mine.map((p) => p.path).sort()).toEqual(COMMAND_TYPES.map((c) => `/commands/${c}/1`).sort());
+    for (const result of mine) {
+      expect(result.body).toMatchObject({ result: "ACCEPTED" });
+      // the hub's token for the eMSP, never the CPO's
+      expect(result.authorization).toBe(`Token ${Buffer.from(emspAtHub.tokenToPartner!).toString("base64")}`);
+      expect(result.authorization).not.toContain(Buffer.from(cpoToken).toString("base64"));
+      expect(result.headers).toMatchObject({ "ocpi-from-country-code": "NL", "ocpi-from-party-id": "CPO", "ocpi-to-country-code": "DE", "ocpi-to-party-id": "EMS" });
+    }
+    // the CPO got a response URL of the hub's (its policy allows no other), and posted the result there once per command
+    const relayed = cpoLogs.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "command result queued for the partner");
+    expect(relayed.length).toBeGreaterThanOrEqual(COMMAND_TYPES.length);
+  }, 20_000);
+
+  it("charging profiles through the hub: results of a PUT (body) and a GET (query response_url) reach the eMSP once", async () => {
+    const start = posted.length;
+    const profile = { charging_rate_unit: "W", charging_profile_period: [{ start_period: 0, limit: 11000 }] };
+    const put = await viaHub("PUT", "/2.3.0/receiver/chargingprofiles/SES1", { body: { charging_profile: profile, response_url: `${resultsUrl}/profiles/set` } });
+    expect(put.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
+    const get = await viaHub("GET", `/2.3.0/receiver/chargingprofiles/SES1?duration=900&response_url=${encodeURIComponent(`${resultsUrl}/profiles/active`)}`);
+    expect(get.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
+    await eventually(async () => expect(posted.length - start).toBe(2), 10_000, 50);
+    await sleep(500);
+    const mine = posted.slice(start);
+    expect(mine.map((p) => p.path).sort()).toEqual(["/profiles/active", "/profiles/set"]);
+    expect(mine.find((p) => p.path === "/profiles/set")!.body).toMatchObject({ result: "ACCEPTED" });
+    expect(mine.find((p) => p.path === "/profiles/active")!.body).toMatchObject({ result: "ACCEPTED" });
+    // a response_url outside the eMSP's outbound policy is refused at the hub, before anything is forwarded
+    const steering = await viaHub("POST", "/2.3.0/receiver/commands/STOP_SESSION", { body: { session_id: "SES1", response_url: "http://169.254.169.254/latest/meta-data" } });
+    expect(steering.body.status_code).toBe(2001);
+    expect(steering.body.status_message).toMatch(/response_url/);
+  }, 20_000);
+
+  it("a hub response URL takes a result only from the partner it was given to, once, until it expires", async () => {
+    const start = posted.length;
+    const sent = await viaHub("POST", "/2.3.0/receiver/commands/STOP_SESSION", {
+      to: { country_code: "NL", party_id: "BIG", role: "CPO" },
+      body: { session_id: "S1", response_url: `${resultsUrl}/big/1` },
+    });
+    expect(sent.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
+    const relay = big.responseUrls.at(-1)!;
+    expect(relay.startsWith(`${hubUrl}/ocpi/hub/results/`)).toBe(true);
+    expect(relay).not.toContain(resultsUrl);
+    const result = { result: "ACCEPTED" };
+    // the CPO (another partner) and the eMSP (the sender) may not post it: answered like an unknown URL
+    for (const other of [cpoToken, emspToken]) {
+      const refused = await ocpiRequest("POST", relay, { token: other, body: result });
+      expect(refused.status).toBe(404);
+      expect(refused.body.status_code).toBe(2001);
+    }
+    const unknown = await ocpiRequest("POST", `${relay}x`, { token: big.hubToken!, body: result });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status_code).toBe(2001);
+    const taken = await ocpiRequest("POST", relay, { token: big.hubToken!, body: result });
+    expect(taken.body.status_code).toBe(1000);
+    const repeated = await ocpiRequest("POST", relay, { token: big.hubToken!, body: result });
+    expect(repeated.body.status_code).toBe(1000);
+    expect(posted.slice(start).map((p) => p.path)).toEqual(["/big/1"]);
+    // an invalid result is refused, naming the field
+    const again = await viaHub("POST", "/2.3.0/receiver/commands/STOP_SESSION", { to: { country_code: "NL", party_id: "BIG", role: "CPO" }, body: { session_id: "S2", response_url: `${resultsUrl}/big/2` } });
+    expect(again.body.status_code).toBe(1000);
+    const second = big.responseUrls.at(-1)!;
+    const bad = await ocpiRequest("POST", second, { token: big.hubToken!, body: { result: "MAYBE" } });
+    expect(bad.body.status_code).toBe(2001);
+    expect(bad.body.status_message).toMatch(/\/result/);
+    // BIG announced 1 s; the hub adds its command_timeout_seconds (2 s): after that the URL is unknown
+    await sleep(3_200);
+    const expired = await ocpiRequest("POST", second, { token: big.hubToken!, body: result });
+    expect(expired.status).toBe(404);
+    expect(expired.body.status_code).toBe(2001);
+    expect(posted.slice(start).map((p) => p.path)).toEqual(["/big/1"]);
+  }, 20_000);
 
   it("hubclientinfo: the CPO goes OFFLINE when it stops and CONNECTED when it is back, on the eMSP's side", async () => {
     await eventually(async () => expect(await receivedStatus(CPO)).toBe("CONNECTED"), 10_000);
@@ -345,17 +469,29 @@ const threeLocations = (): string => {
   const file = path.join(tempDir("ocpi-hub-seed-"), "seed.json");
   const owner = { country_code: "NL", party_id: "CPO" };
   const locations = [1, 2, 3].map((n) => ({ ...location(owner), id: `LOC${n}`, last_updated: `2024-05-01T10:00:0${n}Z` }));
-  fs.writeFileSync(file, JSON.stringify({ locations }));
+  fs.writeFileSync(file, JSON.stringify({ locations, sessions: [session(owner, "SES1")] }));
   return file;
 };
 
-/** A 2.2.1 CPO that registers like any partner and answers its Locations after 3 s (or with `answer`). */
+/** A fake partner: its server, the token the hub gave it at registration, and the response_urls of the commands it got. */
+interface FakePartner {
+  server: http.Server;
+  hubToken?: string;
+  responseUrls: string[];
+}
+
+/**
+ * A 2.2.1 CPO that registers like any partner and answers its Locations
+ * after 3 s (or with `answer`); it answers commands ACCEPTED (timeout 1 s)
+ * and keeps their response_url.
+ */
 const fakeSlowPartner = async (
   port: number,
   seen: string[],
   partyId = "SLO",
   answer?: (res: http.ServerResponse) => void,
-): Promise<http.Server> => {
+): Promise<FakePartner> => {
+  const fake: FakePartner = { server: undefined as never, responseUrls: [] };
   const base = `http://127.0.0.1:${port}`;
   const ok = (data: unknown) => JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data });
   const server = http.createServer((req, res) => {
@@ -372,10 +508,12 @@ const fakeSlowPartner = async (
             endpoints: [
               { identifier: "credentials", role: "SENDER", url: `${base}/2.2.1/credentials` },
               { identifier: "locations", role: "SENDER", url: `${base}/2.2.1/locations` },
+              { identifier: "commands", role: "RECEIVER", url: `${base}/2.2.1/commands` },
             ],
           }),
         );
-      if (path === "/2.2.1/credentials")
+      if (path === "/2.2.1/credentials") {
+        fake.hubToken = JSON.parse(body).token;
         return res.end(
           ok({
             token: "slow-partner-token-for-the-hub-0001",
@@ -383,6 +521,11 @@ const fakeSlowPartner = async (
             roles: [{ role: "CPO", country_code: "NL", party_id: partyId, business_details: { name: "Slow CPO" } }],
           }),
         );
+      }
+      if (path.startsWith("/2.2.1/commands/")) {
+        fake.responseUrls.push(JSON.parse(body).response_url);
+        return res.end(ok({ result: "ACCEPTED", timeout: 1 }));
+      }
       seen.push(String(req.headers.authorization));
       if (answer) return answer(res);
       setTimeout(() => res.end(ok([])), 3000).unref();
@@ -390,5 +533,21 @@ const fakeSlowPartner = async (
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
   (server.address() as AddressInfo).port;
+  fake.server = server;
+  return fake;
+};
+
+/** The eMSP's response URLs: records every POST and answers 1000. */
+const resultRecorder = async (port: number, posted: { path: string; authorization: string; headers: http.IncomingHttpHeaders; body: Json }[]) => {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      posted.push({ path: req.url ?? "", authorization: String(req.headers.authorization), headers: req.headers, body: JSON.parse(body) });
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString() }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
   return server;
 };

@@ -1,0 +1,62 @@
+import type { IncomingMessage } from "node:http";
+import type { PartnerConfig } from "../../config/types";
+import type { Role, VersionNumber } from "../protocol/types";
+import { Status } from "../protocol/status";
+import { OcpiError } from "../http/errors";
+
+/** What the hub's forwarding, result relay and merged lists share: hub errors, bodies, roles and token encodings. */
+
+const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** The HTTP status of each hub error (README "Hubs and forwarding"). */
+const HUB_HTTP_STATUS: Record<number, number> = {
+  [Status.HUB_ERROR]: 502,
+  [Status.HUB_UNKNOWN_RECEIVER]: 404,
+  [Status.HUB_TIMEOUT]: 504,
+  [Status.HUB_CONNECTION_PROBLEM]: 502,
+};
+export const hubError = (code: number, message: string): OcpiError => new OcpiError(code, message, HUB_HTTP_STATUS[code] ?? 502);
+
+/** The request body as text, up to the gateway's limit (then HTTP 413 with 2001). */
+export const readBody = async (req: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT_BYTES)
+      throw new OcpiError(Status.INVALID_PARAMETERS, `Request body larger than ${BODY_LIMIT_BYTES} bytes`, 413, { Connection: "close" });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+};
+
+/** A body as JSON; 2001 when it is not. */
+export const parseJsonBody = (raw: string): unknown => {
+  if (raw.trim() === "") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
+  }
+};
+
+/**
+ * Whether data of a party of role `from` goes to a party of role `to`
+ * (ocpi-notes §1.3, broadcast push): a CPO's to eMSPs, NSPs, NAPs and
+ * OTHER; theirs to CPOs. Also whose lists a GET-all through the hub merges.
+ */
+export const opposite = (from: Role | undefined, to: Role): boolean => {
+  switch (from) {
+    case "CPO":
+      return to === "EMSP" || to === "NSP" || to === "OTHER" || to === "NAP";
+    case "EMSP":
+    case "OTHER":
+    case "NSP":
+      return to === "CPO";
+    default:
+      return false;
+  }
+};
+
+export const tokenEncodingOf = (config: PartnerConfig, version: VersionNumber): "raw" | "base64" =>
+  config.token_encoding === "auto" ? (version === "2.1.1" ? "raw" : "base64") : config.token_encoding;
