@@ -1,0 +1,157 @@
+import "reflect-metadata";
+import fs from "node:fs";
+import path from "node:path";
+import pino from "pino";
+import type { PartyRef } from "../../core/protocol/types";
+import { Gateway } from "../../app/gateway";
+import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
+import { freePorts, ocpiRequest } from "../support/gateway-process";
+import { location } from "../support/charge-point";
+
+/**
+ * Issue #13, GET-all through a hub (ocpi-notes §1.3 "GET All via hub": the
+ * request is addressed to the hub, which merges the lists of the parties
+ * behind it). Two CPOs (2.2.1 and 2.3.0) and an eMSP (2.3.0) registered
+ * with the hub only; the eMSP pages through one list of both CPOs'
+ * Locations with offset, limit, date filters and Link.
+ */
+
+type Json = Record<string, any>;
+
+const CPO_A: PartySpec = { country_code: "NL", party_id: "CPA", role: "CPO" };
+const CPO_B: PartySpec = { country_code: "BE", party_id: "CPB", role: "CPO" };
+const EMSP: PartySpec = { country_code: "DE", party_id: "EMS", role: "EMSP" };
+const HUB: PartySpec = { country_code: "NL", party_id: "HUB", role: "OTHER" };
+const quiet = () => pino({ level: "silent" });
+
+describe("a GET-all addressed to the hub merges the lists of the CPOs behind it", () => {
+  let hub: Gateway;
+  let cpoA: Gateway;
+  let cpoB: Gateway;
+  let emsp: Gateway;
+  let hubUrl: string;
+  let emspToken: string;
+
+  /** GET of the eMSP through the hub, addressed to the hub party (a path below /ocpi or a Link the hub gave). */
+  const list = (pathOrUrl: string) =>
+    ocpiRequest("GET", pathOrUrl.startsWith("http") ? pathOrUrl : `${hubUrl}/ocpi${pathOrUrl}`, {
+      token: emspToken,
+      headers: {
+        "X-Request-ID": `req-${Math.random().toString(36).slice(2)}`,
+        "X-Correlation-ID": `corr-${Math.random().toString(36).slice(2)}`,
+        "OCPI-from-country-code": EMSP.country_code,
+        "OCPI-from-party-id": EMSP.party_id,
+        "OCPI-to-country-code": HUB.country_code,
+        "OCPI-to-party-id": HUB.party_id,
+      },
+    });
+  const ids = (body: Json) => (body.data as Json[]).map((l) => `${l.party_id}:${l.id}`);
+
+  beforeAll(async () => {
+    const [hubPort, aPort, bPort, emspPort] = await freePorts(4);
+    hubUrl = `http://127.0.0.1:${hubPort}`;
+    hub = await Gateway.create(
+      testGatewayConfig({
+        port: hubPort,
+        party: HUB,
+        server: { hub_party_id: "NLHUB", hub: { offline_after_ms: 60_000, probe_interval_ms: 60_000, forward_timeout_ms: 1500 } },
+        partners: [
+          { id: "cpo-a", token_a: "token-a-cpo-a", versions_url: versionsUrlOf(aPort), roles: [{ role: "CPO", party: "NLCPA" }] },
+          { id: "cpo-b", token_a: "token-a-cpo-b", versions_url: versionsUrlOf(bPort), roles: [{ role: "CPO", party: "BECPB" }] },
+          { id: "emsp", token_a: "token-a-emsp", versions_url: versionsUrlOf(emspPort), roles: [{ role: "EMSP", party: "DEEMS" }] },
+        ],
+      }),
+      { logger: quiet() },
+    );
+    await hub.listen();
+    const cpo = async (port: number, party: PartySpec, token: string, version: "2.2.1" | "2.3.0", seed: string) => {
+      const gateway = await Gateway.create(
+        testGatewayConfig({
+          port,
+          party,
+          modules: { locations: { adapter: "local" } },
+          adapters: { local: { seed } },
+          partners: [{ id: "hub", token_a: token, versions_url: versionsUrlOf(hubPort), versions: [version], roles: [{ role: "HUB", party: "NLHUB" }] }],
+        }),
+        { logger: quiet() },
+      );
+      await gateway.listen();
+      expect(await gateway.credentials.register("hub")).toMatchObject({ status: "registered", version });
+      return gateway;
+    };
+    // A: A1-A3 at 10:00:01-03; B: B1-B2 at 10:00:02 and 10:00:04
+    cpoA = await cpo(aPort, CPO_A, "token-a-cpo-a", "2.2.1", seedOf(CPO_A, [["A1", 1], ["A2", 2], ["A3", 3]]));
+    cpoB = await cpo(bPort, CPO_B, "token-a-cpo-b", "2.3.0", seedOf(CPO_B, [["B1", 2], ["B2", 4]]));
+    emsp = await Gateway.create(
+      testGatewayConfig({
+        port: emspPort,
+        party: EMSP,
+        modules: { locations: { adapter: "local" } },
+        partners: [{ id: "hub", token_a: "token-a-emsp", versions_url: versionsUrlOf(hubPort), versions: ["2.3.0"], roles: [{ role: "HUB", party: "NLHUB" }] }],
+      }),
+      { logger: quiet() },
+    );
+    await emsp.listen();
+    expect(await emsp.credentials.register("hub")).toMatchObject({ status: "registered", version: "2.3.0" });
+    emspToken = (await emsp.registry.get("hub"))!.tokenToPartner!;
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all([hub?.close(), cpoA?.close(), cpoB?.close(), emsp?.close()]);
+    removeTempDirs();
+  });
+
+  it("pages through both CPOs' Locations as one list: X-Total-Count, X-Limit, Link on the hub, from the hub party", async () => {
+    const first = await list("/2.3.0/sender/locations?limit=2");
+    expect(first.status).toBe(200);
+    expect(first.body.status_code).toBe(1000);
+    expect(first.headers["x-total-count"]).toBe("5");
+    expect(first.headers["x-limit"]).toBe("100");
+    expect(ids(first.body)).toEqual(["CPA:A1", "CPA:A2"]);
+    expect(first.headers["ocpi-from-party-id"]).toBe("HUB");
+    expect(first.headers["ocpi-to-party-id"]).toBe("EMS");
+    const link = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1];
+    expect(link).toBe(`${hubUrl}/ocpi/2.3.0/sender/locations?offset=2&limit=2`);
+    const second = await list(link);
+    expect(ids(second.body)).toEqual(["CPA:A3", "CPB:B1"]);
+    const third = await list(/<([^>]+)>; rel="next"/.exec(String(second.headers.link))![1]);
+    expect(ids(third.body)).toEqual(["CPB:B2"]);
+    expect(third.headers.link).toBeUndefined();
+    // the 2.2.1 CPO's Locations come translated to the eMSP's 2.3.0, last_updated untouched (ocpi-notes §1.3)
+    expect(first.body.data[0]).toMatchObject({ country_code: "NL", party_id: "CPA", last_updated: "2024-05-01T10:00:01Z" });
+  });
+
+  it("offset and the date filters apply to the merged list", async () => {
+    const tail = await list("/2.3.0/sender/locations?offset=4&limit=10");
+    expect(tail.headers["x-total-count"]).toBe("5");
+    expect(ids(tail.body)).toEqual(["CPB:B2"]);
+    const since = await list(`/2.3.0/sender/locations?date_from=${encodeURIComponent("2024-05-01T10:00:02Z")}&limit=2`);
+    expect(since.headers["x-total-count"]).toBe("4");
+    expect(ids(since.body)).toEqual(["CPA:A2", "CPA:A3"]);
+    const next = /<([^>]+)>; rel="next"/.exec(String(since.headers.link))![1];
+    expect(next).toContain("date_from=");
+    expect(ids((await list(next)).body)).toEqual(["CPB:B1", "CPB:B2"]);
+    const until = await list(`/2.3.0/sender/locations?date_to=${encodeURIComponent("2024-05-01T10:00:02Z")}`);
+    expect(ids(until.body)).toEqual(["CPA:A1"]);
+    const beyond = await list("/2.3.0/sender/locations?offset=9");
+    expect(beyond.body.data).toEqual([]);
+    expect(beyond.headers["x-total-count"]).toBe("5");
+  });
+
+  it("a CPO that does not answer fails the page with 4003 rather than shifting it", async () => {
+    await cpoB.close();
+    const page = await list("/2.3.0/sender/locations");
+    expect(page.status).toBe(502);
+    expect(page.body.status_code).toBe(4003);
+  });
+});
+
+/** A seed file of Locations of `owner`, each [id, second of 10:00]. */
+const seedOf = (owner: PartyRef, locations: [string, number][]): string => {
+  const file = path.join(tempDir("ocpi-hub-lists-"), "seed.json");
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ locations: locations.map(([id, second]) => ({ ...location(owner), id, last_updated: `2024-05-01T10:00:0${second}Z` })) }),
+  );
+  return file;
+};
