@@ -348,6 +348,21 @@ describe("malformed configs are rejected with precise path: message", () => {
       "modules.locations.parties[0]: party DEABC is not declared in parties (declared: NLGWY)",
     ],
     [
+      "module party route without adapter",
+      yamlWith((c) => (c.modules = { locations: { adapter: "local", parties: [{ party: "NLGWY" }] } })),
+      'modules.locations.parties[0]: must be a party reference ("NLGWY") or { party: NLGWY, adapter: <name> }',
+    ],
+    [
+      "module party route naming an undeclared party",
+      yamlWith((c) => (c.modules = { locations: { adapter: "local", parties: [{ party: "DEABC", adapter: "csms" }] } })),
+      "modules.locations.parties[0].party: party DEABC is not declared in parties (declared: NLGWY)",
+    ],
+    [
+      "module party listed twice, once with its own adapter",
+      yamlWith((c) => (c.modules = { locations: { adapter: "local", parties: ["NLGWY", { party: "NLGWY", adapter: "csms" }] } })),
+      "modules.locations.parties[1]: duplicate party (already listed at index 0)",
+    ],
+    [
       "module id not lowercase",
       yamlWith((c) => (c.modules = { Locations: { adapter: "local" } })),
       "modules.Locations: key must be a module id (lowercase letters, digits and _, starting with a letter, e.g. locations)",
