@@ -10,6 +10,7 @@ import { describePartners, runPartnersCommand } from "./partners-command";
 import { runSyncCommand } from "./sync-command";
 import { runOutboxCommand } from "./outbox-command";
 import { runProbeCommand } from "./probe/probe-command";
+import { runTerminalsCommand } from "./terminals-command";
 
 const USAGE = `Usage:
   ocpi-gateway start [--config FILE]
@@ -18,6 +19,7 @@ const USAGE = `Usage:
   ocpi-gateway sync <partner> <module> [--full] [--config FILE]
   ocpi-gateway outbox retry <partner> [--id ID] [--config FILE]
   ocpi-gateway probe <versions_url> --token TOKEN [--json]
+  ocpi-gateway terminals list|get|activate|deactivate|assign|update|facs <partner> … (terminals --help)
 
 The config file defaults to $GATEWAY_CONFIG, then ./gateway.config.yaml.`;
 
@@ -25,6 +27,8 @@ const out = (line: string) => process.stdout.write(line + "\n");
 const err = (line: string) => process.stderr.write(line + "\n");
 
 const main = async (argv: string[]): Promise<number> => {
+  // its own flags (--location, --evse, --body…): parsed by the command
+  if (argv[0] === "terminals") return runTerminalsCommand(argv.slice(1), out, err);
   const { values, positionals } = parseArgs({
     args: argv,
     options: {

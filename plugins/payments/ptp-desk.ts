@@ -65,7 +65,7 @@ export class PtpDesk {
   async terminal(partnerId: string, terminalId: string): Promise<Terminal> {
     await this.ptpOf(partnerId);
     const terminal = await relayed(() => this.client.getTerminal(partnerId, terminalId));
-    if (!terminal) throw notFound("Terminal");
+    if (!terminal) throw notFound(`Terminal ${terminalId} at ${partnerId}`);
     return terminal;
   }
 

@@ -157,7 +157,7 @@ export class PaymentsNet {
    * The CPO's backend reports a Session or CDR (POST /admin/v1/events); it
    * is pushed to the PTP, the owner of its token. Resolves once the PTP holds it.
    */
-  async report(cpo: Cpo, module: "sessions" | "cdrs", object: { id: string } & Json): Promise<void> {
+  async report(cpo: Cpo, module: "sessions" | "cdrs", object: Json): Promise<void> {
     const owner = { country_code: cpo.party.country_code, party_id: cpo.party.party_id };
     const answer = await adminOf(cpo.url).post("/events", { module, owner, path: [object.id], kind: "upsert", object });
     if (json(answer).status_code !== 1000) throw new Error(`${module} event refused: ${JSON.stringify(answer.body)}`);
