@@ -6,6 +6,7 @@ import type { PollContext } from "./poll/context";
 import { StevePoller } from "./poller";
 import { SteveCommands, SteveRest } from "./rest";
 import type { SteveSettings } from "./settings";
+import type { TagOwners } from "./tag-owners";
 import { SteveTags, type AskEmsp } from "./tags";
 import { STEVE_DATABASE } from "./unavailable";
 
@@ -37,6 +38,8 @@ export class SteveBackend {
   constructor(
     private readonly settings: SteveSettings,
     private readonly kv: KeyValue,
+    /** who owns each idTag: the Sessions and CDRs lists' scope */
+    readonly tagOwners: TagOwners,
     private readonly emit: ChangeSink,
     private readonly log: SteveLog,
     askTokenOwner: AdapterDeps["askTokenOwner"],
@@ -48,7 +51,7 @@ export class SteveBackend {
       // A token its eMSP does not know, or authorizes per location only, cannot start a session here.
       return answer.kind === "answered" ? (answer.allowed as Awaited<ReturnType<AskEmsp>>) : "NOT_ALLOWED";
     };
-    this.tags = new SteveTags({ rest: this.rest, kv, log, policy: settings.unknown_tags, askEmsp });
+    this.tags = new SteveTags({ rest: this.rest, kv, log, policy: settings.unknown_tags, askEmsp, owners: tagOwners });
   }
 
   get owner(): PartyRef {

@@ -8,6 +8,7 @@ import { tariffsSender } from "./ports/tariffs";
 import { tokensReceiver } from "./ports/tokens";
 import { parseSteveSettings } from "./settings";
 import { storeKeyValue } from "./store-kv";
+import { storeTagOwners } from "./tag-owners";
 
 /**
  * The `steve` adapter: a CPO whose backend is SteVe (an OCPP central system).
@@ -36,7 +37,7 @@ export const steveAdapterFactory = defineAdapter({
     const publish = settings.mapping.publish;
     // Unpublished Locations still invalidate caches, but are pushed to nobody.
     const emit: ChangeSink = (change) => deps.changes.publish(change.module === "locations" && !publish ? { ...change, withheld: true } : change);
-    const backend = new SteveBackend(settings, storeKeyValue(deps.store), emit, log, deps.askTokenOwner);
+    const backend = new SteveBackend(settings, storeKeyValue(deps.store), storeTagOwners(deps.store), emit, log, deps.askTokenOwner);
 
     const locations = locationsSender(backend);
     const sessions = sessionsSender(backend);

@@ -3,6 +3,7 @@ import { ciKey } from "../kit";
 import type { Token } from "./ocpi";
 import { getJson, partyKey, setJson, type KeyValue, type PartyRef, type SteveLog } from "./contracts";
 import type { SteveRest } from "./rest/client";
+import type { TagOwners } from "./tag-owners";
 
 /**
  * Tokens of partners' eMSPs as SteVe `ocpp_tag`s (shared/steve/README.md §4.1).
@@ -57,6 +58,8 @@ export interface SteveTagsOptions {
   log: SteveLog;
   policy: UnknownTagPolicy;
   askEmsp?: AskEmsp;
+  /** the owner index the Sessions and CDRs lists filter by (absent where nothing lists them) */
+  owners?: TagOwners;
 }
 
 export class SteveTags {
@@ -151,6 +154,7 @@ export class SteveTags {
       whitelist: token.whitelist,
     };
     await setJson(this.o.kv, recordKey(record.idTag), record);
+    await this.o.owners?.add(record.owner, record.idTag);
     return record;
   }
 

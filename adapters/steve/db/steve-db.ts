@@ -6,6 +6,7 @@ import type { ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow
 import { detectSchema, type SteveSchemaInfo } from "./schema-info";
 import { currentStatuses, statusesSince } from "./statuses";
 import { ocppTags, reservations } from "./tags";
+import { transactionPage, type TransactionPageQuery } from "./transaction-page";
 import { transactions, type TransactionFilter } from "./transactions";
 
 /**
@@ -60,6 +61,11 @@ export class SteveDb {
 
   transactions(filter?: TransactionFilter): Promise<TransactionRow[]> {
     return transactions(this.pool, this.schema, filter);
+  }
+
+  /** one page of a Sessions or CDRs list: its transaction_pks in list order, and the list's count */
+  transactionPage(query: TransactionPageQuery): Promise<{ pks: number[]; total: number }> {
+    return transactionPage(this.pool, query);
   }
 
   finishedTransactionsSince(since: Date): Promise<TransactionRow[]> {

@@ -1,21 +1,20 @@
-import type { Cdr, CdrsSenderPort, Session, SessionsSenderPort } from "../../kit";
+import type { CdrsSenderPort, SessionsSenderPort } from "../../kit";
 import type { SteveBackend } from "../backend";
 import { fromDatabase } from "../unavailable";
-import { changedSince, pageOf, transactionObjects } from "./transactions";
+import { transactionObjects, transactionsPage } from "./transactions";
 
 /**
  * Sessions and CDRs from SteVe's transactions, read on each call (SteVe is
- * the truth; nothing is copied into the gateway's store). A Session's id is
- * its transaction_pk; a CDR exists once the transaction stopped.
+ * the truth; nothing is copied into the gateway's store): a list's page is
+ * chosen and counted in SQL, then only its transactions are mapped
+ * (transactionsPage). A Session's id is its transaction_pk; a CDR exists
+ * once the transaction stopped.
  */
 export const sessionsSender = (backend: SteveBackend): SessionsSenderPort => ({
   list: (page, ctx) =>
     fromDatabase(async () => {
-      const engine = backend.require();
-      const since = changedSince(page);
-      const txs = await engine.db.transactions(since ? { changedAfter: since } : {});
-      const objects = await transactionObjects(backend.readContext(engine, await engine.db.now()), txs);
-      return pageOf<Session>(objects.map((o) => o.session), page, ctx);
+      const { objects, total } = await transactionsPage(backend, page, ctx, false);
+      return { items: objects.map((o) => o.session), total };
     }),
   get: (sessionId) =>
     fromDatabase(async () => {
@@ -33,10 +32,7 @@ export const sessionsSender = (backend: SteveBackend): SessionsSenderPort => ({
 export const cdrsSender = (backend: SteveBackend): CdrsSenderPort => ({
   list: (page, ctx) =>
     fromDatabase(async () => {
-      const engine = backend.require();
-      const since = changedSince(page);
-      const txs = await engine.db.transactions({ active: false, ...(since ? { changedAfter: since } : {}) });
-      const objects = await transactionObjects(backend.readContext(engine, await engine.db.now()), txs);
-      return pageOf<Cdr>(objects.flatMap((o) => (o.cdr ? [o.cdr] : [])), page, ctx);
+      const { objects, total } = await transactionsPage(backend, page, ctx, true);
+      return { items: objects.flatMap((o) => (o.cdr ? [o.cdr] : [])), total };
     }),
 });

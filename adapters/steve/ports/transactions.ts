@@ -1,4 +1,5 @@
 import { inScope, type Cdr, type PageRequest, type PortContext, type Session } from "../../kit";
+import type { SteveBackend } from "../backend";
 import { getJson } from "../contracts";
 import type { TransactionRow } from "../db/rows";
 import type { TransactionContext } from "../mapping/sessions";
@@ -34,27 +35,28 @@ export async function transactionObjects(ctx: PollContext, txs: TransactionRow[]
 }
 
 /**
- * A page of objects by the list rules of the Sender ports: only those the
- * partner may see (`ctx.scope`: the token's owner), last_updated within
- * [dateFrom, dateTo), oldest first (ties by id), then offset/limit.
+ * A page of Sessions or CDRs by the Sender list rules: only transactions of
+ * tokens whose owner is in `ctx.scope` (none: all), last_updated within
+ * [dateFrom, dateTo), oldest first (ties by id), then offset/limit, all
+ * done by MariaDB (db/transaction-page.ts), so only the page's transactions
+ * are read whole and mapped. A finished transaction whose Location cannot
+ * be mapped has no CDR: it is counted in a CDRs list's total but leaves its
+ * page one short (the poller logs it).
  */
-export function pageOf<T extends { id: string; last_updated: string; cdr_token?: { country_code?: string; party_id?: string } }>(
-  objects: T[],
+export async function transactionsPage(
+  backend: SteveBackend,
   page: PageRequest,
   ctx: PortContext,
-): { items: T[]; total: number } {
+  finished: boolean,
+): Promise<{ objects: TransactionObjects[]; total: number }> {
+  const engine = backend.require();
+  const idTags = ctx.scope ? await backend.tagOwners.idTagsIn(ctx.scope) : undefined;
+  const { pks, total } = await engine.db.transactionPage({ finished, idTags, dateFrom: page.dateFrom, dateTo: page.dateTo, offset: page.offset, limit: page.limit });
+  if (pks.length === 0) return { objects: [], total };
+  const txs = await engine.db.transactions({ transactionPks: pks });
+  const byId = new Map((await transactionObjects(backend.readContext(engine, await engine.db.now()), txs)).map((o) => [o.session.id, o]));
   const scope = ctx.scope;
-  const matching = objects
-    .filter((o) => !scope || (o.cdr_token?.country_code && inScope(scope, { country_code: o.cdr_token.country_code, party_id: o.cdr_token.party_id ?? "" })))
-    .filter((o) => inRange(o.last_updated, page))
-    .sort((a, b) => Date.parse(a.last_updated) - Date.parse(b.last_updated) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length };
+  // The token the poller decided at first sight wins over the registry (a local card's idTag pushed later stays local).
+  const visible = (o: TransactionObjects) => !scope || inScope(scope, { country_code: o.session.cdr_token.country_code, party_id: o.session.cdr_token.party_id });
+  return { objects: pks.flatMap((pk) => byId.get(String(pk)) ?? []).filter(visible), total };
 }
-
-export const inRange = (lastUpdated: string, page: PageRequest): boolean => {
-  const t = Date.parse(lastUpdated);
-  return (page.dateFrom === undefined || t >= page.dateFrom) && (page.dateTo === undefined || t < page.dateTo);
-};
-
-/** A database pre-filter for a date_from: everything changed at or after it (the mapping's last_updated is the newest row). */
-export const changedSince = (page: PageRequest): Date | undefined => (page.dateFrom === undefined ? undefined : new Date(page.dateFrom - 1));
