@@ -1,237 +1,57 @@
-import "reflect-metadata";
-import pino from "pino";
 import type { Pool, RowDataPacket } from "mysql2/promise";
-import { Gateway } from "../../app/gateway";
-import { startEmspPartner, type EmspPartner } from "../support/emsp-partner";
-import { startFakeSteve, type FakeSteve } from "../support/fake-steve";
-import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
-import { removeTempDirs, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
-import { startMariaDb, type MariaDb, type TestDatabase } from "../support/mariadb";
-import { ALPHA, at, BETA, createSteveSchema, seedSteve, writerPool } from "../support/steve-seed";
+import type { EmspPartner } from "../support/emsp-partner";
+import type { FakeSteve } from "../support/fake-steve";
+import { ocpiRequest } from "../support/gateway-process";
+import { removeTempDirs } from "../support/gateway-config";
+import type { MariaDb, TestDatabase } from "../support/mariadb";
+import { ALPHA, BETA } from "../support/steve-seed";
+import * as harness from "./steve-cpo-harness";
+import { eventually, expectedLocations, REST_PASSWORD, REST_USER, startSteveCpo, TARIFF, type Json, type SteveCpo } from "./steve-cpo-harness";
 
 /**
- * Issue #10 end to end: a CPO gateway whose modules run on the `steve`
- * adapter over a real MariaDB (SteVe 3.14 schema) and the fake SteVe REST
- * API, and an eMSP gateway (`local` adapter) registered with it through the
- * real handshake over loopback. The eMSP pulls Locations, pushes a token,
- * starts and stops a session by command and receives the Session PUT, its
- * PATCHes and one priced CDR; a status row becomes an EVSE PATCH; MariaDB is
- * stopped for ~10 s in the middle: 503/3000 meanwhile, nothing missed after.
+ * Issue #10 end to end (steve-cpo-harness.ts): a CPO gateway whose modules
+ * run on the `steve` adapter over a real MariaDB (SteVe 3.14 schema) and the
+ * fake SteVe REST API, and an eMSP gateway (`local` adapter) registered with
+ * it through the real handshake over loopback. The eMSP pulls Locations,
+ * pushes a token, starts and stops a session by command and receives the
+ * Session PUT, its PATCHes and one priced CDR; a status row becomes an EVSE
+ * PATCH; MariaDB is stopped for ~10 s in the middle: 503/3000 meanwhile,
+ * nothing missed after. steve-cpo-older-schema.test.ts runs the same path on
+ * SteVe's older schema generation.
  */
 
-type Json = Record<string, any>;
-
-const REST_USER = "gateway";
-const REST_PASSWORD = "e2e-steve-api-password";
-const TOKEN_A = "steve-e2e-token-a-0123456789";
-const CPO = { country_code: "DE", party_id: "ABC", role: "CPO" as const };
 const EMSP_TAG = "EMSTOKEN1";
+const EXPECTED = expectedLocations("3.14");
+const EXPECTED_ALPHA = EXPECTED.find((l) => l.id === ALPHA.id);
 
-/** 0.40/kWh and 0.50 per session, both plus 20 % VAT. */
-const TARIFF = {
-  id: "T-AC",
-  currency: "EUR",
-  type: "REGULAR",
-  tax_included: "NO",
-  elements: [
-    {
-      price_components: [
-        { type: "ENERGY", price: 0.4, vat: 20, step_size: 1 },
-        { type: "FLAT", price: 0.5, vat: 20, step_size: 1 },
-      ],
-    },
-  ],
-  last_updated: "2026-01-01T00:00:00Z",
-};
-
-const BETA_COORDINATES = { latitude: "52.0907400", longitude: "5.1214200" };
-const STATIC = {
-  parking_type: "ON_STREET",
-  facilities: ["SUPERMARKET"],
-  opening_times: { twentyfourseven: true },
-  operator: { name: "ABC Charging" },
-};
-const CAPABILITIES = ["REMOTE_START_STOP_CAPABLE", "RFID_READER"];
-
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
-
+let env: SteveCpo;
 let maria: MariaDb;
 let access: TestDatabase;
 let writer: Pool;
 let fake: FakeSteve;
-let cpo: Gateway;
 let emsp: EmspPartner;
 let cpoUrl: string;
-const logLines: string[] = [];
-/** every request the eMSP answered: method, path, HTTP status */
-const received: { method: string; path: string; status: number }[] = [];
-
-const steveSettings = () => ({
-  database: access.reader,
-  rest: { base_url: fake.baseUrl, user: REST_USER, password: REST_PASSWORD, answer_wait_ms: 500 },
-  poll_interval_ms: 250,
-  poll_overlap_ms: 60_000,
-  unknown_tags: "ask_emsp",
-  locations: {
-    country_code: "DE",
-    party_id: "ABC",
-    currency: "EUR",
-    time_zone: "Europe/Berlin",
-    capabilities: CAPABILITIES,
-    tariff_ids: ["T-AC"],
-    ...STATIC,
-    charge_boxes: { [BETA.id]: { name: "Beta Station", coordinates: BETA_COORDINATES } },
-  },
-  tariffs: [TARIFF],
-});
+let logLines: string[];
 
 beforeAll(async () => {
-  maria = await startMariaDb();
-  access = await maria.createDatabase("e2e_steve");
-  writer = writerPool(access.writer);
-  await createSteveSchema(writer, "3.14");
-  await seedSteve(writer, "3.14");
-  fake = await startFakeSteve({ writer, topology: "evse", user: REST_USER, password: REST_PASSWORD });
-
-  const [cpoPort, emspPort] = await freePorts(2);
-  cpoUrl = `http://127.0.0.1:${cpoPort}`;
-  const config = testGatewayConfig({
-    port: cpoPort,
-    party: CPO,
-    server: { command_timeout_seconds: 10 },
-    modules: {
-      locations: { adapter: "steve", roles: ["SENDER"] },
-      sessions: { adapter: "steve", roles: ["SENDER"] },
-      cdrs: { adapter: "steve", roles: ["SENDER"] },
-      tariffs: { adapter: "steve", roles: ["SENDER"] },
-      tokens: { adapter: "steve", roles: ["RECEIVER"] },
-      commands: { adapter: "steve", roles: ["RECEIVER"] },
-    },
-    adapters: { steve: steveSettings() },
-    partners: [{ id: "emsp", token_a: TOKEN_A, versions_url: versionsUrlOf(emspPort) }],
-  });
-  const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(line) });
-  // Cache off: every sender GET reaches SteVe, so the outage answers are the adapter's (a cached answer would hide it).
-  cpo = await Gateway.create({ ...config, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger });
-  await cpo.listen();
-  emsp = await startEmspPartner({
-    port: emspPort,
-    cpoUrl,
-    tokenA: TOKEN_A,
-    modules: ["tokens", "locations", "commands", "sessions", "cdrs"],
-    observe: (method, path, status) => void received.push({ method, path, status }),
-  });
+  env = await startSteveCpo("3.14");
+  ({ maria, access, writer, fake, emsp, cpoUrl, logLines } = env);
 }, 60_000);
 
 afterAll(async () => {
-  await emsp?.close();
-  await cpo?.close();
-  await fake?.close();
-  await writer?.end();
-  await maria?.stop();
+  await env?.close();
   removeTempDirs();
 });
 
-const get = (path: string): Promise<HttpResult> => ocpiRequest("GET", `${cpoUrl}/ocpi/2.3.0/sender/${path}`, { token: emsp.tokenToCpo });
-
-async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** A command the eMSP's backend issues through its admin API, and its result once the CPO reported it. */
-async function command(type: string, body: Json): Promise<Json> {
-  const issued = await emsp.admin("POST", `/commands/cpo/${type}`, body);
-  expect(issued.status).toBe(200);
-  const uid = (issued.body as Json).data.uid as string;
-  return eventually(async () => {
-    const { body: state } = (await emsp.admin("GET", `/commands/${uid}`)) as { body: Json };
-    return state.data.state === "done" ? state.data : undefined;
-  });
-}
-
-const stored = <T>(collection: string, key: string) => emsp.gateway.store.get<T>(collection, key.toUpperCase());
-const requests = (method: string, pathPart: string) => received.filter((r) => r.method === method && r.path.includes(pathPart));
-
-const expectedConnector = (c: Json, updated: Date) => ({ id: "1", ...c, tariff_ids: ["T-AC"], last_updated: iso(updated) });
-
-const EXPECTED_ALPHA = {
-  country_code: "DE",
-  party_id: "ABC",
-  id: ALPHA.id,
-  publish: true,
-  name: "Alpha Hub",
-  address: "Hauptstraße 12",
-  city: "Berlin",
-  postal_code: "10115",
-  country: "DEU",
-  coordinates: { latitude: "52.5200066", longitude: "13.4049540" },
-  time_zone: "Europe/Berlin",
-  ...STATIC,
-  evses: [
-    {
-      uid: `${ALPHA.id}-1`,
-      evse_id: "DE*ABC*ECBALPHA*1",
-      status: "CHARGING",
-      capabilities: [...CAPABILITIES, "RESERVABLE"],
-      connectors: [
-        expectedConnector({ standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 400, max_amperage: 32, max_electric_power: 22_000 }, ALPHA.updatedAt),
-      ],
-      last_updated: iso(at(-60)),
-    },
-    {
-      uid: `${ALPHA.id}-2`,
-      evse_id: ALPHA.evse2.external,
-      // its reservation (seeded to expire at SEED_NOW + 50 min) is over
-      status: "AVAILABLE",
-      capabilities: [...CAPABILITIES, "RESERVABLE"],
-      connectors: [
-        expectedConnector({ standard: "IEC_62196_T2_COMBO", format: "CABLE", power_type: "DC", max_voltage: 920, max_amperage: 200, max_electric_power: 150_000 }, ALPHA.updatedAt),
-      ],
-      last_updated: iso(at(-118)),
-    },
-  ],
-  last_updated: iso(at(-60)),
-};
-
-const EXPECTED_BETA = {
-  country_code: "DE",
-  party_id: "ABC",
-  id: BETA.id,
-  publish: true,
-  name: "Beta Station",
-  address: "Oudegracht 231",
-  city: "Utrecht",
-  postal_code: "3511 NK",
-  country: "NLD",
-  coordinates: BETA_COORDINATES,
-  // SteVe's address has no time zone: the YAML's default
-  time_zone: "Europe/Berlin",
-  ...STATIC,
-  evses: [
-    {
-      uid: `${BETA.id}-1`,
-      evse_id: "DE*ABC*ECBBETA*1",
-      // the station as a whole reported Faulted
-      status: "OUTOFORDER",
-      capabilities: [...CAPABILITIES, "RESERVABLE"],
-      // SteVe's plug has no attributes: the YAML's connector defaults
-      connectors: [expectedConnector({ standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 16 }, BETA.connectorUpdatedAt)],
-      last_updated: iso(at(-30)),
-    },
-  ],
-  last_updated: iso(at(-30)),
-};
+const get = (path: string) => harness.senderGet(env, path);
+const command = (type: string, body: Json) => harness.command(env, type, body);
+const stored = <T>(collection: string, key: string) => harness.stored<T>(env, collection, key);
+const requests = (method: string, pathPart: string) => harness.requests(env, method, pathPart);
 
 test("the eMSP pulls every mapped Location field, the YAML's tariffs, and sees none of the sessions of other tokens", async () => {
   const locations = await get("locations");
   expect(locations.status).toBe(200);
-  expect((locations.body as Json).data).toEqual([EXPECTED_BETA, EXPECTED_ALPHA].sort((a, b) => a.last_updated.localeCompare(b.last_updated)));
+  expect((locations.body as Json).data).toEqual(EXPECTED);
   expect(((await get(`locations/${ALPHA.id}`)).body as Json).data).toEqual(EXPECTED_ALPHA);
 
   const tariffs = (await get("tariffs")).body as Json;
