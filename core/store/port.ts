@@ -30,6 +30,13 @@ export interface StoredPage<T> {
   total: number;
 }
 
+/** One entry of `putAll`: as `put`'s arguments, the sort key given. */
+export interface StoreEntry<T> {
+  key: string;
+  value: T;
+  sortKey: number;
+}
+
 /** What an update function decides: write `value` (re-indexed at `sortKey`), or leave the entry as it is. */
 export type UpdateDecision<T> = { value: T; sortKey?: number } | undefined;
 
@@ -37,6 +44,12 @@ export interface Store {
   readonly kind: "sqlite" | "redis";
   get<T>(collection: string, key: string): Promise<T | undefined>;
   put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void>;
+  /**
+   * `put` of several entries of one collection, in their order (a later entry with the same key wins), for
+   * bulk writes such as a page of a sync pull: SQLite writes them in one transaction, Redis in one script per
+   * few hundred (each script atomic, as each `put` is) instead of a round trip each.
+   */
+  putAll<T>(collection: string, entries: readonly StoreEntry<T>[]): Promise<void>;
   /** Writes only when the key is absent; true when it wrote. */
   putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean>;
   /**

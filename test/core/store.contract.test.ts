@@ -347,6 +347,39 @@ function describeStoreContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe("putAll", () => {
+      it("writes every entry in order, a later one with the same key winning, across chunks, with counts and positions exact", async () => {
+        const c = fresh("put-all");
+        await store.put<Doc>(c, "k0003", { id: "k0003", n: -1 }, 5000);
+        await store.put<Doc>(c, "other", { id: "other", n: 0 }, 700);
+        const entries = Array.from({ length: 1100 }, (_, i) => ({ key: `k${String(i).padStart(4, "0")}`, value: { id: `k${String(i).padStart(4, "0")}`, n: i }, sortKey: i }));
+        // the same key again, far enough on to fall in another statement or script than its first entry
+        entries[1050] = { key: "k0005", value: { id: "k0005", n: 99 }, sortKey: 2000 };
+        await store.putAll<Doc>(c, entries);
+        expect(await store.get(c, "k0005")).toEqual({ id: "k0005", n: 99 });
+        expect(await store.get(c, "k0003")).toEqual({ id: "k0003", n: 3 });
+        const expected = [...entries.filter((e) => e.key !== "k0005" || e.sortKey === 2000).map((e) => [e.key, e.sortKey] as const), ["other", 700] as const]
+          .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : 1))
+          .map(([key]) => key);
+        const page = await store.range<Doc>(c, { offset: 0, limit: 2000 });
+        expect(page.total).toBe(1100);
+        expect(page.items.map((d) => d.id)).toEqual(expected);
+        expect((await store.range<Doc>(c, { offset: 600, limit: 3 })).items.map((d) => d.id)).toEqual(expected.slice(600, 603));
+      });
+
+      it("writes nothing when a value cannot be stored, and joins a batch", async () => {
+        const c = fresh("put-all-bad");
+        await expect(store.putAll<Doc>(c, [{ key: "a", value: { id: "a", n: 1 }, sortKey: 1 }, { key: "b", value: undefined as unknown as Doc, sortKey: 2 }])).rejects.toThrow(TypeError);
+        await store.putAll<Doc>(c, []);
+        expect(await store.range(c, { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+        await store.batch(async () => {
+          await store.putAll<Doc>(c, [{ key: "a", value: { id: "a", n: 1 }, sortKey: 1 }]);
+          expect(await store.get(c, "a")).toEqual({ id: "a", n: 1 });
+        });
+        expect((await store.range(c, { offset: 0, limit: 10 })).total).toBe(1);
+      });
+    });
+
     describe("batch", () => {
       it("makes every write of the work visible, and the work's answer its own", async () => {
         const c = fresh("batch");
