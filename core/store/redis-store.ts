@@ -1,6 +1,6 @@
 import type { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import type { RangeQuery, Store, StoredPage, UpdateDecision } from "./port";
+import type { RangeQuery, Store, StoreEntry, StoredPage, UpdateDecision } from "./port";
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
 import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
 
@@ -28,6 +28,14 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
 else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 return 1`;
+
+// WRITE_LUA for several entries of one collection: ARGV holds key, JSON and sort key of each in turn.
+const WRITE_MANY_LUA = `
+for i = 1, #ARGV, 3 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i])
+end
+return #ARGV / 3`;
 
 const PUT_IF_ABSENT_LUA = `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
@@ -86,6 +94,7 @@ return removed`;
 /** Every script that writes; in cluster mode each is followed by WAIT on the same node (see `write`). */
 const WRITE_SCRIPTS = {
   storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
+  storeWriteMany: { numberOfKeys: 2, lua: WRITE_MANY_LUA },
   storePutIfAbsent: { numberOfKeys: 2, lua: PUT_IF_ABSENT_LUA },
   storeCompareAndSet: { numberOfKeys: 2, lua: COMPARE_AND_SET_LUA },
   storeDelete: { numberOfKeys: 2, lua: DELETE_LUA },
@@ -109,6 +118,8 @@ interface Scripts {
 type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<number>>;
 
 const MAX_UPDATE_ATTEMPTS = 100;
+/** Entries per script of putAll: a page of a pull in a few round trips, without holding Redis up for long. */
+const PUT_ALL_CHUNK = 500;
 const MOVED = /^(MOVED|ASK) /;
 const MAX_MOVED_ATTEMPTS = 3;
 
@@ -192,6 +203,18 @@ export class RedisStore implements Store {
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {
     await this.write("storeWrite", ...this.keys(collection), key, encode(value), sortKeyArg(sortKey));
+  }
+
+  /**
+   * Every value encoded first, then one script per PUT_ALL_CHUNK entries, one after another (a later entry
+   * with the same key wins), each atomic and, on a cluster, acknowledged by a replica like any write.
+   */
+  async putAll<T>(collection: string, entries: readonly StoreEntry<T>[]): Promise<void> {
+    const keys = this.keys(collection);
+    const chunks: string[][] = [];
+    for (let i = 0; i < entries.length; i += PUT_ALL_CHUNK)
+      chunks.push(entries.slice(i, i + PUT_ALL_CHUNK).flatMap((e) => [e.key, encode(e.value), scoreArg(e.sortKey)]));
+    for (const args of chunks) await this.write("storeWriteMany", ...keys, ...args);
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
