@@ -49,7 +49,10 @@ export const ADMIN_OPERATIONS: Record<string, Operation> = {
   "PUT /payments/{partner}/terminals/{terminal_id}": { summary: "Updates a payment terminal at the partner", body: "Terminal" },
   "POST /payments/{partner}/terminals/{terminal_id}/assignment": { summary: "Assigns a payment terminal to locations or EVSEs at the partner", body: "TerminalAssignment" },
   "GET /payments/{partner}/terminals/{terminal_id}": { summary: "A payment terminal as the partner has it" },
-  "GET /payments/{partner}/financial-advice-confirmations/{id}": { summary: "A financial advice confirmation as the partner has it" },
+  "GET /payments/{partner}/terminals": { summary: "The partner's (a PTP's) list of our payment terminals" },
+  "GET /payments/{partner}/financial-advice-confirmations": { summary: "The partner's (a PTP's) list of the financial advice confirmations it attributes to us" },
+  "GET /payments/{partner}/financial-advice-confirmations/{id}": { summary: "A financial advice confirmation the partner posted or we pulled, with the Sessions and CDRs it paid for (linked)" },
+  "GET /payments/withheld-financial-advice-confirmations": { summary: "As the PTP: FACs withheld from every partner because no single CPO party was found for them, with the reason" },
 };
 
 /** "/admin/v1/outbox/:partner/dead-letters" → "/outbox/{partner}/dead-letters" */
