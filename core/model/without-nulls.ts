@@ -4,13 +4,34 @@ type Container = Record<string, unknown> | unknown[];
  * OCPI cardinality `?` and `*` fields may be sent as null, meaning absent
  * (ocpi-notes §1.5). Dropping them before validation lets every schema
  * treat optional fields one way. Array elements are kept as they are.
- *
+ * A value that holds no such null is returned as it is (most objects of a
+ * pulled page: a copy of each would cost more than validating it); callers
+ * only read the result.
+ */
+export const withoutNulls = (value: unknown): unknown => (holdsNull(value) ? copyWithoutNulls(value) : value);
+
+/** Whether any object within `value` has a property that is null; iterative like the copy. */
+const holdsNull = (value: unknown): boolean => {
+  const toScan: unknown[] = [value];
+  for (let next = toScan.pop(); next !== undefined; next = toScan.pop()) {
+    if (Array.isArray(next)) {
+      for (const item of next) if (item !== null && typeof item === "object") toScan.push(item);
+    } else if (next !== null && typeof next === "object")
+      for (const item of Object.values(next)) {
+        if (item === null) return true;
+        if (typeof item === "object") toScan.push(item);
+      }
+  }
+  return false;
+};
+
+/**
  * Iterative, with its own stack of containers still to copy: a recursive walk
  * overflowed the call stack on a body of ~7,700 nested arrays (issue #8).
  * Each copy is created empty when its parent is copied (so keys keep their
  * order) and filled when its turn on the stack comes.
  */
-export const withoutNulls = (value: unknown): unknown => {
+const copyWithoutNulls = (value: unknown): unknown => {
   const toFill: [from: Container, to: Container][] = [];
   const copyOf = (item: unknown): unknown => {
     if (item === null || typeof item !== "object") return item;
