@@ -26,17 +26,26 @@ export const paymentsAdminRoutes = (desk: PtpDesk): AdminRoute[] => {
     {
       method: "POST",
       path: `${base}/:terminal_id/deactivate`,
-      handle: async (req) => ({ data: (await desk.deactivate(req.params.partner, req.params.terminal_id)) ?? null }),
+      handle: async (req) => {
+        await desk.deactivate(req.params.partner, req.params.terminal_id);
+        return { data: null };
+      },
     },
     {
       method: "PUT",
       path: `${base}/:terminal_id`,
-      handle: async (req) => ({ data: (await desk.update(req.params.partner, req.params.terminal_id, req.body)) ?? null }),
+      handle: async (req) => {
+        await desk.update(req.params.partner, req.params.terminal_id, req.body);
+        return { data: null };
+      },
     },
     {
       method: "POST",
       path: `${base}/:terminal_id/assignment`,
-      handle: async (req) => ({ data: (await desk.assign(req.params.partner, req.params.terminal_id, req.body)) ?? null }),
+      handle: async (req) => {
+        await desk.assign(req.params.partner, req.params.terminal_id, req.body);
+        return { data: null };
+      },
     },
     { method: "GET", path: `${base}/:terminal_id`, handle: async (req) => ({ data: await desk.terminal(req.params.partner, req.params.terminal_id) }) },
     { method: "GET", path: `/payments/:partner/${FACS}`, handle: async (req) => ({ data: await desk.facs(req.params.partner) }) },
