@@ -33,6 +33,10 @@ export const localLocations: LocalModule = {
         await index(owner, location);
         return outcome;
       },
+      async putAll(owner, all) {
+        await locations.putAll(owner, all.map((location) => ({ key: location.id, value: location })));
+        for (const location of all) await index(owner, location);
+      },
       async update(owner, id, change) {
         const updated = await locations.modify(owner, id, change);
         await index(owner, updated);

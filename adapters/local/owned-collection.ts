@@ -38,6 +38,14 @@ export class OwnedCollection<T extends { last_updated: string }> {
     return outcome;
   }
 
+  /** `put` of several objects, in their order (a later one with the same key wins), in one store call: a page of a sync pull. */
+  putAll(owner: PartyRef, objects: readonly { key: string; value: T }[]): Promise<void> {
+    return this.store.putAll(
+      this.collection(owner),
+      objects.map(({ key, value }) => ({ key: ciKey(key), value, sortKey: sortKeyOf(value) })),
+    );
+  }
+
   /** Writes only when absent (CDRs are immutable); true when it wrote. */
   insert(owner: PartyRef, key: string, value: T): Promise<boolean> {
     return this.store.putIfAbsent(this.collection(owner), ciKey(key), value, sortKeyOf(value));

@@ -152,17 +152,36 @@ export class PartnerClient {
     while (next && !seen.has(next)) {
       seen.add(next);
       const page = next;
-      const result = await retry(() => this.http.call<unknown[]>("GET", this.targetFor(record, config, page)));
-      const items: T[] = [];
-      for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
-        const read = await this.read(partnerId, type.name, type.schema(record.version!, "full"), raw, record.roles[0]);
-        const tx = this.lossy.context(partnerId, type.name, record.version!, {}, record.roles[0]);
-        if (read.ok) items.push(type.up(read.value, record.version!, tx));
-        else onInvalid(raw, describeIssues(read.issues));
-      }
+      const fetch = () => retry(() => this.http.call<unknown[]>("GET", this.targetFor(record, config, page)));
+      const { items, link, xLimit } = await this.readPage(partnerId, type, record, fetch, onInvalid);
       yield items;
-      next = nextLink(result.headers.get("link"), result.headers.get("x-limit"), filters.limit);
+      next = nextLink(link, xLimit, filters.limit);
     }
+  }
+
+  /**
+   * One page of a list, read and translated. Only the objects and the two headers leave here, so the
+   * partner's answer (its parsed body) can be collected while the page is stored. One translation
+   * context serves the page: it carries the page's owner and reports losses once per field anyway.
+   */
+  private async readPage<T>(
+    partnerId: string,
+    type: ObjectType<T>,
+    record: PartnerRecord,
+    fetch: () => Promise<CallResult<unknown[]>>,
+    onInvalid: (object: unknown, problems: string) => void,
+  ): Promise<{ items: T[]; link: string | null; xLimit: string | null }> {
+    const result = await fetch();
+    const version = record.version!;
+    const schema = type.schema(version, "full");
+    const tx = this.lossy.context(partnerId, type.name, version, {}, record.roles[0]);
+    const items: T[] = [];
+    for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
+      const read = await this.read(partnerId, type.name, schema, raw, record.roles[0]);
+      if (read.ok) items.push(type.up(read.value, version, tx));
+      else onInvalid(raw, describeIssues(read.issues));
+    }
+    return { items, link: result.headers.get("link"), xLimit: result.headers.get("x-limit") };
   }
 
   /**

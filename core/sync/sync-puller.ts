@@ -12,6 +12,7 @@ import { PartnerRegistry } from "../partners/partner-registry";
 import { ModuleCatalog } from "../host/module-catalog";
 import { ResponseCache } from "../cache/response-cache";
 import { partyKey, type PartyRef } from "../protocol/types";
+import { ciKey } from "../model/common-schemas";
 import { Lease } from "./lease";
 import { SyncStates } from "./sync-state";
 import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
@@ -135,21 +136,31 @@ export class SyncPuller {
           if (options.signal?.aborted) throw new Error("the gateway is stopping");
           run.pages++;
           const storedBefore = run.objects;
-          // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts).
-          const taken: { owner: PartyRef; object: unknown }[] = [];
+          // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts); in page order per owner.
+          const byOwner = new Map<string, { owner: PartyRef; objects: unknown[] }>();
           for (const object of page) {
             const owner = list.owner ? list.owner(object, scope.parties) : ownerOf(object);
             if (!owner || !inScope(scope, owner)) reject(idOf(object), "owned by a party that is not the partner's");
-            else taken.push({ owner, object });
+            else {
+              const key = partyKey(owner);
+              const group = byOwner.get(key);
+              if (group) group.objects.push(object);
+              else byOwner.set(key, { owner, objects: [object] });
+            }
           }
-          // A page is stored in one batch (SQLite: one transaction), its objects side by side (Redis: pipelined),
-          // those with the same owner and id one after another in page order.
-          await this.store.batch(() =>
-            inLanes(taken, ({ owner, object }) => `${partyKey(owner)}/${idOf(object) ?? ""}`, async ({ owner, object }) => {
-              await list.upsert(target.port, owner, object, ctx);
-              run.objects++;
-            }),
-          );
+          // A page is stored in one batch (SQLite: one transaction): an owner's objects in one call where the
+          // port takes them so, else side by side (Redis: pipelined), those with the same id one after another
+          // in page order.
+          await this.store.batch(async () => {
+            for (const { owner, objects } of byOwner.values()) {
+              if (list.upsertAll && (await list.upsertAll(target.port, owner, objects, ctx))) run.objects += objects.length;
+              else
+                await inLanes(objects, (object) => ciKey(idOf(object) ?? ""), async (object) => {
+                  await list.upsert(target.port, owner, object, ctx);
+                  run.objects++;
+                });
+            }
+          });
           // Upserts bypass the receiver routes, which invalidate the cache themselves; per page, so a long pull leaves nothing stale behind.
           if (run.objects > storedBefore) await this.cache.invalidate(module);
         }

@@ -31,4 +31,10 @@ export interface SyncList<T = any, ReceiverPort = unknown> {
   owner?(object: T, partnerParties: readonly PartyRef[]): PartyRef | undefined;
   /** creates or replaces one object of `owner` (one of the partner's parties) in `receiverPort`; idempotent; the port's answer is not used */
   upsert(receiverPort: ReceiverPort, owner: PartyRef, object: T, ctx: PortContext): Promise<unknown>;
+  /**
+   * Optional: `upsert` of several objects of `owner`, in their order (a page's, the later of two with one id
+   * winning), in one call where the port can take them so; resolves false, having stored nothing, where it
+   * cannot, and the kernel upserts each.
+   */
+  upsertAll?(receiverPort: ReceiverPort, owner: PartyRef, objects: T[], ctx: PortContext): Promise<boolean>;
 }

@@ -22,6 +22,11 @@ export class LocationsPlugin extends DataModulePlugin<LocationsSenderPort, Locat
   readonly syncSpec: SyncSpec<Location, LocationsReceiverPort> = {
     type: locationType,
     upsert: (port, owner, location, ctx) => port.put(owner, location, ctx),
+    upsertAll: async (port, owner, locations, ctx) => {
+      if (!port.putAll) return false;
+      await port.putAll(owner, locations, ctx);
+      return true;
+    },
   };
 
   protected senderRoutes(port: LocationsSenderPort): RouteSpec[] {

@@ -1,6 +1,7 @@
 import type { PageRequest } from "../../core/http/pagination";
 import type { Page } from "../../core/http/pagination";
 import type { PortContext } from "../../core/ports";
+import type { PartyRef } from "../../core/protocol/types";
 import type { UpdatablePort } from "../../core/modules/update-stored";
 import type { Location } from "./model";
 
@@ -29,4 +30,10 @@ export interface LocationsSenderPort {
  * the plugin merges and validates (core/modules/update-stored.ts), through
  * the optional atomic `update` when the backend has one.
  */
-export type LocationsReceiverPort = UpdatablePort<string, Location>;
+export interface LocationsReceiverPort extends UpdatablePort<string, Location> {
+  /**
+   * Optional: `put` of several Locations of `owner` at once, in their order (one with the same id later
+   * wins); a sync pull stores a page with one call instead of one per Location. Without it, it puts each.
+   */
+  putAll?(owner: PartyRef, locations: Location[], ctx: PortContext): Promise<void>;
+}
