@@ -1,4 +1,4 @@
-import { inject, injectable } from "tsyringe";
+import { Lifecycle, inject, injectable, scoped } from "tsyringe";
 import type { GatewayConfig } from "../../config/types";
 import type { Store } from "../../core/store/port";
 import type { DataChange } from "../../core/events/change-feed";
@@ -33,10 +33,14 @@ type Referenced = Pick<Session, "id" | "country_code" | "party_id" | "authorizat
  * (the sessions and cdrs RECEIVER ports, wrapped by their plugins), so a
  * lookup is one store read however many Sessions and CDRs there are. Only
  * a gateway serving the payments module keeps it (the others pay nothing).
+ * One per gateway (its container), so the payments plugin hears what the
+ * sessions and cdrs plugins record.
  */
 @injectable()
+@scoped(Lifecycle.ContainerScoped)
 export class AuthorizationReferences {
   private readonly enabled: boolean;
+  private readonly partnerLinkListeners: ((reference: string) => Promise<void>)[] = [];
 
   constructor(
     @inject(TOKENS.Store) private readonly store: Store,
@@ -58,6 +62,11 @@ export class AuthorizationReferences {
   /** Partners' Sessions and CDRs with this reference: who a payment we captured was for. */
   async theirs(reference: string): Promise<ReferenceLink[]> {
     return (await this.links(reference)).filter((link) => !this.isOurs(link));
+  }
+
+  /** Called when a partner's Session or CDR is first recorded under a reference: a FAC withheld for want of it may now have its owner. */
+  onPartnerLink(listener: (reference: string) => Promise<void>): void {
+    this.partnerLinkListeners.push(listener);
   }
 
   /** Our own Sessions and CDRs as their changes are reported (adapter, POST /admin/v1/events). */
@@ -107,9 +116,12 @@ export class AuthorizationReferences {
   private async record(module: ReferenceLink["module"], owner: PartyRef, object: Partial<Referenced> & { id: string }): Promise<void> {
     if (!this.enabled || !object.authorization_reference) return;
     const link: ReferenceLink = { module, country_code: owner.country_code.toUpperCase(), party_id: owner.party_id.toUpperCase(), id: object.id };
-    await this.store.update<ReferenceLink[]>(COLLECTION, ciKey(object.authorization_reference), (current = []) =>
-      current.some((l) => l.module === module && sameParty(l, link) && sameCiString(l.id, link.id)) ? undefined : { value: [...current, link] },
-    );
+    let added = false;
+    await this.store.update<ReferenceLink[]>(COLLECTION, ciKey(object.authorization_reference), (current = []) => {
+      added = !current.some((l) => l.module === module && sameParty(l, link) && sameCiString(l.id, link.id));
+      return added ? { value: [...current, link] } : undefined;
+    });
+    if (added && !this.isOurs(link)) for (const listener of this.partnerLinkListeners) await listener(object.authorization_reference);
   }
 
   private isOurs(link: ReferenceLink): boolean {

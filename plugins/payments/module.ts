@@ -76,14 +76,19 @@ export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, Payment
     private readonly references: AuthorizationReferences,
   ) {
     super();
-    this.owners = new FacOwners(references, store, log.child({ module: "payments" }));
-    this.pushSpec = paymentsPush(this.owners);
+    this.owners = new FacOwners(references, store, changes, log.child({ module: "payments" }));
+    this.pushSpec = paymentsPush((change) => this.owners.audienceOf(change));
   }
 
-  /** As the CPO, our own Sessions and CDRs are indexed by authorization_reference as their changes come (FAC links). */
+  /**
+   * As the CPO, our own Sessions and CDRs are indexed by authorization_reference
+   * as their changes come (FAC links); as the PTP, a partner's Session or CDR
+   * may give a withheld FAC its owner.
+   */
   connect(role: InterfaceRole, port: unknown): void {
     super.connect(role, port);
     if (role === "RECEIVER") this.changes.subscribe((change) => this.references.follow(change));
+    else this.references.onPartnerLink((reference) => this.owners.release(reference));
   }
 
   /** What the CPO's backend does on a PTP partner (admin API and CLI); undefined unless we serve the payments Receiver. */

@@ -1,10 +1,10 @@
 import { APPLIED, unsupportedChange, type ChangeObject, type PushSpec } from "../../core/push/push-spec";
 import type { DataChange } from "../../core/events/change-feed";
+import type { PartyRef } from "../../core/protocol/types";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
 import type { PaymentsReceiverPort } from "./ports";
 import { facObjectType, terminalObjectType } from "./translate";
 import { terminalCpo } from "./terminal-scope";
-import type { FacOwners } from "./fac-owner";
 
 /**
  * Our Terminals and FACs (we are the PTP) to CPO partners' Receivers: each
@@ -16,7 +16,7 @@ import type { FacOwners } from "./fac-owner";
  * is attributed to (fac-owner.ts; withheld from all when there is none).
  * FACs are delivered at least once.
  */
-export const paymentsPush = (owners: FacOwners): PushSpec<PaymentsReceiverPort> => ({
+export const paymentsPush = (facAudience: (change: DataChange) => Promise<PartyRef | undefined>): PushSpec<PaymentsReceiverPort> => ({
   objectTypes: [],
   idFields: [],
   objectOf: ({ path }): ChangeObject | undefined => {
@@ -31,7 +31,7 @@ export const paymentsPush = (owners: FacOwners): PushSpec<PaymentsReceiverPort> 
   audience: async (change) =>
     change.path[0] !== FACS
       ? terminalCpo((change.object ?? {}) as Partial<Terminal>)
-      : change.object && owners.audienceOf(change.object as FinancialAdviceConfirmation),
+      : change.object && facAudience(change),
   resync: false,
   async apply(receiver, change, ctx) {
     if (change.kind !== "upsert" || !change.object) return unsupportedChange(change);

@@ -98,11 +98,24 @@ describe("FAC isolation between CPO partners of a PTP", () => {
     );
   });
 
+  it("a FAC withheld for want of a Session is pushed to its CPO once the Session comes, and is no longer withheld", async () => {
+    const withheld = async () => (json(await adminOf(net.ptpUrl).get("/payments/withheld-financial-advice-confirmations")).data.items as { id: string }[]).map((w) => w.id);
+    await net.tms.capture(settlement("SET-LATE", "AUTH-LATE"));
+    await eventually(async () => expect(await withheld()).toContain("SET-LATE"));
+    await net.report(a, "sessions", paidSession(CPO_A, "SES-LATE", "AUTH-LATE"));
+    await eventually(async () => expect(await heldFac(a, "SET-LATE")).toMatchObject({ authorization_reference: "AUTH-LATE" }));
+    expect(await withheld()).not.toContain("SET-LATE");
+    // a marker for b after it: b never gets SET-LATE
+    await net.tms.capture(settlement("SET-B-AFTER", "AUTH-B"));
+    await eventually(async () => expect(await heldFac(b, "SET-B-AFTER")).toBeDefined());
+    expect(await heldFac(b, "SET-LATE")).toBeUndefined();
+  });
+
   it("a CPO claiming another's reference with a Session of its own does not get the FAC: the FAC is withheld from both", async () => {
     await net.report(b, "sessions", paidSession(CPO_B, "SES-B-CLAIM", "AUTH-A"));
     const stolen = await net.atPtp(b, "/financial-advice-confirmations/SET-A");
     expect([stolen.status, json(stolen).status_code]).toEqual([404, 2001]);
-    expect(ids(json(await net.atPtp(b, "/financial-advice-confirmations")).data)).toEqual(["SET-B", "SET-B-LAST"]);
+    expect(ids(json(await net.atPtp(b, "/financial-advice-confirmations")).data)).toEqual(["SET-B", "SET-B-AFTER", "SET-B-LAST"]);
     // fail closed: the reference is no longer A's alone either
     expect((await net.atPtp(a, "/financial-advice-confirmations/SET-A")).status).toBe(404);
   });
