@@ -41,6 +41,12 @@ export interface OutboxMessage {
   tag?: string;
   /** for logs, e.g. "PUT locations NL/GWY/LOC1" */
   label: string;
+  /**
+   * enqueued under a stable id (EnqueueRequest.id): one already queued is not queued again, and once it was
+   * delivered (or refused) a marker under its id (`markSent`) makes the worker drop it, unsent, should it
+   * be enqueued again
+   */
+  once?: boolean;
   attempts: number;
   nextAttemptAt: number;
   firstFailureAt?: number;
@@ -49,6 +55,13 @@ export interface OutboxMessage {
 }
 
 export interface EnqueueRequest {
+  /**
+   * a stable id for a message that may be enqueued more than once (the outcome of an asynchronous request,
+   * whose delivery is retried after a store write of unknown outcome): it is delivered once however often it
+   * is enqueued within SENT_RETENTION_MS (see `once`). Not with `collapseKey`, whose messages take their
+   * slot's id. Default: a random id.
+   */
+  id?: string;
   partnerId: string;
   request: OutboundRequest;
   label: string;
@@ -95,6 +108,9 @@ const PARTNERS = "outbox:partners";
 const META = "outbox:meta";
 const COUNTS = "outbox:counts";
 const deadLettersOf = (partnerId: string) => `outbox:dead:${partnerId}`;
+const sentOf = (partnerId: string) => `outbox:sent:${partnerId}`;
+/** how long the marker of a message sent under a stable id is kept: as long as a pending request's entry (PendingRequests) */
+export const SENT_RETENTION_MS = 24 * 60 * 60_000;
 const REJECTIONS = "outbox:last-rejected";
 
 const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
@@ -134,15 +150,16 @@ export class Outbox {
 
   private async place(message: EnqueueRequest, seq: number): Promise<string> {
     const slot = message.collapseKey ? await this.collapse(message, seq) : undefined;
-    const id = slot ?? randomUUID();
-    if (!slot) await this.store.put(queueOf(message.partnerId), id, this.fresh(message, id, seq), seq);
+    const id = slot ?? message.id ?? randomUUID();
+    if (!slot && message.id !== undefined) await this.store.putIfAbsent(queueOf(message.partnerId), id, this.fresh(message, id, seq), seq);
+    else if (!slot) await this.store.put(queueOf(message.partnerId), id, this.fresh(message, id, seq), seq);
     // after the message: a worker retiring the partner meanwhile sees the message on its second look
     await this.store.putIfAbsent(PARTNERS, message.partnerId, { partnerId: message.partnerId });
     return id;
   }
 
   private fresh(message: EnqueueRequest, id: string, seq: number): OutboxMessage {
-    return { ...message, id, seq, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
+    return { ...message, id, seq, once: message.id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
   }
 
   /**
@@ -204,8 +221,36 @@ export class Outbox {
     return found ? claimed : undefined;
   }
 
+  /**
+   * Takes the message out of its queue (delivered, dead-lettered or dropped). Safe to repeat until the store
+   * confirms it (OutboxWorker does after a delivery, issue #8): a message with a collapse key shares its id
+   * (its slot) with later messages, so the slot is emptied only while it holds this message (same seq); a
+   * claimed message (inFlight) is not collapsed into, so the slot still holds it when it is deleted.
+   */
   async remove(message: OutboxMessage): Promise<void> {
+    if (message.collapseKey && (await this.get(message.partnerId, message.id))?.seq !== message.seq) return;
     await this.store.delete(queueOf(message.partnerId), message.id);
+  }
+
+  /** Whether a message enqueued under a stable id (`once`) was delivered or refused already. */
+  async wasSent(message: OutboxMessage): Promise<boolean> {
+    return (await this.store.get(sentOf(message.partnerId), message.id)) !== undefined;
+  }
+
+  /**
+   * Marks a message enqueued under a stable id as delivered (or refused), before it leaves the queue: a copy
+   * enqueued again later (a retry whose first write did land, issue #8) is then dropped unsent. Repeatable.
+   */
+  async markSent(message: OutboxMessage): Promise<void> {
+    const at = Date.now();
+    await this.store.put(sentOf(message.partnerId), message.id, { id: message.id, at }, at);
+  }
+
+  /** Forgets a partner's markers of messages sent before `before`; resolves to how many. */
+  async forgetSent(partnerId: string, before: number): Promise<number> {
+    const { items } = await this.store.range<{ id: string }>(sentOf(partnerId), { to: before, offset: 0, limit: 1000 });
+    for (const marker of items) await this.store.delete(sentOf(partnerId), marker.id);
+    return items.length;
   }
 
   async failed(message: OutboxMessage, error: string, retryAt: number): Promise<OutboxMessage | undefined> {

@@ -9,6 +9,7 @@ import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, retryPolicyOf, type Retr
 import { PartnerCallError } from "../../core/client/ocpi-client";
 import { removeTempDirs, tempDir, testGatewayConfig } from "../support/gateway-config";
 import { ConfigError } from "../../config/load-config";
+import { StoreUnavailableError } from "../../core/store/store-unavailable";
 
 /**
  * The outbox and its worker against both stores: FIFO per partner,
@@ -28,6 +29,28 @@ const message = (partnerId: string, path: string, extra: Pick<EnqueueRequest, "c
   collapseKey: extra.collapseKey,
   essential: extra.essential,
 });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The store as a Redis Cluster failover shows it to the gateway (issue #8): a call `fault` names fails with
+ * StoreUnavailableError, before it reached the store ("refuse") or after its write was applied ("apply":
+ * the master took it, but no replica acknowledged it).
+ */
+const failingStore = (inner: Store, fault: (method: string, collection: unknown) => "refuse" | "apply" | undefined): Store =>
+  new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const kind = fault(String(prop), args[0]);
+        if (kind === "refuse") throw new StoreUnavailableError(inner.kind, "failing over");
+        const result = await value.apply(target, args);
+        if (kind === "apply") throw new StoreUnavailableError(inner.kind, "no replica acknowledged the write");
+        return result;
+      };
+    },
+  });
+
 const bodies = async (outbox: Outbox, partnerId: string) => (await outbox.pending(partnerId)).items.map((m) => m.request.body);
 
 const until = async (check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> => {
@@ -257,6 +280,62 @@ describe.each(STORES)("outbox on $name", ({ open }) => {
     await until(() => side.received.length >= 40);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(side.paths()).toEqual(Array.from({ length: 40 }, (_, n) => `/m${n}`));
+  });
+
+  it.each(["refuse", "apply"] as const)(
+    "a delivered message is not sent again when the store fails its removal (%s): retried under the lock until confirmed (issue #8)",
+    async (kind) => {
+      const p = partner();
+      const side = partnerSide(p);
+      let deletes = 0;
+      // the first three removals from the queue fail, as during a failover
+      const flaky = failingStore(store, (method, collection) => (method === "delete" && collection === `outbox:queue:${p}` && ++deletes <= 3 ? kind : undefined));
+      // two instances on the failing store: the other one must not take the queue meanwhile
+      const outboxes = [new Outbox(flaky), new Outbox(flaky)];
+      for (const outbox of outboxes) {
+        const worker = new OutboxWorker(outbox, flaky, side.send, () => FAST, log, {}, { pollMs: 20 });
+        workers.push(worker);
+        worker.start();
+      }
+      await outboxes[0].enqueue(message(p, "/first"));
+      await outboxes[1].enqueue(message(p, "/second"));
+      await until(async () => (await outboxes[0].pending(p)).total === 0 && side.received.length >= 2);
+      await pause(200);
+      expect(deletes).toBeGreaterThan(3);
+      expect(side.paths()).toEqual(["/first", "/second"]);
+    },
+  );
+
+  it("a message enqueued under a stable id is queued once, and dropped unsent when enqueued again after its delivery", async () => {
+    const outbox = new Outbox(store);
+    const p = partner();
+    const side = partnerSide(p);
+    const result: EnqueueRequest = { ...message(p, "/result", { essential: true }), id: "commands.received:c1" };
+    await outbox.enqueue(result);
+    // a retry whose first write had landed after all
+    await outbox.enqueue(result);
+    expect((await outbox.pending(p)).items.map((m) => m.id)).toEqual(["commands.received:c1"]);
+    startWorker(outbox, side.send);
+    await until(async () => side.received.length === 1 && (await outbox.pending(p)).total === 0);
+    // once more, after the delivery: taken off the queue without being sent
+    await outbox.enqueue(result);
+    await until(async () => (await outbox.pending(p)).total === 0);
+    await pause(50);
+    expect(side.paths()).toEqual(["/result"]);
+    expect(await outbox.forgetSent(p, Date.now() + 1)).toBe(1);
+  });
+
+  it("removing a delivered message again leaves a newer one in its collapse slot", async () => {
+    const outbox = new Outbox(store);
+    const p = partner();
+    const status = (s: string) => message(p, "/E1", { collapseKey: "E1:status", body: { status: s } });
+    await outbox.enqueue(status("CHARGING"));
+    const delivered = (await outbox.claim((await outbox.head(p))!))!;
+    await outbox.remove(delivered);
+    await outbox.enqueue(status("AVAILABLE"));
+    // the removal repeated, as after a failed acknowledgement: the slot now holds another message
+    await outbox.remove(delivered);
+    expect(await bodies(outbox, p)).toEqual([{ status: "AVAILABLE" }]);
   });
 
   it("survives a restart: another Outbox on the same store delivers what was queued", async () => {
