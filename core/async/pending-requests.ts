@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Store } from "../store/port";
 import { storeUnavailableIn } from "../store/store-unavailable";
@@ -21,6 +22,8 @@ export interface PendingEntry<T = unknown, R = unknown> {
   timedOut?: boolean;
   /** while settling: the instance that settled it delivers until then; afterwards any instance takes over */
   leaseUntil?: number;
+  /** while settling: a random token of the step that moved it there, by which that step knows its own write */
+  claim?: string;
   finishedAt?: number;
 }
 
@@ -32,7 +35,10 @@ export interface PendingKind<T, R> {
   /**
    * Makes the outcome happen: enqueue the callback, hand the result to the
    * adapter. Runs on the instance that won the entry; when it fails or the
-   * instance dies, it runs again once the lease has expired.
+   * instance dies, it runs again once the lease has expired. While the store
+   * is unavailable it is repeated at once, until it succeeds (within the
+   * lease): a failed store write may have been applied all the same, so it
+   * must be idempotent (Outbox: a stable `id` per entry).
    */
   deliver(entry: PendingEntry<T, R>, outcome: R): Promise<void>;
 }
@@ -48,11 +54,17 @@ export interface PendingRequestsOptions {
 }
 
 const DEFAULT_LEASE_MS = 30_000;
+/** pause between attempts of a step that failed with the store unavailable (doubling up to the max) */
+const OUTAGE_RETRY_MIN_MS = 50;
+const OUTAGE_RETRY_MAX_MS = 1000;
+/** background retries stop this long before the lease ends, so they never overlap another instance's delivery */
+const LEASE_MARGIN_MS = 5_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60_000;
 /** entries handled per kind and sweep; the rest come next sweep */
 const SWEEP_BATCH = 100;
 
 const collectionOf = (kind: string): string => `async:${kind}`;
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Durable pending asynchronous requests: a request that is answered now and
@@ -129,7 +141,7 @@ export class PendingRequests {
     const now = Date.now();
     const handler = this.kinds.get(kind);
     let late = false;
-    const won = await this.transition<unknown, R>(kind, id, (current) => {
+    const won = await this.claimFor<unknown, R>(kind, id, (current) => {
       const closed = current.state === "done" && current.outcome === undefined && !current.timedOut;
       if (options.afterClose && closed) return this.settling({ ...current, outcome }, now);
       if (current.state !== "pending") return undefined;
@@ -172,7 +184,7 @@ export class PendingRequests {
   private async handleDue(kind: string, id: string, now: number): Promise<void> {
     const handler = this.kinds.get(kind)!;
     let finishedAndExpired = false;
-    const claimed = await this.transition<unknown, unknown>(kind, id, (current) => {
+    const claimed = await this.claimFor<unknown, unknown>(kind, id, (current) => {
       finishedAndExpired = current.state === "done" && (current.finishedAt ?? 0) + this.retentionMs <= now;
       if (current.state === "pending" && current.deadline <= now)
         return this.settling({ ...current, outcome: handler.timeoutOutcome(current), timedOut: true }, now);
@@ -188,24 +200,94 @@ export class PendingRequests {
     return { value: { ...entry, state: "settling" as const, leaseUntil }, sortKey: leaseUntil };
   }
 
+  /**
+   * A transition to `settling` (the entry's outcome is won), carrying a random token. Issue #8 (results
+   * delivered once across a Redis Cluster failover): a store write can fail and yet have been applied (its
+   * master took it, then died after a replica had it, or no replica acknowledged it in time). Then, while the
+   * error goes to the caller, the entry is read again in the background until the store answers: when it
+   * holds this token, the outcome was won here after all and is delivered now, instead of by a sweep once
+   * the lease has expired. Nothing else is written: a caller told the store is unavailable may report again.
+   */
+  private async claimFor<T, R>(
+    kind: string,
+    id: string,
+    step: (current: PendingEntry<T, R>) => { value: PendingEntry<T, R>; sortKey: number } | undefined,
+  ): Promise<PendingEntry<T, R> | undefined> {
+    const claim = randomUUID();
+    const until = Date.now() + this.leaseMs - Math.min(LEASE_MARGIN_MS, this.leaseMs / 4);
+    try {
+      return await this.transition<T, R>(kind, id, (current) => {
+        const decision = step(current);
+        return decision && { value: { ...decision.value, claim }, sortKey: decision.sortKey };
+      });
+    } catch (error) {
+      if (storeUnavailableIn(error)) {
+        this.inBackground(async () => {
+          const entry = await this.untilStored(until, () => this.get<T, R>(kind, id));
+          if (entry?.state === "settling" && entry.claim === claim) await this.deliver(kind, entry);
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** Runs `work`, again while it fails with the store unavailable, until `until`; then its error propagates. */
+  private async untilStored<V>(until: number, work: () => Promise<V>): Promise<V> {
+    for (let delay = OUTAGE_RETRY_MIN_MS; ; delay = Math.min(delay * 2, OUTAGE_RETRY_MAX_MS)) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!storeUnavailableIn(error) || Date.now() + delay >= until) throw error;
+      }
+      await pause(delay);
+    }
+  }
+
+  /** Work that goes on after the call that started it has answered; a failure is logged (the sweep takes over). */
+  private inBackground(work: () => Promise<void>): void {
+    void work().catch((error) => {
+      const level = storeUnavailableIn(error) ? "warn" : "error";
+      this.log[level]({ err: error }, "an asynchronous request's outcome is left to the sweep, once its lease has expired");
+    });
+  }
+
+  /**
+   * Delivers a won outcome, then marks the entry done. Issue #8 (results delivered once across a Redis
+   * Cluster failover): when the store fails meanwhile, the step that failed is retried in the background
+   * until the store confirms it, within the lease (which keeps other instances off it): giving up would
+   * leave the entry to a sweep that delivers it again. A delivery the store confirmed is not repeated, only
+   * the step after it; one whose write failed is (the kind's deliver is idempotent).
+   */
   private async deliver<T, R>(kind: string, entry: PendingEntry<T, R>): Promise<void> {
     const handler = this.kinds.get(kind);
     if (!handler) {
       this.log.warn({ kind, id: entry.id }, "outcome of an asynchronous request kept: this instance does not serve its kind");
       return;
     }
+    let delivered = false;
+    const attempt = async () => {
+      if (!delivered) await handler.deliver(entry, entry.outcome as R);
+      delivered = true;
+      const now = Date.now();
+      await this.transition<T, R>(kind, entry.id, (current) =>
+        current.state === "settling" && current.claim === entry.claim
+          ? { value: { ...current, state: "done", finishedAt: now }, sortKey: now + this.retentionMs }
+          : undefined,
+      );
+    };
     try {
-      await handler.deliver(entry, entry.outcome as R);
-    } catch (error) {
-      // A store outage is the store's to report (once per outage); here it only delays the delivery.
-      const level = storeUnavailableIn(error) ? "warn" : "error";
-      this.log[level]({ err: error, kind, id: entry.id }, "delivering the outcome of an asynchronous request failed; it is retried when the lease expires");
+      await attempt();
       return;
+    } catch (error) {
+      if (!storeUnavailableIn(error)) {
+        this.log.error({ err: error, kind, id: entry.id }, "delivering the outcome of an asynchronous request failed; it is retried when the lease expires");
+        return;
+      }
+      // the store reports the outage itself (once); this only delays the delivery
+      this.log.warn({ kind, id: entry.id, delivered }, "the store failed while delivering the outcome of an asynchronous request; retried until it confirms it");
     }
-    const now = Date.now();
-    await this.transition<T, R>(kind, entry.id, (current) =>
-      current.state === "settling" ? { value: { ...current, state: "done", finishedAt: now }, sortKey: now + this.retentionMs } : undefined,
-    );
+    const until = (entry.leaseUntil ?? Date.now() + this.leaseMs) - Math.min(LEASE_MARGIN_MS, this.leaseMs / 4);
+    this.inBackground(() => this.untilStored(until, attempt));
   }
 
   /** One atomic step of an entry; resolves to the entry written, or undefined when `step` declined (or there is none). */

@@ -138,7 +138,9 @@ export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, 
       await this.senders.add(data.sessionId, { partnerId: data.partnerId, party: data.party });
     // Only the ActiveChargingProfileResult carries a profile.
     const body = data.operation === "GET_ACTIVE_PROFILE" ? outcome : { result: outcome.result };
+    // one id per request: a delivery repeated after a store failure (PendingKind.deliver) queues and sends it once
     await this.outbox.enqueue({
+      id: `${RECEIVED_PROFILE_REQUESTS}:${entry.id}`,
       partnerId: data.partnerId,
       request: { method: "POST", target: { url: data.responseUrl }, body, from: data.party, to: data.sender },
       label: `POST chargingprofiles ${data.operation} result ${outcome.result}`,

@@ -104,7 +104,9 @@ export class CommandReceiver implements PendingKind<ReceivedCommandData, Command
   async deliver(entry: PendingEntry<ReceivedCommandData, CommandResult>, outcome: CommandResult): Promise<void> {
     const { data } = entry;
     const tx = this.lossy.context(data.partnerId, commandResultType.name, data.version, {});
+    // one id per request: a delivery repeated after a store failure (PendingKind.deliver) queues and sends it once
     await this.outbox.enqueue({
+      id: `${RECEIVED_COMMANDS}:${entry.id}`,
       partnerId: data.partnerId,
       request: {
         method: "POST",
