@@ -32,7 +32,8 @@ const partnerParty = (_object: unknown, parties: readonly PartyRef[]): PartyRef 
  * Confirmations. SENDER: we are the PTP (e.g. over a terminal system, the
  * `tms` adapter). RECEIVER: we are the CPO, taking what a PTP partner
  * posts, pulling its lists (`partners[].sync.payments`) and acting on its
- * terminals through the admin API. One `payments` endpoint per role is
+ * terminals through the admin API and the CLI (ptp-desk.ts). A FAC we send
+ * as the PTP goes only to the CPO party it belongs to (fac-owner.ts). One `payments` endpoint per role is
  * listed in version details; the sub-resources `/terminals` and
  * `/financial-advice-confirmations` are appended to it, as implementations
  * do (the spec leaves it open). Served in 2.3.0 and, for the direct-payment
