@@ -33,6 +33,8 @@ import { MergedLists } from "./merged-list";
 import { RELAY_PATH, ResultRelay, relaySpotOf, type RelaySpot } from "./result-relay";
 import { mayForward } from "./hub-config";
 import type { HubConnections } from "./hub-connections";
+import type { ConnectionStatus } from "./client-info";
+import { Recent } from "./recent";
 
 export interface ForwardingDeps {
   config: GatewayConfig;
@@ -104,6 +106,9 @@ export class Forwarder {
   private readonly exchanges = new WeakMap<IncomingMessage, Exchange>();
   private readonly hubParties: PartyRef[];
   readonly relay: ResultRelay;
+  /** registrations and receivers' status, read at most once a second (core/hub/recent.ts) */
+  private readonly partners = new Recent<PartnerRecord[]>(1_000);
+  private readonly statuses = new Recent<ConnectionStatus>(1_000);
   private readonly merged: MergedLists;
 
   constructor(private readonly deps: ForwardingDeps) {
@@ -168,7 +173,7 @@ export class Forwarder {
   /** The registered (or known) partner holding `to`, when the sender may reach it; else 4001. */
   private async receiverOf(inbound: Inbound): Promise<PartnerRecord> {
     const { to, sender, module } = inbound;
-    const records = await this.deps.registry.list();
+    const records = await this.partners.get("all", () => this.deps.registry.list());
     const holder = records.find((r) => r.id !== sender.id && r.roles.some((role) => role.role !== "HUB" && sameParty(role, to)));
     const unknown = `Unknown receiver ${to.country_code}/${to.party_id}`;
     if (!holder || !mayForward(this.deps.config, sender.config, holder.id)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, unknown);
@@ -182,7 +187,11 @@ export class Forwarder {
     const name = `${inbound.to.country_code}/${inbound.to.party_id}`;
     if (target.status !== "registered" || !target.tokenToPartner || !target.version)
       throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is not connected`);
-    if ((await this.deps.connections.statusOf(target)) === "OFFLINE") throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is offline`);
+    if ((await this.statuses.get(target.id, () => this.deps.connections.statusOf(target))) === "OFFLINE") {
+      // only CONNECTED is remembered: a receiver that is back is reached at once
+      this.statuses.forget(target.id);
+      throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is offline`);
+    }
     if (target.version === "2.1.1") throw hubError(Status.HUB_ERROR, `Receiver ${name} speaks 2.1.1, which has no routing headers`);
     const endpoint = target.endpoints.find((e) => e.identifier === inbound.module && e.role === inbound.role);
     if (!endpoint) throw hubError(Status.HUB_UNKNOWN_RECEIVER, `Receiver ${name} has no ${inbound.module} ${inbound.role} interface`);

@@ -92,6 +92,8 @@ export class HubConnections implements BackgroundService {
 
   /** A forwarded request or a probe went through, or failed to reach the partner. */
   async reached(partnerId: string, ok: boolean): Promise<void> {
+    // the common case, a success of a partner this instance last knew healthy, costs no store read
+    if (ok && this.health.knownHealthy(partnerId)) return;
     const before = (await this.health.of(partnerId)).failingSince !== undefined;
     if (ok) await this.health.success(partnerId);
     else await this.health.failure(partnerId);

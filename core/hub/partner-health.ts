@@ -22,6 +22,11 @@ export class PartnerHealth {
 
   constructor(private readonly store: Store) {}
 
+  /** This instance last wrote or read a success for the partner (refreshed by every `of`). */
+  knownHealthy(partnerId: string): boolean {
+    return this.known.get(partnerId) === false;
+  }
+
   async success(partnerId: string): Promise<void> {
     if (this.known.get(partnerId) === false) return;
     this.known.set(partnerId, false);

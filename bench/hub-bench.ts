@@ -1,0 +1,193 @@
+import "reflect-metadata";
+import type { ChildProcess } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { stringify } from "yaml";
+import { DEFAULT_INBOUND, type GatewayConfig, type PartnerConfig } from "../config/types";
+import { Gateway } from "../app/gateway";
+import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
+import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput, type LoadResult, type RatioBar } from "./support";
+
+const CLI = path.resolve(__dirname, "../app/cli.js");
+
+/** The rate of the latency runs: one both paths sustain, so the added latency is the hub's and not a queue's. */
+export const HUB_FIXED_RATE = 500;
+export const HUB_RATIO_TARGET = 0.8;
+
+export interface HubBench {
+  rows: LoadResult[];
+  /** CPU ms per 1,000 requests of each process during the full-load runs */
+  cpu: { direct: number; hubSelf: number; hubCpo: number };
+  ratios: RatioBar[];
+}
+
+const partner = (id: string, extra: Partial<PartnerConfig>): PartnerConfig => ({
+  id,
+  versions: ["2.3.0"],
+  token_encoding: "auto",
+  header_prefix: "OCPI",
+  strictness: "reject",
+  callback_hosts: [],
+  ...extra,
+});
+
+/**
+ * Issue #13: authenticated `GET /ocpi/2.3.0/sender/locations?limit=50`
+ * (1,000 Locations, a cached page) straight to a CPO gateway, and the same
+ * through a hub gateway forwarding to it (routing headers to the CPO's
+ * party; both on 2.3.0, so streamed through http-proxy), in one run: full
+ * load for throughput and a fixed rate for the hub's added latency. Both
+ * gateways are pinned to the server core, so through the hub that core runs
+ * two processes per request: the CPU each one spends per request (from
+ * /proc) says what the hub costs apart from that.
+ */
+export const benchHub = async (seconds: number): Promise<HubBench> => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-hub-"));
+  const children: ChildProcess[] = [];
+  try {
+    const cpoDir = mkdtempSync(path.join(dir, "cpo-"));
+    const hubDir = mkdtempSync(path.join(dir, "hub-"));
+    const [cpoPort, hubPort] = [await freePort(), await freePort()];
+    const cpoBase = benchGatewayConfig(cpoDir, cpoPort);
+    // behind a hub every connection comes from the hub (README: raise the per-client cap or set 0 there)
+    const cpoConfig: GatewayConfig = {
+      ...cpoBase,
+      server: { ...cpoBase.server, inbound: { ...DEFAULT_INBOUND, max_connections_per_client: 0 } },
+      partners: [...cpoBase.partners, partner("hub", { roles: [{ role: "HUB", party: "NLHUB" }] })],
+    };
+    const directToken = await registerBenchPartner(cpoConfig);
+    const hubToken = await register(cpoConfig, "hub", {
+      version: "2.3.0",
+      versionsUrl: `http://${HOST}:1/versions`,
+      endpoints: [],
+      roles: [{ country_code: "NL", party_id: "HUB", role: "HUB", business_details: { name: "Bench hub" } }],
+      tokenToPartner: "unused",
+    });
+
+    const hubConfig: GatewayConfig = {
+      ...cpoBase,
+      server: { ...cpoBase.server, port: hubPort, public_url: `http://${HOST}:${hubPort}`, hub_party_id: "NLHUB", hub: { offline_after_ms: 60_000, probe_interval_ms: 600_000 } },
+      parties: [{ country_code: "NL", party_id: "HUB", role: "OTHER", business_details: { name: "Bench hub" } }],
+      store: { type: "sqlite", path: path.join(hubDir, "gateway.db") },
+      modules: {},
+      adapters: {},
+      partners: [
+        // not the direct client's party: the CPO takes from the hub only parties it does not know from elsewhere
+        partner("bench", { roles: [{ role: "EMSP", party: "DEEMX" }] }),
+        partner("cpo", { versions_url: `http://${HOST}:${cpoPort}/ocpi/versions`, roles: [{ role: "CPO", party: "NLGWY" }] }),
+      ],
+    };
+    const senderToken = await register(hubConfig, "bench", {
+      version: "2.3.0",
+      versionsUrl: `http://${HOST}:1/versions`,
+      endpoints: [],
+      roles: [{ country_code: "DE", party_id: "EMX", role: "EMSP", business_details: { name: "Bench eMSP behind the hub" } }],
+      tokenToPartner: "unused",
+    });
+    await register(hubConfig, "cpo", {
+      version: "2.3.0",
+      versionsUrl: `http://${HOST}:${cpoPort}/ocpi/versions`,
+      endpoints: [{ identifier: "locations", role: "SENDER", url: `http://${HOST}:${cpoPort}/ocpi/2.3.0/sender/locations` }],
+      roles: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Bench CPO" } }],
+      tokenToPartner: hubToken,
+    });
+
+    for (const [name, config, where] of [["cpo", cpoConfig, cpoDir], ["hub", hubConfig, hubDir]] as const) {
+      writeFileSync(path.join(where, `${name}.yaml`), stringify(config));
+      const child = spawnOnServerCore([CLI, "start", "--config", path.join(where, `${name}.yaml`)]);
+      children.push(child);
+      await waitForOutput(child, "listening on");
+    }
+    const [cpo, hub] = children;
+
+    const direct = { url: `http://${HOST}:${cpoPort}/ocpi/2.3.0/sender/locations?limit=50`, headers: { Authorization: `Token ${Buffer.from(directToken).toString("base64")}` } };
+    const viaHub = {
+      url: `http://${HOST}:${hubPort}/ocpi/2.3.0/sender/locations?limit=50`,
+      headers: {
+        Authorization: `Token ${Buffer.from(senderToken).toString("base64")}`,
+        "OCPI-from-country-code": "DE",
+        "OCPI-from-party-id": "EMX",
+        "OCPI-to-country-code": "NL",
+        "OCPI-to-party-id": "GWY",
+      },
+    };
+    const [one, two] = [await sample(direct), await sample(viaHub)];
+    if (one !== two) throw new Error("the page through the hub differs from the direct one");
+
+    const before = cpuMs(cpo.pid!);
+    const full = await load("direct to the CPO (baseline)", direct.url, direct.headers, seconds);
+    const directCpu = cpuMs(cpo.pid!) - before;
+    const [cpoBefore, hubBefore] = [cpuMs(cpo.pid!), cpuMs(hub.pid!)];
+    const forwarded = await load("through the hub (streamed, same version)", viaHub.url, viaHub.headers, seconds);
+    const [cpoCpu, hubCpu] = [cpuMs(cpo.pid!) - cpoBefore, cpuMs(hub.pid!) - hubBefore];
+    const directFixed = await load(`direct at a fixed ${HUB_FIXED_RATE} req/s`, direct.url, direct.headers, seconds, { rate: HUB_FIXED_RATE });
+    const forwardedFixed = await load(`through the hub at a fixed ${HUB_FIXED_RATE} req/s`, viaHub.url, viaHub.headers, seconds, { rate: HUB_FIXED_RATE });
+
+    const per1000 = (ms: number, r: LoadResult) => (1000 * ms) / (r.requestsPerSecond * seconds);
+    return {
+      rows: [full, forwarded, directFixed, forwardedFixed],
+      cpu: { direct: per1000(directCpu, full), hubSelf: per1000(hubCpu, forwarded), hubCpo: per1000(cpoCpu, forwarded) },
+      ratios: [{ label: "through the hub / direct (both on one core)", ratio: forwarded.requestsPerSecond / full.requestsPerSecond, target: HUB_RATIO_TARGET }],
+    };
+  } finally {
+    for (const child of children) await stop(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** A partner's registration written in the store the way a credentials exchange would leave it; resolves with the token it was issued. */
+const register = async (config: GatewayConfig, partnerId: string, result: Parameters<Gateway["registry"]["recordRegistration"]>[1]): Promise<string> => {
+  const gateway = await Gateway.create(config);
+  try {
+    const token = await gateway.registry.issueToken(partnerId);
+    await gateway.registry.recordRegistration(partnerId, result);
+    return token;
+  } finally {
+    await gateway.close();
+  }
+};
+
+/** One page, checked to be a page of 50; its data, to compare the two paths. */
+const sample = async (target: { url: string; headers: Record<string, string> }): Promise<string> => {
+  const response = await fetch(target.url, { headers: target.headers });
+  const body = (await response.json()) as { status_code?: number; data?: unknown[] };
+  if (response.status !== 200 || body.status_code !== 1000 || body.data?.length !== 50) throw new Error(`${target.url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return JSON.stringify(body.data);
+};
+
+/** User plus system CPU time of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+/** The section's table: the added latency at a fixed rate, the throughput ratio at full load, CPU per request of each process. */
+export const hubTable = (result: HubBench): { title: string; lines: string[] } => {
+  const [full, forwarded, directFixed, forwardedFixed] = result.rows;
+  const ratio = forwarded.requestsPerSecond / full.requestsPerSecond;
+  return {
+    title: "Hub forwarding",
+    lines: [
+      `Authenticated \`GET /ocpi/2.3.0/sender/locations?limit=50\` (1,000 Locations, cached page) straight to a CPO gateway and through a hub gateway forwarding it ` +
+        `(routing headers to the CPO's party, both 2.3.0: streamed through http-proxy), one run (\`npm run bench -- hub\`). Both gateways are pinned to the one server core, ` +
+        `so through the hub that core runs both processes for every request. Target: ≥ ${HUB_RATIO_TARGET} × direct.`,
+      "",
+      "| path | requests/s | p50 ms | p99 ms | × direct | non-2xx | errors |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...result.rows.map(
+        (r, i) =>
+          `| ${r.name} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${i === 1 ? ratio.toFixed(2) : i === 0 ? "1.00" : "—"} | ${r.non2xx} | ${r.errors} |`,
+      ),
+      "",
+      `Added by the hub at ${HUB_FIXED_RATE} req/s: p50 ${(forwardedFixed.p50 - directFixed.p50).toFixed(1)} ms, p99 ${(forwardedFixed.p99 - directFixed.p99).toFixed(1)} ms. ` +
+        `Throughput through the hub: ${ratio.toFixed(2)} × direct.`,
+      "",
+      "| CPU per 1,000 requests (full load, /proc utime+stime) | ms |",
+      "|---|---:|",
+      `| CPO, direct | ${result.cpu.direct.toFixed(0)} |`,
+      `| CPO, behind the hub | ${result.cpu.hubCpo.toFixed(0)} |`,
+      `| hub, forwarding | ${result.cpu.hubSelf.toFixed(0)} |`,
+    ],
+  };
+};
