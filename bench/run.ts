@@ -10,6 +10,7 @@ import { benchPushFanOut, pushTable } from "./push-bench";
 import { benchUncached, uncachedTable } from "./uncached-bench";
 import { benchReceivers, receiversTable } from "./receivers-bench";
 import { benchSteve, steveTable } from "./steve-bench";
+import { benchHub, hubTable } from "./hub-bench";
 
 /**
  * `npm run bench`: every scenario, each against a baseline measured in the
@@ -47,6 +48,12 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
   steve: async (seconds) => {
     const { title, lines } = steveTable(await benchSteve(seconds, { profile: process.env.BENCH_STEVE_PROFILE === "1" }));
     writeResults(title, lines);
+  },
+  hub: async (seconds) => {
+    const result = await benchHub(seconds);
+    const { title, lines } = hubTable(result);
+    writeResults(title, lines);
+    writeRatios(title, result.ratios);
   },
   // Long (a million requests, bounded by BENCH_MEMORY_MAX_SECONDS); runs last in a full run.
   "cache-memory": async () =>
