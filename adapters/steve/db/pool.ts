@@ -15,7 +15,7 @@ export interface SteveDbSettings {
  * session is also made read-only, so a mistake here can never write into the
  * central system even when the account was granted more than SELECT.
  */
-export function createStevePool(settings: SteveDbSettings, connectionLimit = 4): Pool {
+export function createStevePool(settings: SteveDbSettings, connectionLimit = 8): Pool {
   const pool = createPool({
     host: settings.host,
     port: settings.port,

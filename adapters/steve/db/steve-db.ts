@@ -15,6 +15,9 @@ import { transactions, type TransactionFilter } from "./transactions";
  * Nothing here writes: SteVe is changed only through its REST API.
  */
 export class SteveDb {
+  /** SteVe's clock minus ours, as last measured by now() */
+  private offsetMs: number | undefined;
+
   private constructor(
     private readonly pool: Pool,
     readonly schema: SteveSchemaInfo,
@@ -82,8 +85,20 @@ export class SteveDb {
 
   /** SteVe's database clock: the one its event_timestamp and updated_at columns are written with. */
   async now(): Promise<Date> {
+    const asked = Date.now();
     const [rows] = await this.pool.query<RowDataPacket[]>("SELECT NOW(6) AS now");
-    return rows[0].now as Date;
+    const now = rows[0].now as Date;
+    this.offsetMs = now.getTime() - (asked + Date.now()) / 2;
+    return now;
+  }
+
+  /**
+   * SteVe's clock without a query: ours, corrected by the offset the last
+   * `now()` measured (the poller asks every poll_interval_ms); what a Sender
+   * read maps statuses and reservations at.
+   */
+  async clock(): Promise<Date> {
+    return this.offsetMs === undefined ? this.now() : new Date(Date.now() + this.offsetMs);
   }
 
   close(): Promise<void> {

@@ -16,7 +16,7 @@ export const locationsSender = (backend: SteveBackend): LocationsSenderPort => (
   list: (page) =>
     fromDatabase(async () => {
       const engine = backend.require();
-      const now = await engine.db.now();
+      const now = await engine.db.clock();
       const ctx = backend.readContext(engine, now);
       if (page.published && !ctx.mapping.publish) return { items: [], total: 0 };
       // Locations have no token owner: no scope narrows them.
@@ -29,7 +29,7 @@ export const locationsSender = (backend: SteveBackend): LocationsSenderPort => (
   get: (locationId) =>
     fromDatabase(async () => {
       const engine = backend.require();
-      const { locations } = await loadLocations(backend.readContext(engine, await engine.db.now()), [locationId]);
+      const { locations } = await loadLocations(backend.readContext(engine, await engine.db.clock()), [locationId]);
       // a CiString: found in any letter case, answered with its own spelling
       return [...locations.values()].find((l) => ciKey(l.id) === ciKey(locationId));
     }),

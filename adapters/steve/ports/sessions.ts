@@ -22,7 +22,7 @@ export const sessionsSender = (backend: SteveBackend): SessionsSenderPort => ({
       if (!/^[1-9]\d{0,15}$/.test(sessionId) || !Number.isSafeInteger(pk)) return undefined;
       const engine = backend.require();
       const txs = await engine.db.transactions({ transactionPks: [pk] });
-      const [found] = await transactionObjects(backend.readContext(engine, await engine.db.now()), txs);
+      const [found] = await transactionObjects(backend.readContext(engine, await engine.db.clock()), txs);
       return found?.session;
     }),
   // SteVe cannot take charging preferences (no smart-charging API): every request is answered so.

@@ -54,7 +54,7 @@ export async function transactionsPage(
   const { pks, total } = await engine.db.transactionPage({ finished, idTags, dateFrom: page.dateFrom, dateTo: page.dateTo, offset: page.offset, limit: page.limit });
   if (pks.length === 0) return { objects: [], total };
   const txs = await engine.db.transactions({ transactionPks: pks });
-  const byId = new Map((await transactionObjects(backend.readContext(engine, await engine.db.now()), txs)).map((o) => [o.session.id, o]));
+  const byId = new Map((await transactionObjects(backend.readContext(engine, await engine.db.clock()), txs)).map((o) => [o.session.id, o]));
   const scope = ctx.scope;
   // The token the poller decided at first sight wins over the registry (a local card's idTag pushed later stays local).
   const visible = (o: TransactionObjects) => !scope || inScope(scope, { country_code: o.session.cdr_token.country_code, party_id: o.session.cdr_token.party_id });
