@@ -5,7 +5,9 @@ import type { CacheConfig, GatewayConfig } from "../../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../../config/types";
 import { DEFAULT_REDIS_KEY_PREFIX } from "../../config/schema";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
-import { partyKey, type PartyRef } from "../protocol/types";
+import { partyKey, type InterfaceRole, type PartyRef } from "../protocol/types";
+import type { PageRequest } from "../http/pagination";
+import type { PartyScope } from "../partners/party-scope";
 import { Generations } from "./generations";
 import { RedisTier } from "./redis-tier";
 import type { RedisTarget } from "../store/redis-connection";
@@ -87,7 +89,8 @@ export class ResponseCache {
     if (route.method === "GET") {
       // An answer for several of our parties (party-ports.ts) would have to follow each one's invalidations: not cached.
       if (!route.cache || request.port.parties) return route.handle(request);
-      return this.readThrough(module, partyKey(party), `${role}|${requestKey(route, request)}`, ttlMs, () => route.handle(request));
+      const get = { module, role, party, params: request.params, page: request.page, scope: request.port.scope };
+      return this.readThrough(module, partyKey(party), this.localKey(route, get), ttlMs, () => route.handle(request));
     }
     if (role !== "RECEIVER") return route.handle(request);
     try {
@@ -97,6 +100,22 @@ export class ResponseCache {
       await this.invalidate(module);
     }
   }
+
+  /**
+   * The current cached answer of a GET the route caches, or undefined when
+   * this process has none (nothing is loaded: serve() does that). For the
+   * kernel's fast path (core/host/cached-get.ts): not a lookup until the
+   * kernel serves the reply and says so with peekServed().
+   */
+  async peek(route: RouteSpec, get: CachedGet): Promise<OcpiReply | undefined> {
+    if (route.method !== "GET" || !route.cache || this.ttlMs(get.module) === 0) return undefined;
+    const token = await this.currentToken(get.module, partyKey(get.party));
+    const hit = this.local.get(this.localKey(route, get));
+    return hit?.token === token ? hit.reply : undefined;
+  }
+
+  /** A reply peek() found was served: a hit (counted by core/metrics/instrument.ts; nothing to do here). */
+  peekServed(_module: string): void {}
 
   /**
    * Drops the cached answers of `module` (only those of `owner`'s data
@@ -129,9 +148,13 @@ export class ResponseCache {
     return Math.max(0, Math.round((this.config.ttl_seconds[module] ?? 0) * 1000));
   }
 
-  private async readThrough(module: string, party: string, key: string, ttlMs: number, load: () => Promise<OcpiReply>): Promise<OcpiReply> {
+  /** Module, our party, interface role, route path with its parameters and the list parameters (and the scope of a per-scope route). */
+  private localKey(route: RouteSpec, get: CachedGet): string {
+    return `${get.module}|${partyKey(get.party)}|${get.role}|${requestKey(route, get)}`;
+  }
+
+  private async readThrough(module: string, party: string, localKey: string, ttlMs: number, load: () => Promise<OcpiReply>): Promise<OcpiReply> {
     const token = await this.currentToken(module, party);
-    const localKey = `${module}|${party}|${key}`;
     const hit = this.local.get(localKey);
     if (hit?.token === token) return hit.reply;
     const flightKey = `${localKey}|${token}`;
@@ -198,16 +221,35 @@ export class ResponseCache {
 
 const generationName = (module: string, party: string): string => `${module}:${party}`;
 
+/** What a cached GET's answer is kept under, besides the route: serve() takes it from the request. */
+export interface CachedGet {
+  module: string;
+  role: InterfaceRole;
+  /** the party of ours the request is addressed to */
+  party: PartyRef;
+  params: Record<string, string>;
+  page: PageRequest;
+  scope: PartyScope;
+}
+
+/** A scope's part of a per-scope key, once per scope object (the kernel keeps one per partner record). */
+const scopeKeys = new WeakMap<PartyScope, string>();
+const scopeKey = (scope: PartyScope): string => {
+  let key = scopeKeys.get(scope);
+  if (key === undefined) scopeKeys.set(scope, (key = createHash("sha256").update(JSON.stringify(scope)).digest("base64url")));
+  return key;
+};
+
 /** The route path with its parameters and, for lists, the parsed list parameters (so equivalent spellings share an entry). */
-const requestKey = (route: RouteSpec, request: OcpiRequest): string => {
-  const params = Object.keys(request.params)
+const requestKey = (route: RouteSpec, get: CachedGet): string => {
+  const params = Object.keys(get.params)
     .sort()
-    .map((name) => `${name}=${encodeURIComponent(request.params[name])}`)
+    .map((name) => `${name}=${encodeURIComponent(get.params[name])}`)
     .join("&");
   // A per-scope answer is kept per scope, never served to a partner that may see other objects.
-  const scope = route.cache === "per-scope" ? `|${createHash("sha256").update(JSON.stringify(request.port.scope)).digest("base64url")}` : "";
+  const scope = route.cache === "per-scope" ? `|${scopeKey(get.scope)}` : "";
   if (!route.paginated) return `${route.path}?${params}${scope}`;
-  const { offset, limit, dateFrom, dateTo } = request.page;
+  const { offset, limit, dateFrom, dateTo } = get.page;
   return `${route.path}?${params}${scope}|${offset},${limit},${dateFrom ?? ""},${dateTo ?? ""}`;
 };
 

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Koa from "koa";
 import Router from "@koa/router";
 import type { ServedModule } from "./served-modules";
@@ -11,6 +12,7 @@ import { ROUTE_ROOT, modulePath } from "./urls";
 import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
 import { translationLossesRoute } from "../admin/translation-losses";
 import { accessLog } from "./access-log";
+import { CachedGets } from "./cached-get";
 import type { OperationsSurface } from "./operations";
 import type { Adapter } from "../plugin";
 import { adapterInbound } from "./adapter-inbound";
@@ -25,8 +27,11 @@ export const buildHttpApp = (
   ops?: OperationsSurface,
   adapters: ReadonlyMap<string, Adapter> = new Map(),
 ): Koa => {
-  const app = new Koa();
-  app.use(accessLog(k.log, new Set(served.map((s) => s.plugin.module)), ops?.observe));
+  const app = new GatewayApp();
+  const modules = new Set(served.map((s) => s.plugin.module));
+  // not on a hub: its forwarding decides on each request before the kernel
+  const cachedGets = k.cache && !k.forward ? new CachedGets({ ...k, cache: k.cache }, modules, ops?.observe) : undefined;
+  app.use(accessLog(k.log, modules, ops?.observe));
   app.use(requestIds);
   for (const route of ops?.middleware ?? []) app.use(route);
   app.use(errorEnvelope(k.log));
@@ -43,6 +48,7 @@ export const buildHttpApp = (
       const base = modulePath(version, module.plugin.module, module.role, module.plugin.configurationModule);
       for (const route of routes.filter((r) => !r.versions || r.versions.includes(version))) {
         router.register(base + route.path, [route.method], mountRoute(module, version, route, k));
+        cachedGets?.add(base + route.path, module, version, route);
       }
     }
   }
@@ -54,8 +60,31 @@ export const buildHttpApp = (
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(unknownOcpiPath(k));
+  app.answerCachedGets(cachedGets);
   return app;
 };
+
+/**
+ * Koa, with cached GETs that check out answered before it
+ * (core/host/cached-get.ts) once the middleware is complete. Middleware
+ * added to the app afterwards (a test's observer in front) must see every
+ * request: then Koa serves them all.
+ */
+class GatewayApp extends Koa {
+  private cachedGets?: { gets: CachedGets; middleware: readonly Koa.Middleware[] };
+
+  answerCachedGets(gets: CachedGets | undefined): void {
+    this.cachedGets = gets && { gets, middleware: [...this.middleware] };
+  }
+
+  override callback(): ReturnType<Koa["callback"]> {
+    const koa = super.callback();
+    const fast = this.cachedGets;
+    const unchanged = fast && fast.middleware.length === this.middleware.length && fast.middleware.every((m, i) => m === this.middleware[i]);
+    if (!fast || !unchanged) return koa;
+    return ((req: IncomingMessage, res: ServerResponse) => fast.gets.handle(req, res, koa)) as ReturnType<Koa["callback"]>;
+  }
+}
 
 /**
  * No route has this path. Inside the OCPI tree only a registered partner

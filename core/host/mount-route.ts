@@ -1,7 +1,7 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { GatewayConfig, PartyConfig } from "../../config/types";
-import type { RequestContext } from "../context";
+import type { PartnerIdentity, RequestContext } from "../context";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
@@ -13,13 +13,14 @@ import { sameParty } from "../protocol/types";
 import { EMPTY_SCOPE, inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
-import { envelope, ocpiTimestamp } from "../http/envelope";
+import { envelope } from "../http/envelope";
+import { JSON_CONTENT_TYPE, envelopeBytes, render, renderedKey, translateDown, type Rendered } from "./rendered-answer";
 import { Status } from "../protocol/status";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { PartyScope } from "../partners/party-scope";
 import { invalid, invalidFields, notFound } from "../http/errors";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
-import { flatQuery, parsePageRequest, writePageHeaders, type PageRequest } from "../http/pagination";
+import { flatQuery, pageHeaders, parsePageRequest, type PageRequest } from "../http/pagination";
 import { requestBody } from "../http/json-body";
 import type { TranslationContext } from "../model/object-type";
 import { authenticate } from "./authenticate";
@@ -91,85 +92,24 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner, port };
     const reply: OcpiReply = k.cache ? await k.cache.serve(route, request) : await route.handle(request);
 
-    if (!plugin.configurationModule && version !== "2.1.1") {
-      const to = routing.from ?? (partner.record.roles.length === 1 ? partner.record.roles[0] : undefined);
-      for (const [name, value] of Object.entries(routingHeaders(partner.config.header_prefix, party, to))) ctx.set(name, value);
-    }
-    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
-
-    if (reply.page) writePageHeaders(ctx, reply.page, page, maxPageLimit, k.config.server.public_url);
+    for (const [name, value] of answerHeaders(served, version, partner, party, routing.from, reply)) ctx.set(name, value);
+    if (reply.page) for (const [name, value] of pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, ctx.path, ctx.query)) ctx.set(name, value);
     ctx.status = reply.httpStatus ?? 200;
     const memo = k.cache?.memo(reply);
     if (memo) {
       // A cached answer: its data part is serialised once per version (and owner the translation may fill in).
-      const owner = pathOwner ?? partner.record.roles[0];
-      const key = `${version}|${route.method} ${route.path}|${owner ? `${owner.country_code}*${owner.party_id}` : ""}`;
+      const key = renderedKey(version, route, pathOwner ?? partner.record.roles[0]);
       let rendered = memo.get(key) as Rendered | undefined;
       if (rendered) for (const drop of rendered.drops) tx(drop.object).dropped(drop.field, drop.why);
       else memo.set(key, (rendered = render(reply, route, version, tx)));
       if (rendered.data !== undefined) {
         ctx.set("Content-Type", JSON_CONTENT_TYPE);
-        ctx.body = envelopeBytes(rendered, reply.statusCode ?? Status.SUCCESS);
+        ctx.body = envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
         return;
       }
     }
     ctx.body = envelope(translateDown(reply, route, version, tx), reply.statusCode);
   };
-
-/** The reply's data in the partner's version. */
-const translateDown = (reply: OcpiReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): unknown => {
-  const down = (item: unknown) =>
-    route.response && item !== null && item !== undefined ? route.response.down(item, version, tx(route.response.name)) : item;
-  if (reply.page) return reply.page.items.map(down);
-  return Array.isArray(reply.data) ? reply.data.map(down) : down(reply.data);
-};
-
-interface Drop {
-  object: string;
-  field: string;
-  why: string;
-}
-
-/** A cached answer's data part in one version, serialised, and the fields its translation dropped. */
-interface Rendered {
-  /** JSON of the envelope's `data`; undefined when the envelope has none */
-  data?: Buffer;
-  /** logged again for every partner served these bytes, as translating would (once per partner, object, field) */
-  drops: Drop[];
-  /** the whole envelope of the current second (timestamps have whole seconds) */
-  envelope?: { second: number; statusCode: number; bytes: Buffer };
-}
-
-const render = (reply: OcpiReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): Rendered => {
-  const drops = new Map<string, Drop>();
-  const recording = (object: string): TranslationContext => {
-    const inner = tx(object);
-    return {
-      ...inner,
-      dropped: (field, why) => {
-        drops.set(`${object}\u0000${field}\u0000${why}`, { object, field, why });
-        inner.dropped(field, why);
-      },
-    };
-  };
-  const json = JSON.stringify(translateDown(reply, route, version, recording));
-  return { data: json === undefined ? undefined : Buffer.from(json), drops: [...drops.values()] };
-};
-
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-const ENVELOPE_END = Buffer.from("}");
-
-/** Byte for byte what `JSON.stringify(envelope(data, statusCode))` gives, from the data's serialised form. */
-const envelopeBytes = (rendered: Rendered, statusCode: number): Buffer => {
-  const now = Date.now();
-  const second = Math.floor(now / 1000);
-  const cached = rendered.envelope;
-  if (cached && cached.second === second && cached.statusCode === statusCode) return cached.bytes;
-  const head = Buffer.from(`{"status_code":${statusCode},"timestamp":"${ocpiTimestamp(new Date(second * 1000))}","data":`);
-  const bytes = Buffer.concat([head, rendered.data!, ENVELOPE_END]);
-  rendered.envelope = { second, statusCode, bytes };
-  return bytes;
-};
 
 /**
  * A registered partner's scope, once per record: records come from the
@@ -177,7 +117,7 @@ const envelopeBytes = (rendered: Rendered, statusCode: number): Buffer => {
  * registration changes, the only thing a scope depends on besides the config.
  */
 const scopes = new WeakMap<PartnerRecord, Promise<PartyScope>>();
-const scopeOfRecord = (k: KernelServices, record: PartnerRecord): Promise<PartyScope> => {
+export const scopeOfRecord = (k: KernelServices, record: PartnerRecord): Promise<PartyScope> => {
   let scope = scopes.get(record);
   if (!scope) {
     scope = scopeOf(k.config, k.registry, record);
@@ -232,7 +172,25 @@ const checkMediaType = (mediaType: string | undefined, rc: RequestContext, gatew
   rc.log.warn({ contentType: mediaType }, "accepted a body sent with a Content-Type other than JSON (lenient strictness)");
 };
 
-const resolveParty = (serving: PartyConfig[], all: PartyConfig[], to?: PartyRef): PartyConfig => {
+/** The routing headers of an answer (2.2+ modules: from us, to the partner's party) and the reply's own headers. */
+export const answerHeaders = (
+  served: ServedModule,
+  version: VersionNumber,
+  partner: PartnerIdentity,
+  party: PartyRef,
+  from: PartyRef | undefined,
+  reply: OcpiReply,
+): [string, string][] => {
+  const headers: [string, string][] = [];
+  if (!served.plugin.configurationModule && version !== "2.1.1") {
+    const to = from ?? (partner.record.roles.length === 1 ? partner.record.roles[0] : undefined);
+    headers.push(...Object.entries(routingHeaders(partner.config.header_prefix, party, to)));
+  }
+  if (reply.headers) headers.push(...Object.entries(reply.headers));
+  return headers;
+};
+
+export const resolveParty = (serving: PartyConfig[], all: PartyConfig[], to?: PartyRef): PartyConfig => {
   if (!to) return serving[0] ?? all[0];
   const party = serving.find((p) => sameParty(p, to));
   if (!party) throw invalid(`to-country-code/to-party-id ${to.country_code}/${to.party_id} is not a party served here`);

@@ -77,6 +77,8 @@ export const instrumentCache = (metrics: GatewayMetrics, cache: ResponseCache, c
       metrics.cacheLookup(module, !asked);
     }
   };
+  // a reply the kernel's fast path found with peek() and served (core/host/cached-get.ts)
+  cache.peekServed = (module) => metrics.cacheLookup(module, true);
 };
 
 /**

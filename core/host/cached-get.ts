@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RouteSpec } from "../plugin";
+import type { VersionNumber } from "../protocol/types";
+import type { ResponseCache } from "../cache/response-cache";
+import type { ServedModule } from "./served-modules";
+import { inScope } from "../partners/party-scope";
+import { readRoutingHeaders } from "../http/routing-headers";
+import { pageHeaders, parsePageRequest, parseQuery, type PageRequest, type Query } from "../http/pagination";
+import { earlierIds, requestIdsOf } from "../http/request-ids";
+import { requestScope, routeOfPath } from "../http/request-scope";
+import { Status } from "../protocol/status";
+import { answerHeaders, resolveParty, scopeOfRecord, type KernelServices } from "./mount-route";
+import { JSON_CONTENT_TYPE, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
+import { recordRequest, type ObservedRequest, type RouteScope } from "./access-log";
+
+interface Target {
+  served: ServedModule;
+  version: VersionNumber;
+  route: RouteSpec;
+}
+
+/** Koa's request handler. */
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
+/** Distinct query strings whose parse is kept; past this the parses start over (a client inventing query strings). */
+const MAX_QUERIES = 256;
+
+/**
+ * Cached GETs answered before Koa: a request for a route without path
+ * parameters whose answer is already cached and rendered in the partner's
+ * version is checked exactly as the kernel checks it (authentication,
+ * version and module allowed, routing headers, list parameters) and
+ * answered with the bytes and headers the kernel would send, written
+ * straight to node:http. Its access line and metrics are the kernel's
+ * (recordRequest, and the cache counts the hit).
+ *
+ * Anything else, or anything that does not check out (no token, a bad
+ * header, a miss, fields the translation dropped and has to log), goes to
+ * Koa untouched, which answers it with the whole chain, errors included.
+ * Nothing is recorded for a request handed on, except its ids, which it
+ * keeps (earlierIds). A hub decides on forwarding before the kernel, so
+ * there every request goes through Koa.
+ */
+export class CachedGets {
+  private readonly targets = new Map<string, Target>();
+  private readonly queries = new Map<string, Query>();
+
+  constructor(
+    private readonly k: KernelServices & { cache: ResponseCache },
+    private readonly modules: ReadonlySet<string>,
+    private readonly observe?: (request: ObservedRequest) => void,
+  ) {}
+
+  /** A route the router serves at `path`; only cached GETs without path parameters are answered here. */
+  add(path: string, served: ServedModule, version: VersionNumber, route: RouteSpec): void {
+    if (route.method === "GET" && route.cache && !path.includes(":")) this.targets.set(path, { served, version, route });
+  }
+
+  /** Answers `req` when it is a cached GET that checks out, else hands it to `next` (Koa); settles when either has. */
+  handle(req: IncomingMessage, res: ServerResponse, next: Handler): Promise<void> {
+    const url = req.url ?? "";
+    const mark = url.indexOf("?");
+    const path = mark < 0 ? url : url.slice(0, mark);
+    const target = req.method === "GET" ? this.targets.get(path) : undefined;
+    // a GET with a body goes through the body parser, as it always did
+    if (!target || req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) return next(req, res);
+    const started = process.hrtime.bigint();
+    const ids = requestIdsOf(req.headers);
+    const scope: RouteScope = { ...routeOfPath(path, this.modules), ...ids };
+    const handOn = (): Promise<void> | undefined => {
+      if (res.headersSent) return undefined;
+      earlierIds.set(req, ids);
+      return next(req, res);
+    };
+    return requestScope.run(scope, () =>
+      this.answer(target, req, res, path, mark < 0 ? "" : url.slice(mark + 1), scope, started).then(
+        (answered) => (answered ? undefined : handOn()),
+        // a check that throws (a malformed routing header, say) is answered by the kernel, as an envelope
+        handOn,
+      ),
+    );
+  }
+
+  private async answer(target: Target, req: IncomingMessage, res: ServerResponse, path: string, queryText: string, scope: RouteScope, started: bigint): Promise<boolean> {
+    const { served, version, route } = target;
+    const { plugin } = served;
+    const { k } = this;
+    const authorization = req.headers.authorization;
+    if (!authorization) return false;
+    const partner = await k.registry.authenticate(authorization, { base64First: version !== "2.1.1" });
+    if (!partner || partner.via !== "registered" || !partner.config.versions.includes(version)) return false;
+    if (partner.config.modules && !plugin.configurationModule && !partner.config.modules.includes(plugin.module)) return false;
+    const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(req.headers);
+    // addressed to none of several parties of ours: an answer for all of them, never cached
+    if (!routing.to && served.parties.length > 1) return false;
+    const partyScope = await scopeOfRecord(k, partner.record);
+    if (routing.from && !inScope(partyScope, routing.from)) return false;
+    const party = resolveParty(served.parties, k.config.parties, routing.to);
+    const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
+    const query = this.parse(queryText);
+    const page = route.paginated ? parsePageRequest(query, maxPageLimit) : EMPTY_PAGE;
+    const reply = await k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope });
+    if (!reply) return false;
+    const rendered = k.cache.memo(reply)?.get(renderedKey(version, route, partner.record.roles[0])) as Rendered | undefined;
+    if (!rendered?.data || rendered.drops.length > 0) return false;
+
+    const headers = ["X-Request-ID", scope.requestId!, "X-Correlation-ID", scope.correlationId!];
+    for (const [name, value] of answerHeaders(served, version, partner, party, routing.from, reply)) headers.push(name, value);
+    if (reply.page) for (const [name, value] of pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, path, query)) headers.push(name, value);
+    const statusCode = reply.statusCode ?? Status.SUCCESS;
+    const body = envelopeBytes(rendered as Rendered & { data: Buffer }, statusCode);
+    headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", String(body.length));
+    const httpStatus = reply.httpStatus ?? 200;
+    res.writeHead(httpStatus, headers).end(body);
+    scope.partner = partner.id;
+    k.cache.peekServed(plugin.module);
+    recordRequest(k.log, scope, { method: "GET", path, httpStatus, statusCode }, started, this.observe);
+    return true;
+  }
+
+  private parse(text: string): Query {
+    let query = this.queries.get(text);
+    if (!query) {
+      if (this.queries.size >= MAX_QUERIES) this.queries.clear();
+      this.queries.set(text, (query = parseQuery(text)));
+    }
+    return query;
+  }
+}
