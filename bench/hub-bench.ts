@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import type { ChildProcess } from "node:child_process";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +18,8 @@ export const HUB_RATIO_TARGET = 0.8;
 
 export interface HubBench {
   rows: LoadResult[];
+  /** one request at a time over one kept-alive connection, 300 each: latency without any queue */
+  sequential: { direct: Percentiles; viaHub: Percentiles };
   /** CPU ms per 1,000 requests of each process during the full-load runs */
   cpu: { direct: number; hubSelf: number; hubCpo: number };
   ratios: RatioBar[];
@@ -124,9 +127,12 @@ export const benchHub = async (seconds: number): Promise<HubBench> => {
     const directFixed = await load(`direct at a fixed ${HUB_FIXED_RATE} req/s`, direct.url, direct.headers, seconds, { rate: HUB_FIXED_RATE });
     const forwardedFixed = await load(`through the hub at a fixed ${HUB_FIXED_RATE} req/s`, viaHub.url, viaHub.headers, seconds, { rate: HUB_FIXED_RATE });
 
+    const sequential = { direct: await oneAtATime(direct), viaHub: await oneAtATime(viaHub) };
+
     const per1000 = (ms: number, r: LoadResult) => (1000 * ms) / (r.requestsPerSecond * seconds);
     return {
       rows: [full, forwarded, directFixed, forwardedFixed],
+      sequential,
       cpu: { direct: per1000(directCpu, full), hubSelf: per1000(hubCpu, forwarded), hubCpo: per1000(cpoCpu, forwarded) },
       ratios: [{ label: "through the hub / direct (both on one core)", ratio: forwarded.requestsPerSecond / full.requestsPerSecond, target: HUB_RATIO_TARGET }],
     };
@@ -156,6 +162,30 @@ const sample = async (target: { url: string; headers: Record<string, string> }):
   return JSON.stringify(body.data);
 };
 
+interface Percentiles {
+  p50: number;
+  p99: number;
+}
+
+/** 300 requests one after the other on one kept-alive connection; latency percentiles in ms. */
+const oneAtATime = async (target: { url: string; headers: Record<string, string> }): Promise<Percentiles> => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 300; i++) {
+      const start = process.hrtime.bigint();
+      await new Promise<void>((resolve, reject) =>
+        http.get(target.url, { headers: target.headers, agent }, (res) => res.resume().on("end", resolve)).on("error", reject),
+      );
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  } finally {
+    agent.destroy();
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[149], p99: times[296] };
+};
+
 /** User plus system CPU time of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
 const cpuMs = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -181,6 +211,9 @@ export const hubTable = (result: HubBench): { title: string; lines: string[] } =
       ),
       "",
       `Added by the hub at ${HUB_FIXED_RATE} req/s: p50 ${(forwardedFixed.p50 - directFixed.p50).toFixed(1)} ms, p99 ${(forwardedFixed.p99 - directFixed.p99).toFixed(1)} ms. ` +
+        `One request at a time (300, one kept-alive connection): direct p50 ${fmt(result.sequential.direct.p50)} ms, p99 ${fmt(result.sequential.direct.p99)} ms; ` +
+        `through the hub p50 ${fmt(result.sequential.viaHub.p50)} ms, p99 ${fmt(result.sequential.viaHub.p99)} ms ` +
+        `(added p50 ${fmt(result.sequential.viaHub.p50 - result.sequential.direct.p50)} ms, p99 ${fmt(result.sequential.viaHub.p99 - result.sequential.direct.p99)} ms). ` +
         `Throughput through the hub: ${ratio.toFixed(2)} × direct.`,
       "",
       "| CPU per 1,000 requests (full load, /proc utime+stime) | ms |",
@@ -191,3 +224,5 @@ export const hubTable = (result: HubBench): { title: string; lines: string[] } =
     ],
   };
 };
+
+const fmt = (ms: number): string => ms.toFixed(2);
