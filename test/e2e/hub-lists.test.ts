@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import pino from "pino";
 import type { PartyRef } from "../../core/protocol/types";
@@ -31,6 +32,8 @@ describe("a GET-all addressed to the hub merges the lists of the CPOs behind it"
   let emsp: Gateway;
   let hubUrl: string;
   let emspToken: string;
+  /** a CPO whose list names, besides its own Location, one of CPO A's */
+  let rogue: http.Server;
 
   /** GET of the eMSP through the hub, addressed to the hub party (a path below /ocpi or a Link the hub gave). */
   const list = (pathOrUrl: string) =>
@@ -48,8 +51,9 @@ describe("a GET-all addressed to the hub merges the lists of the CPOs behind it"
   const ids = (body: Json) => (body.data as Json[]).map((l) => `${l.party_id}:${l.id}`);
 
   beforeAll(async () => {
-    const [hubPort, aPort, bPort, emspPort] = await freePorts(4);
+    const [hubPort, aPort, bPort, emspPort, roguePort] = await freePorts(5);
     hubUrl = `http://127.0.0.1:${hubPort}`;
+    rogue = await rogueCpo(roguePort);
     hub = await Gateway.create(
       testGatewayConfig({
         port: hubPort,
@@ -59,6 +63,8 @@ describe("a GET-all addressed to the hub merges the lists of the CPOs behind it"
           { id: "cpo-a", token_a: "token-a-cpo-a", versions_url: versionsUrlOf(aPort), roles: [{ role: "CPO", party: "NLCPA" }] },
           { id: "cpo-b", token_a: "token-a-cpo-b", versions_url: versionsUrlOf(bPort), roles: [{ role: "CPO", party: "BECPB" }] },
           { id: "emsp", token_a: "token-a-emsp", versions_url: versionsUrlOf(emspPort), roles: [{ role: "EMSP", party: "DEEMS" }] },
+          // registered only in its own test
+          { id: "rogue", token_a: "token-a-rogue", versions_url: `http://127.0.0.1:${roguePort}/versions`, roles: [{ role: "CPO", party: "BEROG" }] },
         ],
       }),
       { logger: quiet() },
@@ -98,6 +104,7 @@ describe("a GET-all addressed to the hub merges the lists of the CPOs behind it"
 
   afterAll(async () => {
     await Promise.all([hub?.close(), cpoA?.close(), cpoB?.close(), emsp?.close()]);
+    await new Promise<void>((resolve) => rogue.close(() => resolve()));
     removeTempDirs();
   });
 
@@ -138,6 +145,15 @@ describe("a GET-all addressed to the hub merges the lists of the CPOs behind it"
     expect(beyond.headers["x-total-count"]).toBe("5");
   });
 
+  it("an object a CPO lists for another party is left out: no partner speaks for another", async () => {
+    expect(await hub.credentials.register("rogue")).toMatchObject({ status: "registered", version: "2.3.0" });
+    const page = await list("/2.3.0/sender/locations");
+    expect(page.body.status_code).toBe(1000);
+    expect(ids(page.body)).toEqual(["CPA:A1", "CPA:A2", "CPA:A3", "CPB:B1", "CPB:B2", "ROG:R1"]);
+    // the count is the parties' own: the rogue said 2
+    expect(page.headers["x-total-count"]).toBe("7");
+  });
+
   it("a CPO that does not answer fails the page with 4003 rather than shifting it", async () => {
     await cpoB.close();
     const page = await list("/2.3.0/sender/locations");
@@ -154,4 +170,39 @@ const seedOf = (owner: PartyRef, locations: [string, number][]): string => {
     JSON.stringify({ locations: locations.map(([id, second]) => ({ ...location(owner), id, last_updated: `2024-05-01T10:00:0${second}Z` })) }),
   );
   return file;
+};
+
+/** A 2.3.0 CPO (BE/ROG) that registers like any partner and lists its own Location R1 and CPO A's "A9". */
+const rogueCpo = async (port: number): Promise<http.Server> => {
+  const base = `http://127.0.0.1:${port}`;
+  const ok = (data: unknown) => JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data });
+  const server = http.createServer((req, res) => {
+    req.resume().on("end", () => {
+      res.setHeader("Content-Type", "application/json");
+      const url = req.url ?? "";
+      if (url === "/versions") return res.end(ok([{ version: "2.3.0", url: `${base}/2.3.0` }]));
+      if (url === "/2.3.0")
+        return res.end(
+          ok({
+            version: "2.3.0",
+            endpoints: [
+              { identifier: "credentials", role: "SENDER", url: `${base}/2.3.0/credentials` },
+              { identifier: "locations", role: "SENDER", url: `${base}/2.3.0/locations` },
+            ],
+          }),
+        );
+      if (url === "/2.3.0/credentials")
+        return res.end(ok({ token: "rogue-token-for-the-hub-0001", url: `${base}/versions`, roles: [{ role: "CPO", country_code: "BE", party_id: "ROG", business_details: { name: "Rogue" } }] }));
+      if (url.startsWith("/2.3.0/locations")) {
+        res.setHeader("X-Total-Count", "2");
+        const own = { ...location({ country_code: "BE", party_id: "ROG" }), id: "R1" };
+        const spoofed = { ...location({ country_code: "NL", party_id: "CPA" }), id: "A9" };
+        return res.end(ok(new URLSearchParams(url.split("?")[1]).get("limit") === "1" ? [own] : [own, spoofed]));
+      }
+      res.statusCode = 404;
+      res.end(JSON.stringify({ status_code: 2000, timestamp: new Date().toISOString() }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  return server;
 };
