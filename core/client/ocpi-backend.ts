@@ -88,8 +88,9 @@ class BackendClient implements OcpiBackend {
     if (!Array.isArray(data)) throw this.unusable(`its ${module} list is not an array`);
     const items: T[] = [];
     for (const raw of data) items.push(await this.readObject<T>(module, raw, ctx.party));
-    const total = Number(result.headers.get("x-total-count"));
-    return { items, total: Number.isFinite(total) && total >= page.offset + items.length ? total : page.offset + items.length };
+    // a backend that leaves out X-Total-Count (required, but often missing) has at least what it showed
+    const total = Number(result.headers.get("x-total-count") ?? NaN);
+    return { items, total: Number.isFinite(total) ? total : page.offset + items.length };
   }
 
   async get<T>(module: string, role: InterfaceRole, path: string, ctx: PortContext, owner?: PartyRef): Promise<T | undefined> {

@@ -181,7 +181,10 @@ describe(`adapter contract: Sender ports of "${adapterName()}"`, () => {
     });
   });
 
-  describe.each((["sessions", "cdrs"] as const).filter((m) => implemented(`${m}.SENDER`)))("%s Sender: scoped to the token's owner", (module) => {
+  const scoped = (["sessions", "cdrs"] as ("sessions" | "cdrs")[]).filter((m) => implemented(`${m}.SENDER`));
+  // jest refuses an empty table: an adapter with neither Sender (proxy) has these checks skipped
+  const scopedTable = scoped.length > 0 ? describe.each(scoped) : describe.skip.each(["sessions", "cdrs"] as ("sessions" | "cdrs")[]);
+  scopedTable("%s Sender: scoped to the token's owner", (module) => {
     it("the partner's list holds only objects whose token owner is in its scope", async () => {
       const res = await list(module, { limit: 100 });
       expect(res.body.data.length).toBeGreaterThan(0);
