@@ -17,8 +17,9 @@ export interface PortContext {
   version?: VersionNumber;
   correlationId?: string;
   /**
-   * set when a request named none of our parties (no to-headers, or 2.1.1) and the module serves several: a
-   * Sender list answers for all of them, one after the other (core/host/party-ports.ts); `party` is the first
+   * set when a request named none of our parties (no to-headers, or 2.1.1) and the module serves several: when
+   * they are on different adapters, a Sender list answers for all of them, one after the other
+   * (core/host/party-ports.ts); `party` is the first, which an adapter serving them all answers for
    */
   parties?: readonly PartyRef[];
   /**

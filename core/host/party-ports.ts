@@ -22,12 +22,9 @@ export interface PartyPort {
 export const partyPorts = (ports: readonly PartyPort[]): object => {
   const byParty = new Map(ports.map((p) => [partyKey(p.party), p.port as Record<string, unknown>]));
   const distinct = [...new Set(byParty.values())];
-  const portOf = (party: PartyRef): Record<string, unknown> => {
-    const port = byParty.get(partyKey(party)) ?? (distinct.length === 1 ? distinct[0] : undefined);
-    // the kernel resolves a request's party among the module's parties; work on our own behalf names one of them
-    if (!port) throw new Error(`no port serves party ${party.country_code}/${party.party_id}`);
-    return port;
-  };
+  // A request's party is one of the module's (the kernel resolves it); work on our own behalf that names
+  // another of our parties (a command we send "from our first party") goes to the module's first, as an unaddressed request would.
+  const portOf = (party: PartyRef): Record<string, unknown> => byParty.get(partyKey(party)) ?? (ports[0].port as Record<string, unknown>);
   const methods = new Map<string, (...args: unknown[]) => unknown>();
   return new Proxy(
     {},

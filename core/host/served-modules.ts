@@ -85,8 +85,8 @@ export const partyRoutesOf = (config: GatewayConfig, route: ModuleRouteConfig): 
  * whether or not that interface is offered to partners (`modules.<id>.roles`
  * only decides what partners reach): change events about our own data are
  * stored through the RECEIVER port of a module served only as SENDER. A
- * module whose parties are served by different adapters, or several parties
- * by one, gets one port that hands each call to its party's (party-ports.ts).
+ * module whose parties are served by different adapters gets one port that
+ * hands each call to its party's (party-ports.ts).
  * Undefined when an adapter lacks the port.
  */
 export const adapterPortOf = (
@@ -100,7 +100,8 @@ export const adapterPortOf = (
   if (!route || !portName) return undefined;
   const ports = partyRoutesOf(config, route).map(({ party, adapter }) => ({ party, port: adapters.get(adapter)?.ports[portName] }));
   if (ports.length === 0 || ports.some((p) => p.port === undefined)) return undefined;
-  if (ports.length === 1) return ports[0].port;
+  // One adapter for all: its port as it is (adapters with one party of their own, steve's or tms's, ignore ctx.party)
+  if (new Set(ports.map((p) => p.port)).size === 1) return ports[0].port;
   return partyPorts(ports as PartyPort[]);
 };
 
