@@ -52,6 +52,13 @@ export interface ForwardingDeps {
 /** Module paths of the versions that have routing headers; 2.1.1 has none, so nothing there is forwarded. */
 const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
 
+/**
+ * Modules whose pushes addressed to the hub party are broadcast: data for
+ * everyone (ocpi-notes §1.3). A Session or CDR belongs to one eMSP, and
+ * broadcasting it would hand it to every other one.
+ */
+const BROADCAST_MODULES = new Set(["locations", "tariffs", "tokens"]);
+
 /** Request headers that reach the receiver besides the ones the hub writes (token, ids, routing). */
 const REQUEST_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "accept", "host", "connection"]);
 /** Answer headers that reach the sender besides its own ids; routing headers are rewritten in the sender's prefix. */
@@ -358,6 +365,8 @@ export class Forwarder {
   /** A push addressed to our hub party: queued for every partner of the opposite role with the module's RECEIVER interface. */
   private async broadcast(ctx: Context, inbound: Inbound): Promise<void> {
     const { config, registry } = this.deps;
+    if (!BROADCAST_MODULES.has(inbound.module))
+      throw hubError(Status.HUB_UNKNOWN_RECEIVER, `A ${inbound.module} push is one party's, never broadcast: address it to that party`);
     const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
     const audience = (await registry.list()).filter(
       (r) =>
