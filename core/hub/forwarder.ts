@@ -365,8 +365,8 @@ export class Forwarder {
   /** A push addressed to our hub party: queued for every partner of the opposite role with the module's RECEIVER interface. */
   private async broadcast(ctx: Context, inbound: Inbound): Promise<void> {
     const { config, registry } = this.deps;
-    if (!BROADCAST_MODULES.has(inbound.module))
-      throw hubError(Status.HUB_UNKNOWN_RECEIVER, `A ${inbound.module} push is one party's, never broadcast: address it to that party`);
+    // 2001, not a 4xxx: a sender's outbox retries hub errors, and this one is final
+    if (!BROADCAST_MODULES.has(inbound.module)) throw invalid(`A ${inbound.module} push is one party's, never broadcast: address it to that party`);
     const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
     const audience = (await registry.list()).filter(
       (r) =>

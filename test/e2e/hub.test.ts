@@ -263,8 +263,8 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(sent.headers["ocpi-from-party-id"]).toBe("HUB");
     // a Session belongs to one eMSP: never broadcast
     const session = await viaHub("PUT", "/2.2.1/receiver/sessions/NL/CPO/SES9", { token: cpoToken, from: CPO, to: HUB, body: { id: "SES9" } });
-    expect(session.status).toBe(404);
-    expect(session.body.status_code).toBe(4001);
+    expect(session.body.status_code).toBe(2001);
+    expect(session.body.status_message).toMatch(/never broadcast/);
     // delivered by the hub's outbox to the eMSP (2.3.0); read back through the hub like any forwarded GET
     await eventually(async () => {
       const stored = await viaHub("GET", "/2.2.1/receiver/locations/NL/CPO/LOC7", { token: cpoToken, from: CPO, to: EMSP });
