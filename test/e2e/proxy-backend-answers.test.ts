@@ -35,6 +35,8 @@ const LOCATIONS = [1, 2, 3, 4, 5].map(location);
 let backendPort: number;
 let elsewherePort: number;
 const seen: string[] = [];
+/** the headers of the last request the backend took */
+let lastHeaders: http.IncomingHttpHeaders = {};
 const elsewhere: string[] = [];
 let backend: http.Server;
 let stranger: http.Server;
@@ -47,6 +49,7 @@ const envelope = (data: unknown, status_code = 1000) => JSON.stringify({ status_
 const answer = (req: http.IncomingMessage, res: http.ServerResponse): void => {
   const target = new URL(req.url!, `http://127.0.0.1:${backendPort}`);
   seen.push(`${req.method} ${target.pathname}${target.search}`);
+  lastHeaders = req.headers;
   res.setHeader("Content-Type", "application/json");
   if (req.headers.authorization !== `Token ${Buffer.from(TOKEN).toString("base64")}`) {
     res.statusCode = 401;
@@ -121,13 +124,18 @@ afterAll(async () => {
 
 it("asks on while the backend's X-Limit cuts a page short, so the partner's page is as long as it asked", async () => {
   seen.length = 0;
-  const page = await get("/sender/locations?limit=4");
+  const page = await ocpiRequest("GET", `${url}/ocpi/2.3.0/sender/locations?limit=4`, {
+    token: emsp.tokenToCpo,
+    headers: { ...TO, "X-Correlation-ID": "correlation-of-the-partner" },
+  });
   expect(page.body.data.map((l: { id: string }) => l.id)).toEqual(["LOC1", "LOC2", "LOC3", "LOC4"]);
   expect(page.headers["x-total-count"]).toBe("5");
   expect(seen.filter((s) => s.startsWith("GET /ocpi/2.2.1/locations?"))).toEqual([
     "GET /ocpi/2.2.1/locations?offset=0&limit=4",
     "GET /ocpi/2.2.1/locations?offset=2&limit=2",
   ]);
+  // the backend is told which of our parties the call is for, and the partner's correlation id
+  expect(lastHeaders).toMatchObject({ "ocpi-to-country-code": "NL", "ocpi-to-party-id": "GWY", "x-correlation-id": "correlation-of-the-partner" });
 });
 
 it("answers 502 / 3001 naming the fields for an invalid object the backend serves", async () => {
