@@ -37,7 +37,7 @@ export type { ChangeFeed, DataChange } from "../core/events/change-feed";
 export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/store/port";
 export type { ChangesPort, ChangeOutcome } from "../core/push/push-spec";
 /** a client of a backend that speaks OCPI (`deps.ocpiBackend`, the proxy adapter) */
-export type { OcpiBackend, OcpiBackendSpec } from "../core/client/ocpi-backend";
+export type { OcpiBackend, OcpiBackendSpec } from "../core/client/ocpi-backend-port";
 export type { HeaderPrefix, Strictness, TokenEncoding } from "../config/types";
 /** a route the backend calls on its adapter (a webhook): `Adapter.inbound`, at /adapters/<name><path> */
 export type { InboundRoute, InboundRequest, InboundReply } from "../core/host/adapter-inbound";

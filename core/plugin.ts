@@ -12,7 +12,7 @@ import type { ChangeFeed } from "./events/change-feed";
 import type { SyncSpec } from "./sync/sync-spec";
 import type { PushSpec } from "./push/push-spec";
 import type { InboundRoute } from "./host/adapter-inbound";
-import type { OcpiBackend, OcpiBackendSpec } from "./client/ocpi-backend";
+import type { OcpiBackend, OcpiBackendSpec } from "./client/ocpi-backend-port";
 
 
 export interface OcpiRequest<B = any> {
