@@ -90,7 +90,8 @@ export class ResponseCache {
       // An answer for several of our parties (party-ports.ts) would have to follow each one's invalidations: not cached.
       if (!route.cache || request.port.parties) return route.handle(request);
       const get = { module, role, party, params: request.params, page: request.page, scope: request.port.scope };
-      return this.readThrough(module, partyKey(party), this.localKey(route, get), ttlMs, () => route.handle(request));
+      const key = partyKey(party);
+      return this.readThrough(module, key, this.localKey(route, get, key), ttlMs, () => route.handle(request));
     }
     if (role !== "RECEIVER") return route.handle(request);
     try {
@@ -105,13 +106,18 @@ export class ResponseCache {
    * The current cached answer of a GET the route caches, or undefined when
    * this process has none (nothing is loaded: serve() does that). For the
    * kernel's fast path (core/host/cached-get.ts): not a lookup until the
-   * kernel serves the reply and says so with peekServed().
+   * kernel serves the reply and says so with peekServed(). Without Redis
+   * the answer is known at once and is not wrapped in a promise (each one
+   * costs the request a share of its few microseconds).
    */
-  async peek(route: RouteSpec, get: CachedGet): Promise<OcpiReply | undefined> {
+  peek(route: RouteSpec, get: CachedGet): OcpiReply | undefined | Promise<OcpiReply | undefined> {
     if (route.method !== "GET" || !route.cache || this.ttlMs(get.module) === 0) return undefined;
-    const token = await this.currentToken(get.module, partyKey(get.party));
-    const hit = this.local.get(this.localKey(route, get));
-    return hit?.token === token ? hit.reply : undefined;
+    const party = partyKey(get.party);
+    const current = (token: string) => {
+      const hit = this.local.get(this.localKey(route, get, party));
+      return hit?.token === token ? hit.reply : undefined;
+    };
+    return this.redis ? this.currentToken(get.module, party).then(current) : current(this.localToken(get.module, party));
   }
 
   /** A reply peek() found was served: a hit (counted by core/metrics/instrument.ts; nothing to do here). */
@@ -149,8 +155,8 @@ export class ResponseCache {
   }
 
   /** Module, our party, interface role, route path with its parameters and the list parameters (and the scope of a per-scope route). */
-  private localKey(route: RouteSpec, get: CachedGet): string {
-    return `${get.module}|${partyKey(get.party)}|${get.role}|${requestKey(route, get)}`;
+  private localKey(route: RouteSpec, get: CachedGet, party: string): string {
+    return `${get.module}|${party}|${get.role}|${requestKey(route, get)}`;
   }
 
   private async readThrough(module: string, party: string, localKey: string, ttlMs: number, load: () => Promise<OcpiReply>): Promise<OcpiReply> {
@@ -188,12 +194,18 @@ export class ResponseCache {
 
   /** The module's and the module-and-party's generation tokens, from Redis when it can be used, else this process's view. */
   private async currentToken(module: string, party: string): Promise<string> {
+    const redis = this.redis;
+    if (!redis) return this.localToken(module, party);
     const names = [module, generationName(module, party)];
     const epochs = names.map((name) => this.generations.epoch(name));
-    const redis = this.redis;
-    const shared = redis && (await this.sharedGenerations(redis, names.map((name) => redis.key(module, "gen", name))));
+    const shared = await this.sharedGenerations(redis, names.map((name) => redis.key(module, "gen", name)));
     if (shared) names.forEach((name, i) => this.generations.adopt(name, shared[i], epochs[i]));
-    return names.map((name) => this.generations.token(name)).join(".");
+    return this.localToken(module, party);
+  }
+
+  /** This process's view of the module's and the module-and-party's generation tokens. */
+  private localToken(module: string, party: string): string {
+    return `${this.generations.token(module)}.${this.generations.token(generationName(module, party))}`;
   }
 
   /**

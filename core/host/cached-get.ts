@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RouteSpec } from "../plugin";
-import type { VersionNumber } from "../protocol/types";
+import type { OcpiReply, RouteSpec } from "../plugin";
+import type { PartnerIdentity } from "../context";
+import type { PartnerRecord } from "../partners/partner-record";
+import type { PartyScope } from "../partners/party-scope";
+import { partyKey, type VersionNumber } from "../protocol/types";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
 import { inScope } from "../partners/party-scope";
@@ -17,6 +20,20 @@ interface Target {
   served: ServedModule;
   version: VersionNumber;
   route: RouteSpec;
+  /** module and interface, as the access log names them */
+  labels: { module: string; interface?: string };
+  /**
+   * The answer's headers but its ids and length, per cached reply, partner
+   * (its identity object, renewed with the registration generation) and
+   * request: the same for every request of a partner's crawl.
+   */
+  headerSets: WeakMap<OcpiReply, WeakMap<PartnerIdentity, Map<string, string[]>>>;
+}
+
+/** A query string's parse and the page it asks for under one page limit. */
+interface ParsedQuery {
+  query: Query;
+  page: PageRequest;
 }
 
 /** Koa's request handler. */
@@ -25,6 +42,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
 /** Distinct query strings whose parse is kept; past this the parses start over (a client inventing query strings). */
 const MAX_QUERIES = 256;
+/** Header sets kept per reply and partner; past this they are built per request (a client inventing query strings). */
+const MAX_HEADER_SETS = 32;
 
 /**
  * Cached GETs answered before Koa: a request for a route without path
@@ -44,7 +63,9 @@ const MAX_QUERIES = 256;
  */
 export class CachedGets {
   private readonly targets = new Map<string, Target>();
-  private readonly queries = new Map<string, Query>();
+  private readonly queries = new Map<string, ParsedQuery>();
+  /** partners' scopes once known, so a request needs no promise for them */
+  private readonly scopes = new WeakMap<PartnerRecord, PartyScope>();
 
   constructor(
     private readonly k: KernelServices & { cache: ResponseCache },
@@ -54,7 +75,9 @@ export class CachedGets {
 
   /** A route the router serves at `path`; only cached GETs without path parameters are answered here. */
   add(path: string, served: ServedModule, version: VersionNumber, route: RouteSpec): void {
-    if (route.method === "GET" && route.cache && !path.includes(":")) this.targets.set(path, { served, version, route });
+    // the first route registered for a path is the one the router runs
+    if (route.method !== "GET" || !route.cache || path.includes(":") || this.targets.has(path)) return;
+    this.targets.set(path, { served, version, route, labels: routeOfPath(path, this.modules), headerSets: new WeakMap() });
   }
 
   /** Answers `req` when it is a cached GET that checks out, else hands it to `next` (Koa); settles when either has. */
@@ -67,7 +90,7 @@ export class CachedGets {
     if (!target || req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) return next(req, res);
     const started = process.hrtime.bigint();
     const ids = requestIdsOf(req.headers);
-    const scope: RouteScope = { ...routeOfPath(path, this.modules), ...ids };
+    const scope: RouteScope = { module: target.labels.module, interface: target.labels.interface, ...ids };
     const handOn = (): Promise<void> | undefined => {
       if (res.headersSent) return undefined;
       earlierIds.set(req, ids);
@@ -94,23 +117,25 @@ export class CachedGets {
     const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(req.headers);
     // addressed to none of several parties of ours: an answer for all of them, never cached
     if (!routing.to && served.parties.length > 1) return false;
-    const partyScope = await scopeOfRecord(k, partner.record);
+    const partyScope = this.scopes.get(partner.record) ?? (await this.scopeOf(partner.record));
     if (routing.from && !inScope(partyScope, routing.from)) return false;
     const party = resolveParty(served.parties, k.config.parties, routing.to);
     const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
-    const query = this.parse(queryText);
-    const page = route.paginated ? parsePageRequest(query, maxPageLimit) : EMPTY_PAGE;
-    const reply = await k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope });
+    const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
+    const found = k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope });
+    const reply = found instanceof Promise ? await found : found;
     if (!reply) return false;
     const rendered = k.cache.memo(reply)?.get(renderedKey(version, route, partner.record.roles[0])) as Rendered | undefined;
     if (!rendered?.data || rendered.drops.length > 0) return false;
 
-    const headers = ["X-Request-ID", scope.requestId!, "X-Correlation-ID", scope.correlationId!];
-    for (const [name, value] of answerHeaders(served, version, partner, party, routing.from, reply)) headers.push(name, value);
-    if (reply.page) for (const [name, value] of pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, path, query)) headers.push(name, value);
     const statusCode = reply.statusCode ?? Status.SUCCESS;
     const body = envelopeBytes(rendered as Rendered & { data: Buffer }, statusCode);
-    headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", String(body.length));
+    const answer = this.headersOf(target, reply, partner, `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`, () => {
+      const headers = [...answerHeaders(served, version, partner, party, routing.from, reply)];
+      if (reply.page) headers.push(...pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, path, query));
+      return [...headers.flat(), "Content-Type", JSON_CONTENT_TYPE];
+    });
+    const headers = ["X-Request-ID", scope.requestId!, "X-Correlation-ID", scope.correlationId!, ...answer, "Content-Length", String(body.length)];
     const httpStatus = reply.httpStatus ?? 200;
     res.writeHead(httpStatus, headers).end(body);
     scope.partner = partner.id;
@@ -119,12 +144,36 @@ export class CachedGets {
     return true;
   }
 
-  private parse(text: string): Query {
-    let query = this.queries.get(text);
-    if (!query) {
-      if (this.queries.size >= MAX_QUERIES) this.queries.clear();
-      this.queries.set(text, (query = parseQuery(text)));
+  /** The header set `key` (the request's query and routing) of a reply for a partner, built once by `build`. */
+  private headersOf(target: Target, reply: OcpiReply, partner: PartnerIdentity, key: string, build: () => string[]): string[] {
+    let byPartner = target.headerSets.get(reply);
+    if (!byPartner) target.headerSets.set(reply, (byPartner = new WeakMap()));
+    let sets = byPartner.get(partner);
+    if (!sets) byPartner.set(partner, (sets = new Map()));
+    let headers = sets.get(key);
+    if (!headers) {
+      headers = build();
+      if (sets.size < MAX_HEADER_SETS) sets.set(key, headers);
     }
-    return query;
+    return headers;
+  }
+
+  private async scopeOf(record: PartnerRecord): Promise<PartyScope> {
+    const scope = await scopeOfRecord(this.k, record);
+    this.scopes.set(record, scope);
+    return scope;
+  }
+
+  /** The query and, for a list (`maxLimit` given), its page; throws as parsePageRequest does. */
+  private parse(text: string, maxLimit: number | undefined): ParsedQuery {
+    const key = `${maxLimit ?? ""}\n${text}`;
+    let parsed = this.queries.get(key);
+    if (!parsed) {
+      const query = parseQuery(text);
+      parsed = { query, page: maxLimit === undefined ? EMPTY_PAGE : parsePageRequest(query, maxLimit) };
+      if (this.queries.size >= MAX_QUERIES) this.queries.clear();
+      this.queries.set(key, parsed);
+    }
+    return parsed;
   }
 }

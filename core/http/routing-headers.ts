@@ -3,20 +3,24 @@ import type { HeaderPrefix } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
 import { invalid } from "./errors";
 
-/** Routing headers are `OCPI-*` in the published protocol and `ROAMING-*` in our spec: read both. */
-const PREFIXES = ["ocpi", "roaming"] as const;
+/** Routing headers are `OCPI-*` in the published protocol and `ROAMING-*` in our spec: read both (names built once, not per request). */
+const namesOf = (name: string): [string, string] => [`ocpi-${name}`, `roaming-${name}`];
+const NAMES = {
+  from: { country: namesOf("from-country-code"), party: namesOf("from-party-id") },
+  to: { country: namesOf("to-country-code"), party: namesOf("to-party-id") },
+};
 
-const read = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  for (const prefix of PREFIXES) {
-    const value = headers[`${prefix}-${name}`];
+const read = (headers: IncomingHttpHeaders, names: [string, string]): string | undefined => {
+  for (const name of names) {
+    const value = headers[name];
     if (typeof value === "string" && value !== "") return value;
   }
   return undefined;
 };
 
 const party = (headers: IncomingHttpHeaders, side: "from" | "to"): PartyRef | undefined => {
-  const country = read(headers, `${side}-country-code`);
-  const partyId = read(headers, `${side}-party-id`);
+  const country = read(headers, NAMES[side].country);
+  const partyId = read(headers, NAMES[side].party);
   if (country === undefined && partyId === undefined) return undefined;
   if (country === undefined || !/^[A-Za-z]{2}$/.test(country))
     throw invalid(`header ${side}-country-code must be 2 letters (ISO 3166-1 alpha-2)`);
