@@ -1,9 +1,11 @@
 import { ciKey, type PageRequest } from "../kit";
 import type { SteveLog } from "./contracts";
 import type { ChargeBoxKeyRow } from "./db/charge-boxes";
+import type { EvseRow } from "./db/rows";
 import type { SteveDb } from "./db/steve-db";
 import { locationIdOf, locationKeys, type LocationKey } from "./mapping/locations";
 import type { SteveMappingSettings } from "./mapping/settings";
+import type { HeldBoxFacts } from "./poll/locations";
 
 /** Oldest first, ties by id: the Sender lists' order (pageOf in ports/transactions.ts). */
 const byTimeThenId = (a: { lastUpdated: number; id: string }, b: { lastUpdated: number; id: string }) =>
@@ -26,21 +28,26 @@ type DatedKey = { id: string; lastUpdated: number };
 /**
  * The order of our Locations in a list, kept in memory so that a page costs
  * O(log N + page) instead of a query over every charge box: one row per
- * charge box (db/charge-boxes.ts `chargeBoxKeys`) read whole once, at the
- * first list, then re-read only for the boxes the poller saw change (update
- * times, status rows, new boxes; `refresh`), and whole again when SteVe's
- * count of charge boxes says one went away. The Locations are kept sorted
- * by (last_updated, id) with their count, so a page and its `total`, date
- * filters included, are binary searches and a slice.
+ * charge box (db/charge-boxes.ts `chargeBoxKeys`) and its EVSE rows, read
+ * whole once, at the first list, then re-read only for the boxes the poller
+ * saw change (update times, status rows, new boxes, and before 3.13 the
+ * facts' hash; `refresh`), and whole again when SteVe's count of charge
+ * boxes says one went away. The Locations are kept sorted by
+ * (last_updated, id) with their count, so a page and its `total`, date
+ * filters included, are binary searches and a slice; the page's Locations
+ * are mapped from the held box and EVSE rows (`boxFacts`) and their current
+ * statuses, read per request.
  *
- * A change reaches the order at the poll that sees it (poll_interval_ms,
- * like its push to partners); the Locations of a page are read from
- * SteVe's current rows. Updates are applied one at a time, in order, so a
+ * A change of a box, its address, EVSEs or plugs reaches a list at the poll
+ * that sees it (poll_interval_ms, like its push to partners); a GET of one
+ * Location reads it all. Updates are applied one at a time, in order, so a
  * whole read and a poll's refresh never overwrite each other's newer rows.
  */
-export class LocationOrder {
+export class LocationOrder implements HeldBoxFacts {
   /** by ciKey(charge_box_id): SteVe's collation makes the id case-insensitive */
   private rows = new Map<string, ChargeBoxKeyRow>();
+  /** EVSE rows by ciKey(charge_box_id) */
+  private evses = new Map<string, EvseRow[]>();
   private keyOf = new Map<string, LocationKey>();
   /** Locations with a last_updated, sorted byTimeThenId */
   private dated: DatedKey[] = [];
@@ -88,10 +95,13 @@ export class LocationOrder {
     return this.update(async () => {
       if (!this.loaded) return;
       if (chargeBoxIds.length) {
-        const fresh = await this.db.chargeBoxKeys(chargeBoxIds);
-        const found = new Set(fresh.map((r) => ciKey(r.chargeBoxId)));
-        for (const id of chargeBoxIds) if (!found.has(ciKey(id))) this.rows.delete(ciKey(id));
+        const [fresh, evses] = await Promise.all([this.db.chargeBoxKeys(chargeBoxIds), this.db.evses(chargeBoxIds)]);
+        for (const id of chargeBoxIds) {
+          this.rows.delete(ciKey(id));
+          this.evses.delete(ciKey(id));
+        }
         for (const row of fresh) this.rows.set(ciKey(row.chargeBoxId), row);
+        this.holdEvses(evses);
         this.rekey(new Set(chargeBoxIds.map((id) => locationIdOf(this.mapping, id))));
       }
       if ((await this.db.chargeBoxCount()) !== this.rows.size) await this.readAll();
@@ -105,9 +115,25 @@ export class LocationOrder {
     return next;
   }
 
+  /** The held rows of these charge boxes (those SteVe had at the last poll). */
+  boxFacts(chargeBoxIds: string[]): { chargeBoxes: ChargeBoxKeyRow[]; evses: EvseRow[] } {
+    const keys = chargeBoxIds.map(ciKey);
+    return { chargeBoxes: keys.flatMap((k) => this.rows.get(k) ?? []), evses: keys.flatMap((k) => this.evses.get(k) ?? []) };
+  }
+
+  private holdEvses(evses: EvseRow[]): void {
+    for (const evse of evses) {
+      const list = this.evses.get(ciKey(evse.chargeBoxId));
+      if (list) list.push(evse);
+      else this.evses.set(ciKey(evse.chargeBoxId), [evse]);
+    }
+  }
+
   private async readAll(): Promise<void> {
-    const rows = await this.db.chargeBoxKeys();
+    const [rows, evses] = await Promise.all([this.db.chargeBoxKeys(), this.db.evses()]);
     this.rows = new Map(rows.map((r) => [ciKey(r.chargeBoxId), r]));
+    this.evses.clear();
+    this.holdEvses(evses);
     this.keyOf.clear();
     this.rekey();
     this.loaded = true;

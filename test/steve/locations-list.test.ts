@@ -10,10 +10,11 @@ import { ALPHA, BETA, createSteveSchema, seedSteve, writerPool } from "../suppor
 import { CPO, eventually, mappingSettings } from "./steve-env";
 
 /**
- * The steve Locations list over HTTP while SteVe changes (the order is kept
- * in memory between polls, adapters/steve/location-order.ts): on each schema
- * generation, a status row moves its Location to the end of the list, a new
- * charge box appears and a deleted one goes, and every answer is checked
+ * The steve Locations list over HTTP while SteVe changes (the order and the
+ * box and EVSE rows are kept in memory between polls,
+ * adapters/steve/location-order.ts): on each schema generation, a status
+ * row moves its Location to the end of the list, an edited address is
+ * listed, a new charge box appears and a deleted one goes, and every answer is checked
  * against the Locations read one by one (GET by id): oldest last_updated
  * first, ties by id, `date_from` inclusive, `date_to` exclusive,
  * X-Total-Count the number in the bounds.
@@ -133,6 +134,16 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
     expect(items.map((l) => l.id)).toEqual([BETA.id, ALPHA.id]);
     await expectOrdered(items);
     await expectPagesAndBounds(items, items[1].last_updated);
+  });
+
+  test("an address edited in SteVe is in the list's page once the poller saw it, and in a GET at once", async () => {
+    await writer.query("UPDATE address a JOIN charge_box cb ON cb.address_pk = a.address_pk SET a.city = 'Potsdam' WHERE cb.charge_box_id = ?", [ALPHA.id]);
+    expect(((await request(`/${ALPHA.id}`)).body as Json).data.city).toBe("Potsdam");
+    const { items } = await eventually(async () => {
+      const list = await get();
+      return list.items.find((l) => l.id === ALPHA.id)?.city === "Potsdam" && list;
+    });
+    await expectOrdered(items);
   });
 
   test("a new charge box is listed and counted, a deleted one is gone", async () => {

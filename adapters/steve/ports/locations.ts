@@ -6,9 +6,10 @@ import { fromDatabase } from "../unavailable";
 /**
  * Locations from SteVe's charge boxes. A list takes its page's ids and
  * `total` from the order kept between polls (location-order.ts: binary
- * searches in memory), then reads and maps only the page's Locations from
- * SteVe's current rows (`loadLocations`: EVSEs, plugs and statuses of those
- * boxes only), so a page costs the same at 10,000 boxes as at 100. With
+ * searches in memory), then maps only the page's Locations from the box and
+ * EVSE rows held there and their statuses read now (`loadLocations`: those
+ * boxes only), so a page costs the same at 10,000 boxes as at 100; a GET of
+ * one Location reads all its rows now. With
  * `publish: false` in the YAML every Location is unpublished, so a list of
  * published ones is empty.
  */
@@ -22,7 +23,7 @@ export const locationsSender = (backend: SteveBackend): LocationsSenderPort => (
       // Locations have no token owner: no scope narrows them.
       const { ids, total } = await engine.locationOrder.page(page, now);
       if (ids.length === 0) return { items: [], total };
-      const { locations } = await loadLocations(ctx, ids);
+      const { locations } = await loadLocations(ctx, ids, engine.locationOrder);
       // A Location gone since the last poll leaves its page one short; the next poll takes it out of the order.
       return { items: ids.flatMap((id) => locations.get(id) ?? []), total };
     }),
