@@ -26,6 +26,7 @@ import type { HubConnections } from "./hub-connections";
 export const RELAY_PATH = "/ocpi/hub/results/";
 const RELAYS = "hub:relays";
 const SWEEP_INTERVAL_MS = 60_000;
+const SWEEP_BATCH = 500;
 
 /**
  * Where a forwarded request carries the response_url its result is posted
@@ -181,8 +182,12 @@ export class ResultRelay {
 
   /** Deletes the relays that expired (their index key is the expiry). */
   async sweep(now = Date.now()): Promise<void> {
-    const expired = await this.deps.store.range<RelayEntry>(RELAYS, { to: now, offset: 0, limit: 500 });
-    await Promise.all(expired.items.map((entry) => this.deps.store.delete(RELAYS, entry.id)));
+    // in batches, until none is left: a busy hub opens more than one batch a minute
+    for (;;) {
+      const expired = await this.deps.store.range<RelayEntry>(RELAYS, { to: now, offset: 0, limit: SWEEP_BATCH });
+      await Promise.all(expired.items.map((entry) => this.deps.store.delete(RELAYS, entry.id)));
+      if (expired.items.length < SWEEP_BATCH) return;
+    }
   }
 
   /** The result read under the receiver's strictness and translated to the sender's version. */
