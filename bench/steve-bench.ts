@@ -317,15 +317,14 @@ export const benchSteve = async (seconds: number, options: { profile?: boolean }
 };
 
 /**
- * Measured once before the fix (commit 2e3d412, same machine, same 10,000 boxes, in-process gateway under
- * --cpu-prof): every list mapped every charge box, and the mapping searched all EVSEs and rebuilt a status
- * index once per Location (quadratic).
+ * How the list got here, measured on this machine (its 2 cores shared with other work, so figures move
+ * ±30 % between runs): the history of this scenario's fixes, printed under the table.
  */
 const BEFORE_FIX = [
-  "Before the fix (commit 2e3d412: each list read all rows and mapped all 10,000 Locations; the mapping searched every EVSE and rebuilt the status index once per Location): " +
-    "one uncached `GET /locations?limit=50` took 24–28 s (offset 0 and 9950 alike, one request at a time, under the profiler). Top self time: `mapLocation` 66.8 %, the two closures it ran per EVSE 13.4 %, GC 10.2 %. " +
-    "Fix: the list reads one row per charge box (update times and newest status row through the indexes, `chargeBoxKeys`), orders, filters and counts those, then reads and maps the page's 50 Locations only; the mapping indexes EVSEs and statuses once; the statuses of a page or a poll read only their EVSEs' rows." +
-    " After it, one request alone takes about 280 ms (270–320 ms, same setup), almost all of it MariaDB answering `chargeBoxKeys` over 10,000 boxes (correlated subqueries per box): under 50 connections requests queue behind that query, so the steve list stays far below local; what is left to do is keeping those keys between polls (the poller sees every change) instead of reading them per request.",
+  "How it got here. (1) Commit 2e3d412: each list read all rows and mapped all 10,000 Locations (the mapping searched every EVSE per Location): 24–28 s a request, `mapLocation` 66.8 % of the CPU profile. " +
+    "(2) Commit 3145ac6: one query over every box for what orders the list (`chargeBoxKeys`, ~280–420 ms alone at 10,000 boxes), then only the page's Locations: 5 requests/s (p50 9,024 ms) against local's 1,552 in the run of 55d9689; in a 5-s run before this fix (a3d66e3) no steve request finished in time, the gateway's profile 65.8 % idle waiting on MariaDB, the rest mostly that query's 10,000 rows (`toRow` 6.2 %, `locationKeys` 2.6 %). " +
+    "(3) Now (issue #10 follow-up): the order (`adapters/steve/location-order.ts`) is kept in memory with the box and EVSE rows, read whole at the first list and re-read per poll only for the boxes the poll saw change (a box count catches deletions); a page and its X-Total-Count are binary searches, and a page costs two queries in one round (its EVSEs' newest status rows through the (pk, status_timestamp) index, and active reservations). " +
+    "What is left is MariaDB's time for those two queries (about 3 ms a page alone on this machine; mariadbd is not pinned and shares the cores with everything else), which keeps steve below local: the gateway's own profile is mostly idle.",
 ];
 
 export const steveTable = (r: SteveBenchResult, before: string[] = BEFORE_FIX): { title: string; lines: string[] } => {
