@@ -32,7 +32,12 @@ export const parseDateTime = (value: string): number | undefined => {
   const { length } = value;
   if (length < 19) return undefined;
   for (const [at, c] of SEPARATORS) if (value.charCodeAt(at) !== c) return undefined;
-  const [y, mo, d, h, mi, s] = [digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2), digits(value, 11, 2), digits(value, 14, 2), digits(value, 17, 2)];
+  const y = digits(value, 0, 4);
+  const mo = digits(value, 5, 2);
+  const d = digits(value, 8, 2);
+  const h = digits(value, 11, 2);
+  const mi = digits(value, 14, 2);
+  const s = digits(value, 17, 2);
   if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0) return undefined;
   let at = 19;
   let ms = 0;

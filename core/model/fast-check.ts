@@ -150,18 +150,26 @@ const checksOf = (zod: Internals): Internals[] | undefined => {
 
 /**
  * Runs zod's checks as its parse would on a value without issues; false at the first issue, change or
- * promise (an asynchronous refinement, which zod's synchronous parse refuses in turn).
+ * promise (an asynchronous refinement, which zod's synchronous parse refuses in turn). One payload serves
+ * every run, emptied first: no check runs another, and a payload each was most of what this allocated.
  */
 const passes = (checks: Internals[], value: unknown): boolean => {
-  const payload: Payload = { value, issues: [] };
-  for (const check of checks) {
-    if (check.def.when && !check.def.when(payload)) continue;
-    const result = check.check!(payload);
-    if (result instanceof Promise) {
-      result.catch(() => undefined);
-      return false;
+  payload.value = value;
+  payload.issues.length = 0;
+  try {
+    for (const check of checks) {
+      if (check.def.when && !check.def.when(payload)) continue;
+      const result = check.check!(payload);
+      if (result instanceof Promise) {
+        result.catch(() => undefined);
+        return false;
+      }
+      if (payload.issues.length > 0 || payload.value !== value) return false;
     }
-    if (payload.issues.length > 0 || payload.value !== value) return false;
+    return true;
+  } finally {
+    payload.value = undefined;
   }
-  return true;
 };
+
+const payload: Payload = { value: undefined, issues: [] };
