@@ -1,14 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ObservedRequest } from "../host/access-log";
 import { HourlyFigures } from "./hourly-figures";
+import { DeferredCounter } from "./deferred-counter";
 
 /** Seconds: from a cached answer (about 1 ms) to a partner's timeout. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
 /** the label of a request no partner could be named for (no token, an unknown one) */
 export const NO_PARTNER = "none";
-
-type RequestLabels = Record<"partner" | "module" | "interface" | "method" | "http_status" | "status_code", string>;
 
 /** A gauge read when scraped: `collect` sets its values (from the store, say) and may fail, leaving it empty. */
 export type GaugeCollector = (set: (labels: Record<string, string>, value: number) => void) => Promise<void>;
@@ -27,22 +26,10 @@ export class GatewayMetrics {
   /** the last hour per partner, for the status page */
   readonly hourly = new HourlyFigures();
 
-  /**
-   * Requests counted since the last scrape, by label set. prom-client hashes
-   * and checks the labels on every inc(), which costs a cached answer a
-   * noticeable share of its time; here a request is one map lookup, and the
-   * counts go to the counter when it is read.
-   */
-  private readonly uncounted = new Map<string, { labels: RequestLabels; count: number }>();
-  private readonly requests = new Counter({
+  private readonly requests = new DeferredCounter(this.registry, {
     name: "ocpi_requests_total",
     help: "Requests served, by partner, module, interface, HTTP method, HTTP status and OCPI status_code",
     labelNames: ["partner", "module", "interface", "method", "http_status", "status_code"] as const,
-    registers: [this.registry],
-    collect: () => {
-      for (const { labels, count } of this.uncounted.values()) this.requests.inc(labels, count);
-      this.uncounted.clear();
-    },
   });
   private readonly requestSeconds = new Histogram({
     name: "ocpi_request_duration_seconds",
@@ -64,11 +51,10 @@ export class GatewayMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  private readonly cache = new Counter({
+  private readonly cache = new DeferredCounter(this.registry, {
     name: "ocpi_cache_requests_total",
     help: "Cacheable sender GETs by module and result: hit (served without the adapter) or miss (the adapter was asked)",
     labelNames: ["module", "result"] as const,
-    registers: [this.registry],
   });
   private readonly adapterCalls = new Counter({
     name: "ocpi_adapter_calls_total",
@@ -126,10 +112,14 @@ export class GatewayMetrics {
     const method = METHODS.has(r.method) ? r.method : "OTHER";
     const iface = r.interface ?? "";
     const statusCode = r.statusCode === undefined ? "" : String(r.statusCode);
-    const key = `${partner}\u0000${r.module}\u0000${iface}\u0000${method}\u0000${r.httpStatus}\u0000${statusCode}`;
-    const uncounted = this.uncounted.get(key);
-    if (uncounted) uncounted.count++;
-    else this.uncounted.set(key, { labels: { partner, module: r.module, interface: iface, method, http_status: String(r.httpStatus), status_code: statusCode }, count: 1 });
+    this.requests.inc(`${partner}\u0000${r.module}\u0000${iface}\u0000${method}\u0000${r.httpStatus}\u0000${statusCode}`, () => ({
+      partner,
+      module: r.module,
+      interface: iface,
+      method,
+      http_status: String(r.httpStatus),
+      status_code: statusCode,
+    }));
     this.requestSeconds.observe({ partner, module: r.module, interface: iface, method }, r.seconds);
     if (r.partner && r.module !== "admin") this.hourly.request(r.partner, isError(r), r.seconds);
   }
@@ -141,7 +131,8 @@ export class GatewayMetrics {
   }
 
   cacheLookup(module: string, hit: boolean): void {
-    this.cache.inc({ module, result: hit ? "hit" : "miss" });
+    const result = hit ? "hit" : "miss";
+    this.cache.inc(`${module}\u0000${result}`, () => ({ module, result }));
   }
 
   adapterCall(adapter: string, port: string, method: string, failed: boolean, seconds: number): void {
