@@ -15,19 +15,32 @@ interface ProfileNode {
   children?: number[];
 }
 
+interface Profile {
+  nodes: ProfileNode[];
+  /** the node sampled, one per sample */
+  samples: number[];
+  startTime: number;
+  endTime: number;
+}
+
 export interface Frame {
   frame: string;
-  selfPercent: number;
+  /** µs of the frame's self time per request served */
+  micros: number;
 }
+
+/** The load of the profiled run: fixed, so the gateway is not saturated and its samples are its work (idle apart). */
+const PROFILE_RATE = 3000;
 
 /**
  * `npm run bench -- profile`: the bench gateway (SQLite, 1,000 Locations,
  * default cache) under `node --cpu-prof` while autocannon sends the cached
- * `GET /ocpi/2.3.0/sender/locations?limit=50`; the frames with the most self
- * time, as a share of all samples (idle and GC included, so the shares show
- * where the core goes).
+ * `GET /ocpi/2.3.0/sender/locations?limit=50` at a fixed 3,000 requests/s;
+ * the frames with the most self time, in µs per request served, from the
+ * first request on (start-up left out). On a shared machine a share of all
+ * samples says little; time per request compares across runs.
  */
-export const profileCachedLocations = async (seconds: number, top = 20): Promise<{ frames: Frame[]; requestsPerSecond: number }> => {
+export const profileCachedLocations = async (seconds: number, top = 20): Promise<{ frames: Frame[]; busyMicros: number; requests: number }> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-profile-"));
   try {
     const port = await freePort();
@@ -36,7 +49,7 @@ export const profileCachedLocations = async (seconds: number, top = 20): Promise
     const token = await registerBenchPartner(config);
     const profiles = path.join(dir, "profiles");
     const gateway = spawnOnServerCore(["--cpu-prof", "--cpu-prof-dir", profiles, CLI, "start", "--config", path.join(dir, "gateway.yaml")]);
-    let requestsPerSecond = 0;
+    let requests = 0;
     try {
       await waitForOutput(gateway, "listening on");
       const url = `http://${HOST}:${port}/ocpi/2.3.0/sender/locations?limit=50`;
@@ -44,33 +57,38 @@ export const profileCachedLocations = async (seconds: number, top = 20): Promise
       const sample = await fetch(url, { headers });
       if (sample.status !== 200) throw new Error(`gateway answered ${sample.status}`);
       await sample.arrayBuffer();
-      requestsPerSecond = (await load("profile", url, headers, seconds)).requestsPerSecond;
+      requests = Math.round((await load("profile", url, headers, seconds, { rate: PROFILE_RATE })).requestsPerSecond * seconds) + 1;
     } finally {
       await stop(gateway);
     }
     const file = readdirSync(profiles).find((f) => f.endsWith(".cpuprofile"));
     if (!file) throw new Error("the gateway wrote no CPU profile");
-    return { frames: topFrames(JSON.parse(readFileSync(path.join(profiles, file), "utf8")) as { nodes: ProfileNode[] }, top), requestsPerSecond };
+    return { ...perRequest(JSON.parse(readFileSync(path.join(profiles, file), "utf8")) as Profile, requests, top), requests };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 };
 
-/** Self time by function and place (file:line, shortened to the project or package), largest first. */
-export const topFrames = (profile: { nodes: ProfileNode[] }, top: number): Frame[] => {
+/** Self time by function and place (file:line, shortened to the project or package), largest first, per request; idle left out. */
+const perRequest = (profile: Profile, requests: number, top: number): { frames: Frame[]; busyMicros: number } => {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const sampleMicros = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
+  // from the first request's headers on: module loading and start-up are not the requests' time
+  const first = Math.max(0, profile.samples.findIndex((id) => nodes.get(id)?.callFrame.functionName === "parserOnHeadersComplete"));
   const byFrame = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0;
-    total += hits;
-    const { functionName, url, lineNumber } = node.callFrame;
+  for (const id of profile.samples.slice(first)) {
+    const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
+    if (functionName === "(idle)") continue;
     const frame = `${functionName || "(anonymous)"} ${shortUrl(url)}${url ? `:${lineNumber + 1}` : ""}`.trim();
-    byFrame.set(frame, (byFrame.get(frame) ?? 0) + hits);
+    byFrame.set(frame, (byFrame.get(frame) ?? 0) + 1);
   }
-  return [...byFrame.entries()]
+  const micros = (hits: number) => (hits * sampleMicros) / Math.max(1, requests);
+  const busy = [...byFrame.values()].reduce((sum, hits) => sum + hits, 0);
+  const frames = [...byFrame.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([frame, hits]) => ({ frame, selfPercent: (100 * hits) / Math.max(1, total) }));
+    .map(([frame, hits]) => ({ frame, micros: micros(hits) }));
+  return { frames, busyMicros: micros(busy) };
 };
 
 const shortUrl = (url: string): string => {
@@ -81,10 +99,10 @@ const shortUrl = (url: string): string => {
   return url.replace(/^file:\/\//, "");
 };
 
-export const profileTable = (result: { frames: Frame[]; requestsPerSecond: number }): string[] => [
-  `${Math.round(result.requestsPerSecond)} requests/s under the profiler (which slows the gateway down).`,
+export const profileTable = (result: { frames: Frame[]; busyMicros: number; requests: number }): string[] => [
+  `${result.requests} requests at a fixed ${PROFILE_RATE}/s under the profiler (which slows the gateway down): ${result.busyMicros.toFixed(1)} µs of CPU per request in all (idle left out).`,
   "",
-  "| frame | self % |",
+  "| frame | self µs per request |",
   "|---|---:|",
-  ...result.frames.map((f) => `| \`${f.frame.replace(/\|/g, "\\|")}\` | ${f.selfPercent.toFixed(1)} |`),
-  ];
+  ...result.frames.map((f) => `| \`${f.frame.replace(/\|/g, "\\|")}\` | ${f.micros.toFixed(2)} |`),
+];
