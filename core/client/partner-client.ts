@@ -11,6 +11,7 @@ import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
 import { describeIssues } from "../http/errors";
 import { outboundPolicy } from "../partners/outbound-policy";
+import { addresseeOf } from "./addressee";
 
 export interface ModuleCall {
   module: ModuleId;
@@ -24,7 +25,7 @@ export interface ModuleCall {
   body?: { type: ObjectType<any>; value: unknown };
   /** our sending party; default: our first party */
   from?: PartyRef;
-  /** the addressed party; default: the partner's first role */
+  /** the party the call is for (core/client/addressee.ts makes it the to-headers); absent: data for everyone */
   to?: PartyRef;
   /**
    * owner of the object a GET reads, for versions whose objects name none (2.1.1);
@@ -102,7 +103,7 @@ export class PartnerClient {
       version: record.version,
       headerPrefix: config.header_prefix,
       from: routed ? (from ?? this.config.parties[0]) : undefined,
-      to: routed ? (to ?? record.roles[0]) : undefined,
+      to: routed ? addresseeOf(record, config, to) : undefined,
     };
   }
 

@@ -5,7 +5,7 @@ import type { EnqueueRequest, Outbox } from "../outbox/outbox";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { LossyTranslationLog } from "../model/lossy";
-import { partyKey, sameParty } from "../protocol/types";
+import { partyKey, sameParty, type PartyRef } from "../protocol/types";
 import { inScope, type PartyScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { changeObjectOf, defaultTarget, type PushSpec } from "./push-spec";
@@ -42,8 +42,11 @@ export class PushFanOut {
       this.log.warn({ module: change.module, depth: change.path.length }, "change below the module's deepest object; not pushed");
       return;
     }
-    const partners = await this.audienceOf(change, spec, await entitledPartners(this.registry, change.module));
-    await this.outbox.enqueueAll(partners.map((partner) => this.messageFor(partner, change, spec)));
+    const entitled = await entitledPartners(this.registry, change.module);
+    if (entitled.length === 0) return;
+    const audience = await this.audienceOf(change, spec);
+    const partners = await this.reachedBy(audience, change, entitled);
+    await this.outbox.enqueueAll(partners.map((partner) => this.messageFor(partner, change, spec, audience)));
   }
 
   /** A partner's scope as the kernel computes it for its requests: what is pushed to it is what it could read. */
@@ -51,10 +54,13 @@ export class PushFanOut {
     return scopeOf(this.config, this.registry, partner);
   }
 
+  /** The one party a change is for (`PushSpec.audience`), "all" when it is for everyone. */
+  private async audienceOf(change: DataChange, spec: PushSpec): Promise<PartyRef | "all" | undefined> {
+    return spec.audience ? spec.audience(change) : "all";
+  }
+
   /** The entitled partners a change may reach: all of them, or those whose scope includes the change's audience. */
-  private async audienceOf(change: DataChange, spec: PushSpec, partners: PartnerRecord[]): Promise<PartnerRecord[]> {
-    if (!spec.audience || partners.length === 0) return partners;
-    const audience = await spec.audience(change);
+  private async reachedBy(audience: PartyRef | "all" | undefined, change: DataChange, partners: PartnerRecord[]): Promise<PartnerRecord[]> {
     if (audience === "all") return partners;
     if (!audience) {
       this.log.warn({ module: change.module, path: change.path }, "change whose audience is unknown (no token owner); pushed to nobody");
@@ -67,10 +73,14 @@ export class PushFanOut {
 
   /** Queues one change for one partner (a full resync does). */
   async enqueueFor(partner: PartnerRecord, change: DataChange, spec: PushSpec): Promise<void> {
-    await this.outbox.enqueue(this.messageFor(partner, change, spec));
+    await this.outbox.enqueue(this.messageFor(partner, change, spec, await this.audienceOf(change, spec)));
   }
 
-  private messageFor(partner: PartnerRecord, change: DataChange, spec: PushSpec): EnqueueRequest {
+  /**
+   * The message to one partner, addressed to the change's audience (the token's owner of a Session or CDR,
+   * reached through a hub too), or to nobody in particular when it is for everyone (core/client/addressee.ts).
+   */
+  private messageFor(partner: PartnerRecord, change: DataChange, spec: PushSpec, audience: PartyRef | "all" | undefined): EnqueueRequest {
     const method = spec.methods[change.kind]!;
     const version = partner.version!;
     const { type } = changeObjectOf(spec, change)!;
@@ -82,7 +92,7 @@ export class PushFanOut {
     const collapse = spec.collapse?.(change);
     return {
       partnerId: partner.id,
-      request: { method, target: { module: change.module, role: "RECEIVER", path, query }, body, from: change.owner },
+      request: { method, target: { module: change.module, role: "RECEIVER", path, query }, body, from: change.owner, to: audience === "all" ? undefined : audience },
       label: `${method} ${change.module} ${object}`,
       collapseKey: collapse ? `${change.module}:${object}:${collapse}` : undefined,
       // the object's path: a Location's PUT and its EVSEs' PATCHes need their order, two EVSEs' do not (OutboxMessage.orderKey)
