@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, type GatewayConfig } from "../../config/types";
-import type { ModuleId, PartyRef, VersionNumber } from "../protocol/types";
+import { sameParty, type ModuleId, type PartyRef, type VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PendingRequests } from "./pending-requests";
 import { Status } from "../protocol/status";
@@ -21,6 +21,8 @@ export interface SentRequest<Response> {
   version: VersionNumber;
   /** our party that sent it */
   party: PartyRef;
+  /** the party it is for, when the backend named one behind a hub (its to-headers); its outcome must come from it */
+  to?: PartyRef;
   /** the partner's immediate answer, once it came */
   response?: Response;
   /** outcome POSTs received for it (more than one means the partner repeated itself) */
@@ -104,6 +106,8 @@ export interface PostedOutcome<D> {
   uid: string;
   /** the partner that posted it */
   partnerId: string;
+  /** the party its from-headers name (absent in 2.1.1) */
+  from?: PartyRef;
   /** whether the request is the one the URL names (e.g. its command type) */
   belongs: (data: D) => boolean;
   outcome: unknown;
@@ -111,6 +115,13 @@ export interface PostedOutcome<D> {
   what: string;
   log: Logger;
 }
+
+/**
+ * A request addressed to a party behind a hub takes its outcome from that party only: the hub relays it with
+ * the receiver's from-headers (core/hub/result-relay.ts). Without from-headers, the partner and the URL decide.
+ */
+const fromAddressee = (data: SentRequest<unknown>, from: PartyRef | undefined): boolean =>
+  !data.to || !from || sameParty(data.to, from);
 
 /**
  * An outcome POSTed to one of our response_urls. Only the partner the request
@@ -126,7 +137,7 @@ export interface PostedOutcome<D> {
 export const receiveOutcome = async <D extends SentRequest<unknown>>(posted: PostedOutcome<D>): Promise<void> => {
   const { pending, kind, uid, what } = posted;
   const entry = await pending.get<D, unknown>(kind, uid);
-  if (!entry || entry.data.partnerId !== posted.partnerId || !posted.belongs(entry.data)) throw notFound(what);
+  if (!entry || entry.data.partnerId !== posted.partnerId || !posted.belongs(entry.data) || !fromAddressee(entry.data, posted.from)) throw notFound(what);
   await pending.modify<D, unknown>(kind, uid, (d) => ({ ...d, callbacks: d.callbacks + 1 }));
   const settlement = await pending.settle(kind, uid, posted.outcome, { afterClose: true });
   if (settlement === "unknown") throw notFound(what);

@@ -60,6 +60,6 @@ export class ChargingProfilesPlugin extends AsyncModulePlugin<
   protected createSender(port: ChargingProfilesSenderPort): ProfileRequestSender {
     const log = this.log.child({ module: this.module });
     const client = new ChargingProfilesClient(this.partners, asyncTimeoutSeconds(this.config), log);
-    return new ProfileRequestSender(port, this.pending, client, this.registry, this.config, log);
+    return new ProfileRequestSender(port, this.pending, client, this.registry, this.store, this.config, log);
   }
 }

@@ -5,6 +5,8 @@ import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
 import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { Store } from "../../core/store/port";
+import type { PartyRef } from "../../core/protocol/types";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
@@ -12,6 +14,7 @@ import { receiveOutcome, registeredVersion, responseUrlFor, sendTracked, type Se
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponse, ChargingProfileResult, ProfileOperation } from "./model";
 import type { ChargingProfilesSenderPort } from "./ports";
 import type { ChargingProfilesClient } from "./client";
+import { targetParty } from "../hubclientinfo/reachable";
 import { chargingProfileSchema } from "./schemas";
 import { activeChargingProfileType, chargingProfileResultType } from "./translate";
 
@@ -48,6 +51,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
     private readonly pending: PendingRequests,
     private readonly client: ChargingProfilesClient,
     private readonly registry: PartnerRegistry,
+    private readonly store: Store,
     private readonly config: GatewayConfig,
     private readonly log: Logger,
   ) {}
@@ -72,6 +76,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
     ];
   }
 
+  /** Each request may name `?to=NLCPO`, a CPO party behind the partner, a hub (plugins/hubclientinfo/reachable.ts). */
   adminRoutes(): AdminRoute[] {
     return [
       {
@@ -81,7 +86,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
           const duration = (req.body as { duration?: unknown } | undefined)?.duration;
           if (typeof duration !== "number" || !Number.isInteger(duration) || duration < 0)
             throw invalid("/duration: must be a whole number of seconds (0 or more)");
-          return { data: await this.issue(req, "GET_ACTIVE_PROFILE", (sessionId, url) => this.client.getActive(req.params.partner, sessionId, duration, url)) };
+          return { data: await this.issue(req, "GET_ACTIVE_PROFILE", (sessionId, url, to) => this.client.getActive(req.params.partner, sessionId, duration, url, to)) };
         },
       },
       {
@@ -91,14 +96,14 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
           const parsed = chargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
           if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
           const profile = parsed.data as ChargingProfile;
-          return { data: await this.issue(req, "SET_PROFILE", (sessionId, url) => this.client.set(req.params.partner, sessionId, profile, url)) };
+          return { data: await this.issue(req, "SET_PROFILE", (sessionId, url, to) => this.client.set(req.params.partner, sessionId, profile, url, to)) };
         },
       },
       {
         method: "DELETE",
         path: "/chargingprofiles/:partner/:session_id",
         handle: async (req) => ({
-          data: await this.issue(req, "CLEAR_PROFILE", (sessionId, url) => this.client.clear(req.params.partner, sessionId, url)),
+          data: await this.issue(req, "CLEAR_PROFILE", (sessionId, url, to) => this.client.clear(req.params.partner, sessionId, url, to)),
         }),
       },
       {
@@ -129,17 +134,18 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
   private async issue(
     req: AdminRequest,
     operation: ProfileOperation,
-    call: (sessionId: string, responseUrl: string) => Promise<ChargingProfileResponse>,
+    call: (sessionId: string, responseUrl: string, to: PartyRef | undefined) => Promise<ChargingProfileResponse>,
   ) {
     const partnerId = req.params.partner;
     const sessionId = sessionIdOf(req.params.session_id);
     const version = await registeredVersion(this.registry, partnerId);
     if (version === "2.1.1") throw invalid(`chargingprofiles does not exist in OCPI 2.1.1, the version of partner ${partnerId}`);
+    const to = await targetParty(this.config, this.store, this.registry, partnerId, req.query.to);
     const uid = randomUUID();
     const responseUrl = responseUrlFor(this.config, version, "chargingprofiles", `/results/${uid}`);
     const { country_code, party_id } = this.config.parties[0];
-    const data: SentProfileData = { partnerId, operation, sessionId, version, party: { country_code, party_id }, callbacks: 0 };
-    const response = await sendTracked(this.pending, SENT_PROFILE_REQUESTS, uid, data, this.config, () => call(sessionId, responseUrl));
+    const data: SentProfileData = { partnerId, operation, sessionId, version, party: { country_code, party_id }, to, callbacks: 0 };
+    const response = await sendTracked(this.pending, SENT_PROFILE_REQUESTS, uid, data, this.config, () => call(sessionId, responseUrl, to));
     return { uid, response };
   }
 
@@ -149,6 +155,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
       kind: SENT_PROFILE_REQUESTS,
       uid: req.params.uid,
       partnerId: req.ctx.partner.id,
+      from: req.ctx.from,
       belongs: () => true,
       outcome: req.body as ChargingProfileResult,
       what: "Charging profile request",
@@ -162,6 +169,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
 const view = (entry: PendingEntry<SentProfileData, Outcome>) => ({
   uid: entry.id,
   partner_id: entry.data.partnerId,
+  to: entry.data.to,
   operation: entry.data.operation,
   session_id: entry.data.sessionId,
   state: entry.state,

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { PartnerClient } from "../../core/client/partner-client";
 import type { LossyTranslationLog } from "../../core/model/lossy";
-import type { VersionNumber } from "../../core/protocol/types";
+import type { PartyRef, VersionNumber } from "../../core/protocol/types";
 import { parseImmediateAnswer } from "../../core/async/immediate-answer";
 import type { CommandRequest, CommandResponse } from "./model";
 import type { CommandSpec } from "./command-types";
@@ -17,14 +17,15 @@ export class CommandsClient {
     private readonly log: Logger,
   ) {}
 
-  /** The partner's CommandResponse; a refusal (2xxx) or failure is a PartnerCallError. */
-  async send(partnerId: string, version: VersionNumber, spec: CommandSpec, request: CommandRequest): Promise<CommandResponse> {
+  /** The partner's CommandResponse; a refusal (2xxx) or failure is a PartnerCallError. `to`: the party it is for (a CPO behind a hub). */
+  async send(partnerId: string, version: VersionNumber, spec: CommandSpec, request: CommandRequest, to?: PartyRef): Promise<CommandResponse> {
     const result = await this.partners.call(partnerId, {
       module: "commands",
       role: "RECEIVER",
       method: "POST",
       path: `/${spec.type}`,
       body: { type: spec.request, value: request },
+      to,
     });
     const schema = commandResponseType.schema(version, "full");
     const data = await this.partners.repaired(partnerId, commandResponseType.name, schema, result.envelope.data);

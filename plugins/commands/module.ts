@@ -2,6 +2,7 @@ import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { Role, VersionNumber } from "../../core/protocol/types";
+import type { Store } from "../../core/store/port";
 import { AsyncModulePlugin } from "../../core/async/async-module";
 import { TOKENS } from "../../core/tokens";
 import { PendingRequests } from "../../core/async/pending-requests";
@@ -39,6 +40,7 @@ export class CommandsPlugin extends AsyncModulePlugin<CommandsReceiverPort, Comm
     private readonly lossy: LossyTranslationLog,
     private readonly partners: PartnerClient,
     private readonly registry: PartnerRegistry,
+    @inject(TOKENS.Store) private readonly store: Store,
   ) {
     super(pending);
   }
@@ -50,6 +52,6 @@ export class CommandsPlugin extends AsyncModulePlugin<CommandsReceiverPort, Comm
   protected createSender(port: CommandsSenderPort): CommandSender {
     const log = this.log.child({ module: this.module });
     const client = new CommandsClient(this.partners, this.lossy, asyncTimeoutSeconds(this.config), log);
-    return new CommandSender(port, this.pending, client, this.registry, this.config, log);
+    return new CommandSender(port, this.pending, client, this.registry, this.store, this.config, log);
   }
 }

@@ -5,6 +5,7 @@ import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
 import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { Store } from "../../core/store/port";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
@@ -14,6 +15,7 @@ import type { CommandsSenderPort } from "./ports";
 import { commandSpecOf } from "./command-types";
 import { commandResultType } from "./translate";
 import type { CommandsClient } from "./client";
+import { targetParty } from "../hubclientinfo/reachable";
 
 /** Pending-request kind of the commands the backend issued to partners. */
 export const SENT_COMMANDS = "commands.sent";
@@ -40,6 +42,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
     private readonly pending: PendingRequests,
     private readonly client: CommandsClient,
     private readonly registry: PartnerRegistry,
+    private readonly store: Store,
     private readonly config: GatewayConfig,
     private readonly log: Logger,
   ) {}
@@ -51,6 +54,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
 
   adminRoutes(): AdminRoute[] {
     return [
+      // ?to=NLCPO: a CPO party behind the partner, a hub (plugins/hubclientinfo/reachable.ts)
       { method: "POST", path: "/commands/:partner/:command", handle: async (req) => ({ data: await this.issue(req) }) },
       {
         method: "GET",
@@ -84,6 +88,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
     const version = await registeredVersion(this.registry, partnerId);
     if (!spec.versions.includes(version)) throw invalid(`${spec.type} does not exist in OCPI ${version}, the version of partner ${partnerId}`);
     if (typeof req.body !== "object" || req.body === null || Array.isArray(req.body)) throw invalid(`Request body with a ${spec.request.name} is required`);
+    const to = await targetParty(this.config, this.store, this.registry, partnerId, req.query.to);
 
     const uid = randomUUID();
     const response_url = responseUrlFor(this.config, version, "commands", `/${spec.type}/${uid}`);
@@ -91,9 +96,9 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
     if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
 
     const { country_code, party_id } = this.config.parties[0];
-    const data: SentCommandData = { partnerId, type: spec.type, version, party: { country_code, party_id }, callbacks: 0 };
+    const data: SentCommandData = { partnerId, type: spec.type, version, party: { country_code, party_id }, to, callbacks: 0 };
     const response = await sendTracked(this.pending, SENT_COMMANDS, uid, data, this.config, () =>
-      this.client.send(partnerId, version, spec, parsed.data as CommandRequest),
+      this.client.send(partnerId, version, spec, parsed.data as CommandRequest, to),
     );
     return { uid, response };
   }
@@ -105,6 +110,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
       kind: SENT_COMMANDS,
       uid,
       partnerId: req.ctx.partner.id,
+      from: req.ctx.from,
       belongs: (d) => d.type === command,
       outcome: req.body,
       what: "Command",
@@ -118,6 +124,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
 const view = (entry: PendingEntry<SentCommandData, CommandResult>) => ({
   uid: entry.id,
   partner_id: entry.data.partnerId,
+  to: entry.data.to,
   command: entry.data.type,
   state: entry.state,
   response: entry.data.response,

@@ -1,0 +1,38 @@
+import type { GatewayConfig } from "../../config/types";
+import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { PartyRef } from "../../core/protocol/types";
+import type { Store } from "../../core/store/port";
+import { sameParty } from "../../core/protocol/types";
+import { isConfiguredHub } from "../../core/partners/scope-of";
+import { invalid } from "../../core/http/errors";
+import { getReceived } from "./received";
+
+const PARTY = /^([A-Za-z]{2})([A-Za-z0-9]{3})$/;
+
+/**
+ * The party a request the backend sends to partner `partnerId` is for (admin API `?to=NLCPO`), which becomes
+ * its to-headers (core/client/addressee.ts) and is checked on the result that comes back. Absent: none named
+ * (the partner's own party). Named: a party the partner registered with (its credentials roles; a 2.3.0 hub
+ * lists the parties reachable through it there, ocpi-notes §2.3), or, when the operator configured the partner
+ * as a hub, one it reported in hubclientinfo (2.2.1 hubs report their parties only there). Never one of ours.
+ * Anything else is 2001 naming `to`: nothing is sent.
+ */
+export const targetParty = async (
+  config: GatewayConfig,
+  store: Store,
+  registry: PartnerRegistry,
+  partnerId: string,
+  raw: string | undefined,
+): Promise<PartyRef | undefined> => {
+  if (raw === undefined) return undefined;
+  const match = PARTY.exec(raw);
+  if (!match) throw invalid("to: must be a country code and party id (5 characters, e.g. NLCPO)");
+  const party = { country_code: match[1].toUpperCase(), party_id: match[2].toUpperCase() };
+  const record = await registry.get(partnerId);
+  const listed =
+    !config.parties.some((p) => sameParty(p, party)) &&
+    (record?.roles.some((r) => r.role !== "HUB" && sameParty(r, party)) ||
+      (isConfiguredHub(registry.configOf(partnerId)) && (await getReceived(store, partnerId, party)) !== undefined));
+  if (!listed) throw invalid(`to: ${raw} is not a party partner ${partnerId} lists (credentials roles or hubclientinfo)`);
+  return party;
+};
