@@ -1,7 +1,7 @@
 import { ciKey, type PageRequest } from "../kit";
 import type { SteveLog } from "./contracts";
 import type { ChargeBoxKeyRow } from "./db/charge-boxes";
-import type { EvseRow } from "./db/rows";
+import type { ActiveReservation, EvseRow, EvseStatusFacts } from "./db/rows";
 import type { SteveDb } from "./db/steve-db";
 import { locationIdOf, locationKeys, type LocationKey } from "./mapping/locations";
 import type { SteveMappingSettings } from "./mapping/settings";
@@ -25,22 +25,27 @@ function firstAtOrAfter(keys: { lastUpdated: number }[], time: number): number {
 
 type DatedKey = { id: string; lastUpdated: number };
 
+/** How far behind the last read heartbeats are read again (SteVe writes them with its clock; commits land late). */
+const HEARTBEAT_OVERLAP_MS = 60_000;
+
 /**
- * The order of our Locations in a list, kept in memory so that a page costs
- * O(log N + page) instead of a query over every charge box: one row per
- * charge box (db/charge-boxes.ts `chargeBoxKeys`) and its EVSE rows, read
- * whole once, at the first list, then re-read only for the boxes the poller
- * saw change (update times, status rows, new boxes, and before 3.13 the
- * facts' hash; `refresh`), and whole again when SteVe's count of charge
+ * The Locations list, kept in memory so that a page costs O(page) instead
+ * of queries over every charge box: one row per charge box
+ * (db/charge-boxes.ts `chargeBoxKeys`), its EVSE rows and what decides
+ * their statuses (newest status rows, registration, heartbeat), read whole
+ * once, at the first list, then re-read at each poll only for the boxes the
+ * poll saw change (update times, status rows, new boxes, and before 3.13
+ * the facts' hash; `refresh`), with the heartbeats sent since the last poll
+ * and the active reservations; whole again when SteVe's count of charge
  * boxes says one went away. The Locations are kept sorted by
  * (last_updated, id) with their count, so a page and its `total`, date
- * filters included, are binary searches and a slice; the page's Locations
- * are mapped from the held box and EVSE rows (`boxFacts`) and their current
- * statuses, read per request.
+ * filters included, are binary searches and a slice, and its Locations are
+ * mapped from the held rows (`boxFacts`) at the time of the request (a
+ * reservation expiring or a heartbeat going stale counts then).
  *
- * A change of a box, its address, EVSEs or plugs reaches a list at the poll
- * that sees it (poll_interval_ms, like its push to partners); a GET of one
- * Location reads it all. Updates are applied one at a time, in order, so a
+ * A change in SteVe reaches a list at the poll that sees it
+ * (poll_interval_ms, with its push to partners); a GET of one Location
+ * reads it all at once. Updates are applied one at a time, in order, so a
  * whole read and a poll's refresh never overwrite each other's newer rows.
  */
 export class LocationOrder implements HeldBoxFacts {
@@ -48,6 +53,12 @@ export class LocationOrder implements HeldBoxFacts {
   private rows = new Map<string, ChargeBoxKeyRow>();
   /** EVSE rows by ciKey(charge_box_id) */
   private evses = new Map<string, EvseRow[]>();
+  /** what decides each EVSE's status, by ciKey(charge_box_id); reservations are held apart */
+  private statuses = new Map<string, EvseStatusFacts[]>();
+  /** active reservations by EVSE pk, read whole at each poll (SteVe before 3.13 dates none of their changes) */
+  private reservations = new Map<number, ActiveReservation>();
+  /** SteVe's clock when heartbeats were last read */
+  private heartbeatsRead = new Date(0);
   private keyOf = new Map<string, LocationKey>();
   /** Locations with a last_updated, sorted byTimeThenId */
   private dated: DatedKey[] = [];
@@ -94,17 +105,29 @@ export class LocationOrder implements HeldBoxFacts {
   refresh(chargeBoxIds: string[]): Promise<void> {
     return this.update(async () => {
       if (!this.loaded) return;
+      const now = await this.db.now();
       if (chargeBoxIds.length) {
-        const [fresh, evses] = await Promise.all([this.db.chargeBoxKeys(chargeBoxIds), this.db.evses(chargeBoxIds)]);
-        for (const id of chargeBoxIds) {
-          this.rows.delete(ciKey(id));
-          this.evses.delete(ciKey(id));
-        }
+        const [fresh, evses, statuses] = await Promise.all([
+          this.db.chargeBoxKeys(chargeBoxIds),
+          this.db.evses(chargeBoxIds),
+          this.db.currentStatuses(now, chargeBoxIds),
+        ]);
+        for (const id of chargeBoxIds) for (const held of [this.rows, this.evses, this.statuses]) held.delete(ciKey(id));
         for (const row of fresh) this.rows.set(ciKey(row.chargeBoxId), row);
-        this.holdEvses(evses);
+        this.hold(evses, statuses);
         this.rekey(new Set(chargeBoxIds.map((id) => locationIdOf(this.mapping, id))));
       }
-      if ((await this.db.chargeBoxCount()) !== this.rows.size) await this.readAll();
+      // Heartbeats and registration change no status row; reservations come and go without a dated row before 3.13.
+      const [beats, reservations, count] = await Promise.all([
+        this.db.heartbeatsSince(new Date(this.heartbeatsRead.getTime() - HEARTBEAT_OVERLAP_MS)),
+        this.db.activeReservations(now),
+        this.db.chargeBoxCount(),
+      ]);
+      for (const beat of beats)
+        for (const facts of this.statuses.get(ciKey(beat.chargeBoxId)) ?? []) Object.assign(facts, { lastHeartbeat: beat.lastHeartbeat, registrationStatus: beat.registrationStatus });
+      this.reservations = reservations;
+      this.heartbeatsRead = now;
+      if (count !== this.rows.size) await this.readAll();
     });
   }
 
@@ -115,25 +138,40 @@ export class LocationOrder implements HeldBoxFacts {
     return next;
   }
 
-  /** The held rows of these charge boxes (those SteVe had at the last poll). */
-  boxFacts(chargeBoxIds: string[]): { chargeBoxes: ChargeBoxKeyRow[]; evses: EvseRow[] } {
+  /** The held rows of these charge boxes (as SteVe had them at the last poll), each EVSE with its active reservation. */
+  boxFacts(chargeBoxIds: string[]): { chargeBoxes: ChargeBoxKeyRow[]; evses: EvseRow[]; statuses: EvseStatusFacts[] } {
     const keys = chargeBoxIds.map(ciKey);
-    return { chargeBoxes: keys.flatMap((k) => this.rows.get(k) ?? []), evses: keys.flatMap((k) => this.evses.get(k) ?? []) };
+    return {
+      chargeBoxes: keys.flatMap((k) => this.rows.get(k) ?? []),
+      evses: keys.flatMap((k) => this.evses.get(k) ?? []),
+      statuses: keys.flatMap((k) => this.statuses.get(k) ?? []).map((f) => ({ ...f, reservation: this.reservations.get(f.evsePk) ?? null })),
+    };
   }
 
-  private holdEvses(evses: EvseRow[]): void {
-    for (const evse of evses) {
-      const list = this.evses.get(ciKey(evse.chargeBoxId));
-      if (list) list.push(evse);
-      else this.evses.set(ciKey(evse.chargeBoxId), [evse]);
-    }
+  private hold(evses: EvseRow[], statuses: EvseStatusFacts[]): void {
+    const add = <T extends { chargeBoxId: string }>(held: Map<string, T[]>, row: T) => {
+      const list = held.get(ciKey(row.chargeBoxId));
+      if (list) list.push(row);
+      else held.set(ciKey(row.chargeBoxId), [row]);
+    };
+    for (const evse of evses) add(this.evses, evse);
+    for (const facts of statuses) add(this.statuses, facts);
   }
 
   private async readAll(): Promise<void> {
-    const [rows, evses] = await Promise.all([this.db.chargeBoxKeys(), this.db.evses()]);
+    const now = await this.db.now();
+    const [rows, evses, statuses, reservations] = await Promise.all([
+      this.db.chargeBoxKeys(),
+      this.db.evses(),
+      this.db.currentStatuses(now),
+      this.db.activeReservations(now),
+    ]);
     this.rows = new Map(rows.map((r) => [ciKey(r.chargeBoxId), r]));
     this.evses.clear();
-    this.holdEvses(evses);
+    this.statuses.clear();
+    this.hold(evses, statuses);
+    this.reservations = reservations;
+    this.heartbeatsRead = now;
     this.keyOf.clear();
     this.rekey();
     this.loaded = true;

@@ -6,15 +6,16 @@ import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { startMariaDb, type MariaDb } from "../support/mariadb";
 import type { SteveGeneration } from "../support/steve-schema";
-import { ALPHA, BETA, createSteveSchema, seedSteve, writerPool } from "../support/steve-seed";
+import { ALPHA, BETA, createSteveSchema, seedSteve, TAGS, writerPool } from "../support/steve-seed";
 import { CPO, eventually, mappingSettings } from "./steve-env";
 
 /**
- * The steve Locations list over HTTP while SteVe changes (the order and the
- * box and EVSE rows are kept in memory between polls,
+ * The steve Locations list over HTTP while SteVe changes (the list's order
+ * and rows are kept in memory between polls,
  * adapters/steve/location-order.ts): on each schema generation, a status
- * row moves its Location to the end of the list, an edited address is
- * listed, a new charge box appears and a deleted one goes, and every answer is checked
+ * row moves its Location to the end of the list with its new status, a
+ * reservation shows, an edited address is listed, a new charge box appears
+ * and a deleted one goes, and every answer is checked
  * against the Locations read one by one (GET by id): oldest last_updated
  * first, ties by id, `date_from` inclusive, `date_to` exclusive,
  * X-Total-Count the number in the bounds.
@@ -132,8 +133,22 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
     );
     const { items } = await lastIdIs(ALPHA.id, 2);
     expect(items.map((l) => l.id)).toEqual([BETA.id, ALPHA.id]);
+    expect(items[1].evses[0]).toMatchObject({ uid: `${ALPHA.id}-1`, status: "AVAILABLE" });
     await expectOrdered(items);
     await expectPagesAndBounds(items, items[1].last_updated);
+  });
+
+  test("a reservation made in SteVe shows its EVSE RESERVED in the list once the poller saw it", async () => {
+    const evse = current ? "evse" : "connector";
+    const pk = current ? "evse_pk" : "connector_pk";
+    const number = current ? "evse_id" : "connector_id";
+    await writer.query(
+      `INSERT INTO reservation (${pk}, id_tag, start_datetime, expiry_datetime, status)
+       SELECT ${pk}, ?, NOW(6), NOW(6) + INTERVAL 1 HOUR, 'ACCEPTED' FROM ${evse} WHERE charge_box_id = ? AND ${number} = 1`,
+      [TAGS.carol, ALPHA.id],
+    );
+    await eventually(async () => (await get()).items.find((l) => l.id === ALPHA.id)?.evses[0].status === "RESERVED");
+    expect(((await request(`/${ALPHA.id}`)).body as Json).data.evses[0].status).toBe("RESERVED");
   });
 
   test("an address edited in SteVe is in the list's page once the poller saw it, and in a GET at once", async () => {

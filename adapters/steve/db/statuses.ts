@@ -17,6 +17,29 @@ const toStatus = (r: RowDataPacket): StatusRow => ({
   vendorErrorCode: r.vendorErrorCode,
 });
 
+/** Accepted reservations not yet used or expired at `now` (of the given charge boxes): per EVSE, the one expiring last. */
+export async function activeReservations(pool: Pool, schema: SteveSchemaInfo, now: Date, chargeBoxIds?: string[]): Promise<Map<number, ActiveReservation>> {
+  const { evseTable: t, evsePk: pk } = schema;
+  const [rows] = await pool.query<RowDataPacket[]>(
+    `SELECT r.${pk} AS evsePk, r.reservation_pk AS reservationPk, r.id_tag AS idTag, r.expiry_datetime AS expiry
+     FROM reservation r JOIN ${t} e ON e.${pk} = r.${pk}
+     WHERE r.status = 'ACCEPTED' AND r.transaction_pk IS NULL AND r.expiry_datetime > ?${chargeBoxIds ? " AND e.charge_box_id IN (?)" : ""}
+     ORDER BY r.expiry_datetime`,
+    chargeBoxIds ? [now, chargeBoxIds] : [now],
+  );
+  return new Map(rows.map((r) => [r.evsePk as number, { reservationPk: r.reservationPk, idTag: r.idTag, expiry: r.expiry }]));
+}
+
+/** Charge boxes that sent a heartbeat after `since`, with their registration status (the status facts that change without a status row). */
+export async function heartbeatsSince(pool: Pool, since: Date): Promise<{ chargeBoxId: string; lastHeartbeat: Date; registrationStatus: string }[]> {
+  const [rows] = await pool.query<RowDataPacket[]>(
+    `SELECT charge_box_id AS chargeBoxId, last_heartbeat_timestamp AS lastHeartbeat, registration_status AS registrationStatus
+     FROM charge_box WHERE last_heartbeat_timestamp > ?`,
+    [since],
+  );
+  return rows as { chargeBoxId: string; lastHeartbeat: Date; registrationStatus: string }[];
+}
+
 /**
  * What decides the status of every EVSE (of the given charge boxes): see
  * mapping/status.ts. Two queries side by side: the EVSEs and stations
@@ -31,7 +54,7 @@ export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: 
   if (chargeBoxIds && chargeBoxIds.length === 0) return [];
   const { evseTable: t, evsePk: pk, evseNumber: n } = schema;
   const boxes = chargeBoxIds ? [chargeBoxIds] : [];
-  const [[evses], [reserved]] = await Promise.all([
+  const [[evses], reservations] = await Promise.all([
     pool.query<RowDataPacket[]>(
       `SELECT e.${pk} AS evsePk, e.charge_box_id AS chargeBoxId, e.${n} AS evseId, cs.status, cs.status_timestamp AS statusTimestamp,
          cs.error_code AS errorCode, cs.error_info AS errorInfo, cs.vendor_error_code AS vendorErrorCode,
@@ -42,16 +65,8 @@ export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: 
        ${chargeBoxIds ? "WHERE e.charge_box_id IN (?)" : ""} ORDER BY e.charge_box_id, e.${n}`,
       boxes,
     ),
-    // Accepted reservations not yet used or expired at `now`: per EVSE, the one expiring last.
-    pool.query<RowDataPacket[]>(
-      `SELECT r.${pk} AS evsePk, r.reservation_pk AS reservationPk, r.id_tag AS idTag, r.expiry_datetime AS expiry
-       FROM reservation r JOIN ${t} e ON e.${pk} = r.${pk}
-       WHERE r.status = 'ACCEPTED' AND r.transaction_pk IS NULL AND r.expiry_datetime > ?${chargeBoxIds ? " AND e.charge_box_id IN (?)" : ""}
-       ORDER BY r.expiry_datetime`,
-      [now, ...boxes],
-    ),
+    activeReservations(pool, schema, now, chargeBoxIds),
   ]);
-  const reservations = new Map(reserved.map((r) => [r.evsePk as number, { reservationPk: r.reservationPk, idTag: r.idTag, expiry: r.expiry } as ActiveReservation]));
   const latest = new Map<number, StatusRow>();
   for (const e of evses) if (e.statusTimestamp !== null) latest.set(e.evsePk, toStatus(e));
   const stationPk = new Map<string, number>();

@@ -2,9 +2,9 @@ import type { Pool, RowDataPacket } from "mysql2/promise";
 import { chargeBoxCount, chargeBoxes, chargeBoxesUpdatedSince, chargeBoxKeys, type ChargeBoxKeyRow } from "./charge-boxes";
 import { evses } from "./evses";
 import { createStevePool, type SteveDbSettings } from "./pool";
-import type { ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
+import type { ActiveReservation, ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
 import { detectSchema, type SteveSchemaInfo } from "./schema-info";
-import { currentStatuses, statusesSince } from "./statuses";
+import { activeReservations, currentStatuses, heartbeatsSince, statusesSince } from "./statuses";
 import { ocppTags, reservations } from "./tags";
 import { transactionPage, type TransactionPageQuery } from "./transaction-page";
 import { transactions, type TransactionFilter } from "./transactions";
@@ -56,6 +56,14 @@ export class SteveDb {
 
   currentStatuses(now: Date, chargeBoxIds?: string[]): Promise<EvseStatusFacts[]> {
     return currentStatuses(this.pool, this.schema, now, chargeBoxIds);
+  }
+
+  activeReservations(now: Date): Promise<Map<number, ActiveReservation>> {
+    return activeReservations(this.pool, this.schema, now);
+  }
+
+  heartbeatsSince(since: Date): Promise<{ chargeBoxId: string; lastHeartbeat: Date; registrationStatus: string }[]> {
+    return heartbeatsSince(this.pool, since);
   }
 
   statusesSince(since: Date): Promise<StatusRow[]> {

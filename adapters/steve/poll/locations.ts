@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { ciKey } from "../../kit";
 import { getJson, setJson } from "../contracts";
 import type { ChargeBoxRow, EvseRow } from "../db/rows";
-import { locationIdOf, mapLocations } from "../mapping/locations";
+import { locationIdOf, mapLocations, type SteveLocationFacts } from "../mapping/locations";
 import type { Location } from "../ocpi";
 import { KEYS, type PollContext } from "./context";
 import { rememberStatuses } from "./statuses";
@@ -17,25 +17,25 @@ export interface LoadedLocations {
   evses: EvseRow[];
 }
 
-/** Charge box and EVSE rows held in memory (location-order.ts), as of the last poll. */
+/** SteVe's rows of some charge boxes held in memory (location-order.ts), as of the last poll. */
 export interface HeldBoxFacts {
-  boxFacts(chargeBoxIds: string[]): { chargeBoxes: ChargeBoxRow[]; evses: EvseRow[] };
+  boxFacts(chargeBoxIds: string[]): SteveLocationFacts;
 }
 
 /**
- * Our Locations with the given ids, mapped from SteVe's current rows (with
- * `held`: its charge box and EVSE rows, and current statuses; a Location
- * SteVe cannot fill is left out, logged), with the rows. Ids are CiStrings: the map is keyed by each Location's own id,
+ * Our Locations with the given ids, mapped from SteVe's current rows (or
+ * the `held` ones; a Location SteVe cannot fill is left out, logged), with
+ * the rows. Ids are CiStrings: the map is keyed by each Location's own id,
  * whatever the spelling asked for (a charge box is found in any letter case by the database's
  * case-insensitive collation, as SteVe's schema has it).
  */
 export async function loadLocations(ctx: PollContext, locationIds: string[], held?: HeldBoxFacts): Promise<LoadedLocations> {
   const boxIds = [...new Set(locationIds.flatMap((id) => boxesOfLocation(ctx, id)))];
-  const read = async () => {
-    const [chargeBoxes, evses] = await Promise.all([ctx.db.chargeBoxes(boxIds), ctx.db.evses(boxIds)]);
-    return { chargeBoxes, evses };
+  const read = async (): Promise<SteveLocationFacts> => {
+    const [chargeBoxes, evses, statuses] = await Promise.all([ctx.db.chargeBoxes(boxIds), ctx.db.evses(boxIds), ctx.db.currentStatuses(ctx.now, boxIds)]);
+    return { chargeBoxes, evses, statuses };
   };
-  const [{ chargeBoxes, evses }, statuses] = await Promise.all([held ? held.boxFacts(boxIds) : read(), ctx.db.currentStatuses(ctx.now, boxIds)]);
+  const { chargeBoxes, evses, statuses } = held ? held.boxFacts(boxIds) : await read();
   const mapped = mapLocations({ chargeBoxes, evses, statuses }, ctx.mapping, ctx.now);
   for (const skipped of mapped.skipped) ctx.log.warn({ location: skipped.id, reason: skipped.reason }, "steve: charge box not published as a Location");
   const wanted = new Set(locationIds.map(ciKey));

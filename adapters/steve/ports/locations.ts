@@ -4,11 +4,10 @@ import { loadLocations } from "../poll/locations";
 import { fromDatabase } from "../unavailable";
 
 /**
- * Locations from SteVe's charge boxes. A list takes its page's ids and
- * `total` from the order kept between polls (location-order.ts: binary
- * searches in memory), then maps only the page's Locations from the box and
- * EVSE rows held there and their statuses read now (`loadLocations`: those
- * boxes only), so a page costs the same at 10,000 boxes as at 100; a GET of
+ * Locations from SteVe's charge boxes. A list takes its page's ids,
+ * `total` and rows from what the poller keeps (location-order.ts: binary
+ * searches in memory) and maps only the page's Locations, at the time of
+ * the request, so a page costs the same at 10,000 boxes as at 100; a GET of
  * one Location reads all its rows now. With
  * `publish: false` in the YAML every Location is unpublished, so a list of
  * published ones is empty.
@@ -17,7 +16,8 @@ export const locationsSender = (backend: SteveBackend): LocationsSenderPort => (
   list: (page) =>
     fromDatabase(async () => {
       const engine = backend.require();
-      const now = await engine.db.clock();
+      // a query all the same: a list answers 503 while SteVe's database does not answer, as every read does
+      const now = await engine.db.now();
       const ctx = backend.readContext(engine, now);
       if (page.published && !ctx.mapping.publish) return { items: [], total: 0 };
       // Locations have no token owner: no scope narrows them.
