@@ -35,10 +35,10 @@ export interface PendingKind<T, R> {
   /**
    * Makes the outcome happen: enqueue the callback, hand the result to the
    * adapter. Runs on the instance that won the entry; when it fails or the
-   * instance dies, it runs again once the lease has expired. While the store
-   * is unavailable it is repeated at once, until it succeeds (within the
-   * lease): a failed store write may have been applied all the same, so it
-   * must be idempotent (Outbox: a stable `id` per entry).
+   * instance dies, it runs again once the lease has expired. When it fails
+   * with the store unavailable it is repeated after a short pause, until it
+   * succeeds (within the lease): a failed store write may have been applied
+   * all the same, so it must be idempotent (Outbox: a stable `id` per entry).
    */
   deliver(entry: PendingEntry<T, R>, outcome: R): Promise<void>;
 }
@@ -57,7 +57,7 @@ const DEFAULT_LEASE_MS = 30_000;
 /** pause between attempts of a step that failed with the store unavailable (doubling up to the max) */
 const OUTAGE_RETRY_MIN_MS = 50;
 const OUTAGE_RETRY_MAX_MS = 1000;
-/** background retries stop this long before the lease ends, so they never overlap another instance's delivery */
+/** background retries start no attempt later than this before the lease ends (then another instance may take the entry over) */
 const LEASE_MARGIN_MS = 5_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60_000;
 /** entries handled per kind and sweep; the rest come next sweep */
@@ -255,8 +255,9 @@ export class PendingRequests {
    * Delivers a won outcome, then marks the entry done. Issue #8 (results delivered once across a Redis
    * Cluster failover): when the store fails meanwhile, the step that failed is retried in the background
    * until the store confirms it, within the lease (which keeps other instances off it): giving up would
-   * leave the entry to a sweep that delivers it again. A delivery the store confirmed is not repeated, only
-   * the step after it; one whose write failed is (the kind's deliver is idempotent).
+   * leave the entry to a sweep once the lease has expired, later, running the kind's deliver again. A
+   * delivery that went through is not repeated, only the step after it; one that failed is (the kind's
+   * deliver is idempotent).
    */
   private async deliver<T, R>(kind: string, entry: PendingEntry<T, R>): Promise<void> {
     const handler = this.kinds.get(kind);
