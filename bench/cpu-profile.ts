@@ -94,8 +94,9 @@ const perRequest = (profile: Profile, requests: number, top: number): { frames: 
 const shortUrl = (url: string): string => {
   const modules = url.lastIndexOf("node_modules/");
   if (modules >= 0) return url.slice(modules + "node_modules/".length);
-  const dist = url.indexOf("/dist/");
-  if (dist >= 0) return url.slice(dist + "/dist/".length);
+  // dist/ or another build directory (…/.tmp/x-dist/): the path inside the project
+  const dist = /\/[\w.-]*dist\//.exec(url);
+  if (dist) return url.slice(dist.index + dist[0].length);
   return url.replace(/^file:\/\//, "");
 };
 
