@@ -9,6 +9,7 @@ import { Gateway } from "../../app/gateway";
 import { removeTempDirs, sqliteStore, tempDir, testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { ADMIN_TOKEN, COMMAND_BODIES, adminApi, eventually, location, session, sleep, token } from "../support/charge-point";
+import { cdrOf } from "../support/ocpi-objects";
 import { COMMAND_TYPES } from "../../plugins/commands/model";
 import { captureLogs } from "../support/log-capture";
 
@@ -18,9 +19,12 @@ import { captureLogs } from "../support/log-capture";
  * hub forwards between them (routing headers), translating between the two
  * versions, and publishes their connection status (hubclientinfo). A fake
  * partner that answers slowly, then not at all, shows 4002 and 4003.
- * Asynchronous results (commands, charging profiles) come back through the
- * hub's own response URLs to the eMSP's, here a recorder on the eMSP's
- * callback host (`results`).
+ * The CPO and eMSP gateways address the party beyond the hub: the CPO's
+ * Sessions and CDRs go to their token's owner, the eMSP's admin API sends
+ * commands and charging-profile requests to the CPO party (`?to=NLCPO`), and
+ * their results come back through the hub's own response URLs to the eMSP
+ * gateway's pending requests. A recorder on the eMSP's callback host
+ * (`results`) stands in for response URLs of requests sent by hand.
  */
 
 type Json = Record<string, any>;
@@ -41,6 +45,8 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   let cpoToken: string;
   let emspToken: string;
   const cpoLogs = captureLogs("info");
+  const emspLogs = captureLogs("info");
+  let cpoUrl: string;
   /** the slow partner: answers its Locations after 3 s; `received` records the Authorization of each module call */
   let slow: FakePartner;
   /** a partner whose Locations page is 20 MB, and which answers commands ACCEPTED without ever posting a result itself */
@@ -80,6 +86,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   beforeAll(async () => {
     const [cpoPort, hubPort, emspPort, slowPort, bigPort, resultsPort] = await freePorts(6);
     hubUrl = `http://127.0.0.1:${hubPort}`;
+    cpoUrl = `http://127.0.0.1:${cpoPort}`;
     emspUrl = `http://127.0.0.1:${emspPort}`;
     resultsUrl = `http://127.0.0.1:${resultsPort}`;
     slow = await fakeSlowPartner(slowPort, slowSeen);
@@ -114,8 +121,11 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
       port: cpoPort,
       party: CPO,
       store: sqliteStore(),
+      server: { admin_token: ADMIN_TOKEN },
       modules: {
         locations: { adapter: "local" },
+        sessions: { adapter: "local" },
+        cdrs: { adapter: "local" },
         tokens: { adapter: "local" },
         tariffs: { adapter: "local" },
         commands: { adapter: "local" },
@@ -131,10 +141,17 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
         port: emspPort,
         party: EMSP,
         server: { admin_token: ADMIN_TOKEN },
-        modules: { locations: { adapter: "local" }, tokens: { adapter: "local" } },
+        modules: {
+          locations: { adapter: "local" },
+          tokens: { adapter: "local" },
+          sessions: { adapter: "local", roles: ["RECEIVER"] },
+          cdrs: { adapter: "local", roles: ["RECEIVER"] },
+          commands: { adapter: "local", roles: ["SENDER"] },
+          chargingprofiles: { adapter: "local", roles: ["SENDER"] },
+        },
         partners: [{ id: "hub", token_a: "token-a-emsp-at-hub", versions_url: versionsUrlOf(hubPort), versions: ["2.3.0"], roles: [{ role: "HUB", party: "NLHUB" }] }],
       }),
-      { logger: quiet() },
+      { logger: emspLogs.logger },
     );
     await emsp.listen();
 
@@ -341,46 +358,73 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect((old.body?.data?.endpoints ?? []).map((e: Json) => e.identifier)).not.toContain("commands");
   });
 
-  it("commands through the hub: every command type's result reaches the eMSP's response_url exactly once, from the hub", async () => {
-    const emspAtHub = (await hub.registry.get("emsp"))!;
-    const start = posted.length;
+  it("the CPO's Session PUT and PATCH and CDR POST go to the token's owner through the hub: stored at the eMSP once each, no dead letters", async () => {
+    const cpoAdmin = adminApi(cpoUrl);
+    const owner = { country_code: "NL", party_id: "CPO" };
+    const outboxOfHub = async () => ((await cpoAdmin.get("/outbox")).body.data as Json[]).find((p) => p.partner === "hub")!;
+    const before = await outboxOfHub();
+    const events = [
+      { module: "sessions", owner, path: ["SES5"], kind: "upsert", object: session(owner, "SES5") },
+      { module: "sessions", owner, path: ["SES5"], kind: "patch", object: { status: "COMPLETED", kwh: 7, last_updated: "2024-05-01T11:00:00Z" } },
+      { module: "cdrs", owner, path: ["CDR5"], kind: "upsert", object: cdrOf({ owner, id: "CDR5", start: "2024-05-01T10:00:00Z", end: "2024-05-01T11:00:00Z", kwh: 7, cost: 3 }) },
+    ];
+    for (const event of events) expect((await cpoAdmin.post("/events", event)).body.status_code).toBe(1000);
+    await eventually(async () => expect(await outboxOfHub()).toMatchObject({ queued: 0, delivered: before.delivered + 3 }), 10_000, 50);
+    await sleep(300);
+    expect(await outboxOfHub()).toMatchObject({ queued: 0, delivered: before.delivered + 3, rejected: before.rejected, dead_lettered: 0 });
+    // each reached the eMSP gateway once, on its 2.3.0 Receiver under the CPO's party, and was taken
+    const served = emspLogs.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    const at = (method: string, path: string) => served.filter((l) => l.method === method && l.path === path);
+    for (const [method, path] of [
+      ["PUT", "/ocpi/2.3.0/receiver/sessions/NL/CPO/SES5"],
+      ["PATCH", "/ocpi/2.3.0/receiver/sessions/NL/CPO/SES5"],
+      ["POST", "/ocpi/2.3.0/receiver/cdrs"],
+    ]) {
+      expect(at(method, path)).toHaveLength(1);
+      expect(at(method, path)[0]).toMatchObject({ statusCode: 1000 });
+    }
+    const stored = await viaHub("GET", "/2.2.1/receiver/sessions/NL/CPO/SES5", { token: cpoToken, from: CPO, to: EMSP });
+    expect(stored.body).toMatchObject({ status_code: 1000, data: { id: "SES5", status: "COMPLETED", kwh: 7 } });
+  }, 20_000);
+
+  it("commands from the eMSP gateway's admin API to the CPO party behind the hub: each result is taken once by its own command", async () => {
+    const emspAdmin = adminApi(emspUrl);
+    const uids: string[] = [];
     for (const command of COMMAND_TYPES) {
-      const sent = await viaHub("POST", `/2.3.0/receiver/commands/${command}`, {
-        body: { ...COMMAND_BODIES[command], response_url: `${resultsUrl}/commands/${command}/1` },
-        headers: { "X-Correlation-ID": `corr-command-${command}` },
-      });
-      expect(sent.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
+      const { body } = await emspAdmin.post(`/commands/hub/${command}?to=NLCPO`, COMMAND_BODIES[command]);
+      expect(body).toMatchObject({ status_code: 1000, data: { response: { result: "ACCEPTED" } } });
+      uids.push(body.data.uid);
     }
-    await eventually(async () => expect(posted.length - start).toBe(COMMAND_TYPES.length), 10_000, 50);
+    const commandOf = async (uid: string) => (await emspAdmin.get(`/commands/${uid}`)).body.data as Json;
+    await eventually(async () => {
+      for (const uid of uids) expect(await commandOf(uid)).toMatchObject({ state: "done", result: { result: "ACCEPTED" } });
+    }, 10_000, 50);
     await sleep(500);
-    const mine = posted.slice(start);
-    expect(mine).toHaveLength(COMMAND_TYPES.length);
-    expect(mine.map((p) => p.path).sort()).toEqual(COMMAND_TYPES.map((c) => `/commands/${c}/1`).sort());
-    for (const result of mine) {
-      expect(result.body).toMatchObject({ result: "ACCEPTED" });
-      // the hub's token for the eMSP, never the CPO's
-      expect(result.authorization).toBe(`Token ${Buffer.from(emspAtHub.tokenToPartner!).toString("base64")}`);
-      expect(result.authorization).not.toContain(Buffer.from(cpoToken).toString("base64"));
-      expect(result.headers).toMatchObject({ "ocpi-from-country-code": "NL", "ocpi-from-party-id": "CPO", "ocpi-to-country-code": "DE", "ocpi-to-party-id": "EMS" });
-    }
+    for (const uid of uids) expect(await commandOf(uid)).toMatchObject({ to: { country_code: "NL", party_id: "CPO" }, callbacks: 1, timed_out: false });
     // the CPO got a response URL of the hub's (its policy allows no other), and posted the result there once per command
     const relayed = cpoLogs.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "command result queued for the partner");
     expect(relayed.length).toBeGreaterThanOrEqual(COMMAND_TYPES.length);
+    // the party must be one the hub lists (hubclientinfo), never ours; nothing is sent otherwise
+    for (const to of ["FRXYZ", "DEEMS", "NL-CPO"]) {
+      const refused = await emspAdmin.post(`/commands/hub/STOP_SESSION?to=${to}`, COMMAND_BODIES.STOP_SESSION);
+      expect(refused.body.status_code).toBe(2001);
+      expect(refused.body.status_message).toMatch(/^to: /);
+    }
   }, 20_000);
 
-  it("charging profiles through the hub: results of a PUT (body) and a GET (query response_url) reach the eMSP once", async () => {
-    const start = posted.length;
+  it("charging profiles from the eMSP gateway's admin API to the CPO party behind the hub: each result is taken once", async () => {
+    const emspAdmin = adminApi(emspUrl);
     const profile = { charging_rate_unit: "W", charging_profile_period: [{ start_period: 0, limit: 11000 }] };
-    const put = await viaHub("PUT", "/2.3.0/receiver/chargingprofiles/SES1", { body: { charging_profile: profile, response_url: `${resultsUrl}/profiles/set` } });
-    expect(put.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
-    const get = await viaHub("GET", `/2.3.0/receiver/chargingprofiles/SES1?duration=900&response_url=${encodeURIComponent(`${resultsUrl}/profiles/active`)}`);
-    expect(get.body).toMatchObject({ status_code: 1000, data: { result: "ACCEPTED" } });
-    await eventually(async () => expect(posted.length - start).toBe(2), 10_000, 50);
+    const set = await emspAdmin.put("/chargingprofiles/hub/SES1?to=NLCPO", profile);
+    expect(set.body).toMatchObject({ status_code: 1000, data: { response: { result: "ACCEPTED" } } });
+    const active = await emspAdmin.post("/chargingprofiles/hub/SES1/active?to=NLCPO", { duration: 900 });
+    expect(active.body).toMatchObject({ status_code: 1000, data: { response: { result: "ACCEPTED" } } });
+    const requestOf = async (uid: string) => (await emspAdmin.get(`/chargingprofiles/requests/${uid}`)).body.data as Json;
+    await eventually(async () => {
+      for (const { body } of [set, active]) expect(await requestOf(body.data.uid)).toMatchObject({ state: "done", result: { result: "ACCEPTED" } });
+    }, 10_000, 50);
     await sleep(500);
-    const mine = posted.slice(start);
-    expect(mine.map((p) => p.path).sort()).toEqual(["/profiles/active", "/profiles/set"]);
-    expect(mine.find((p) => p.path === "/profiles/set")!.body).toMatchObject({ result: "ACCEPTED" });
-    expect(mine.find((p) => p.path === "/profiles/active")!.body).toMatchObject({ result: "ACCEPTED" });
+    for (const { body } of [set, active]) expect(await requestOf(body.data.uid)).toMatchObject({ to: { country_code: "NL", party_id: "CPO" }, callbacks: 1 });
     // a response_url outside the eMSP's outbound policy is refused at the hub, before anything is forwarded
     const steering = await viaHub("POST", "/2.3.0/receiver/commands/STOP_SESSION", { body: { session_id: "SES1", response_url: "http://169.254.169.254/latest/meta-data" } });
     expect(steering.body.status_code).toBe(2001);
