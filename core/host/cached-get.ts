@@ -91,16 +91,19 @@ export class CachedGets {
     const started = process.hrtime.bigint();
     const ids = requestIdsOf(req.headers);
     const scope: RouteScope = { module: target.labels.module, interface: target.labels.interface, ...ids };
-    const handOn = (): Promise<void> | undefined => {
-      if (res.headersSent) return undefined;
+    const handOn = () => {
       earlierIds.set(req, ids);
       return next(req, res);
     };
     return requestScope.run(scope, () =>
       this.answer(target, req, res, path, mark < 0 ? "" : url.slice(mark + 1), scope, started).then(
         (answered) => (answered ? undefined : handOn()),
-        // a check that throws (a malformed routing header, say) is answered by the kernel, as an envelope
-        handOn,
+        (error: unknown) => {
+          // a check that throws (a malformed routing header, say) is answered by the kernel, as an envelope
+          if (!res.headersSent) return handOn();
+          // after the answer went out (recording it failed): logged, as Koa logs what fails after its response
+          this.k.log.error({ err: error, requestId: ids.requestId, path, method: "GET" }, "unexpected error");
+        },
       ),
     );
   }
