@@ -117,6 +117,8 @@ export class CachedGets {
     const partner = await k.registry.authenticate(authorization, { base64First: version !== "2.1.1" });
     if (!partner || partner.via !== "registered" || !partner.config.versions.includes(version)) return false;
     if (partner.config.modules && !plugin.configurationModule && !partner.config.modules.includes(plugin.module)) return false;
+    // the partner on every log line of the request from here on, as authenticate() does for Koa
+    scope.partner = partner.id;
     const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(req.headers);
     // addressed to none of several parties of ours: an answer for all of them, never cached
     if (!routing.to && served.parties.length > 1) return false;
@@ -127,7 +129,8 @@ export class CachedGets {
     const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
     const found = k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope });
     const reply = found instanceof Promise ? await found : found;
-    if (!reply) return false;
+    // another status may have rules of its own for the body (Koa drops it for 204 and 304): Koa answers those
+    if (!reply || (reply.httpStatus ?? 200) !== 200) return false;
     const rendered = k.cache.memo(reply)?.get(renderedKey(version, route, partner.record.roles[0])) as Rendered | undefined;
     if (!rendered?.data || rendered.drops.length > 0) return false;
 
@@ -139,11 +142,9 @@ export class CachedGets {
       return [...headers.flat(), "Content-Type", JSON_CONTENT_TYPE];
     });
     const headers = ["X-Request-ID", scope.requestId!, "X-Correlation-ID", scope.correlationId!, ...answer, "Content-Length", String(body.length)];
-    const httpStatus = reply.httpStatus ?? 200;
-    res.writeHead(httpStatus, headers).end(body);
-    scope.partner = partner.id;
+    res.writeHead(200, headers).end(body);
     k.cache.peekServed(plugin.module);
-    recordRequest(k.log, scope, { method: "GET", path, httpStatus, statusCode }, started, this.observe);
+    recordRequest(k.log, scope, { method: "GET", path, httpStatus: 200, statusCode }, started, this.observe);
     return true;
   }
 
