@@ -135,7 +135,7 @@ export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, 
   async deliver(entry: PendingEntry<ReceivedProfileData, ChargingProfileResult>, outcome: ChargingProfileResult): Promise<void> {
     const { data } = entry;
     if (data.operation === "SET_PROFILE" && outcome.result === "ACCEPTED" && !entry.timedOut)
-      await this.senders.add(data.sessionId, { partnerId: data.partnerId, party: data.party });
+      await this.senders.add(data.sessionId, { partnerId: data.partnerId, party: data.party, requester: data.sender });
     // Only the ActiveChargingProfileResult carries a profile.
     const body = data.operation === "GET_ACTIVE_PROFILE" ? outcome : { result: outcome.result };
     // one id per request: a delivery repeated after a store failure (PendingKind.deliver) queues and sends it once
@@ -198,6 +198,7 @@ export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, 
           target: { module: "chargingprofiles", role: "SENDER", path: `/${encodeURIComponent(sessionId)}` },
           body: profile,
           from: sender.party,
+          to: sender.requester,
         },
         label: `PUT chargingprofiles ${sessionId}`,
         // only the newest active profile of a session is worth sending

@@ -7,6 +7,8 @@ const COLLECTION = "chargingprofiles:senders";
 export interface ProfileSender {
   partnerId: string;
   party: PartyRef;
+  /** the party that set it (its from-headers; absent in 2.1.1): its updates are addressed there, also behind a hub */
+  requester?: PartyRef;
 }
 
 interface SessionSenders {

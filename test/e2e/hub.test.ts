@@ -412,7 +412,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     }
   }, 20_000);
 
-  it("charging profiles from the eMSP gateway's admin API to the CPO party behind the hub: each result is taken once", async () => {
+  it("charging profiles from the eMSP gateway's admin API to the CPO party behind the hub: each result is taken once, and the active profile follows", async () => {
     const emspAdmin = adminApi(emspUrl);
     const profile = { charging_rate_unit: "W", charging_profile_period: [{ start_period: 0, limit: 11000 }] };
     const set = await emspAdmin.put("/chargingprofiles/hub/SES1?to=NLCPO", profile);
@@ -425,6 +425,11 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     }, 10_000, 50);
     await sleep(500);
     for (const { body } of [set, active]) expect(await requestOf(body.data.uid)).toMatchObject({ to: { country_code: "NL", party_id: "CPO" }, callbacks: 1 });
+    // the CPO's later update of the session's active profile goes to the party that set it, through the hub (Part B rules 1-2)
+    const update = await adminApi(cpoUrl).put("/active-charging-profiles/SES1", { start_date_time: "2024-05-01T10:30:00Z", charging_profile: profile });
+    expect(update.body).toMatchObject({ status_code: 1000, data: { notified: ["hub"] } });
+    const updates = () => emspLogs.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.method === "PUT" && l.path === "/ocpi/2.3.0/sender/chargingprofiles/SES1");
+    await eventually(async () => expect(updates()).toEqual([expect.objectContaining({ statusCode: 1000 })]), 10_000, 50);
     // a response_url outside the eMSP's outbound policy is refused at the hub, before anything is forwarded
     const steering = await viaHub("POST", "/2.3.0/receiver/commands/STOP_SESSION", { body: { session_id: "SES1", response_url: "http://169.254.169.254/latest/meta-data" } });
     expect(steering.body.status_code).toBe(2001);
