@@ -121,7 +121,7 @@ export class Gateway {
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
-      const askTokenOwner = tokenOwnerAuthorization(registry, new TokensClient(partnerClient, lossy));
+      const askTokenOwner = tokenOwnerAuthorization(config, store, registry, new TokensClient(partnerClient, lossy));
       const backendDeps = { http: container.resolve(OcpiClient), typeOf: objectTypeOf(plugins), lossy, reader, log };
       const deps: AdapterDeps = {
         store,

@@ -1,5 +1,6 @@
 import type { GatewayConfig } from "../../config/types";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { PartnerRecord } from "../../core/partners/partner-record";
 import type { PartyRef } from "../../core/protocol/types";
 import type { Store } from "../../core/store/port";
 import { sameParty } from "../../core/protocol/types";
@@ -29,10 +30,13 @@ export const targetParty = async (
   if (!match) throw invalid("to: must be a country code and party id (5 characters, e.g. NLCPO)");
   const party = { country_code: match[1].toUpperCase(), party_id: match[2].toUpperCase() };
   const record = await registry.get(partnerId);
-  const listed =
-    !config.parties.some((p) => sameParty(p, party)) &&
-    (record?.roles.some((r) => r.role !== "HUB" && sameParty(r, party)) ||
-      (isConfiguredHub(registry.configOf(partnerId)) && (await getReceived(store, partnerId, party)) !== undefined));
-  if (!listed) throw invalid(`to: ${raw} is not a party partner ${partnerId} lists (credentials roles or hubclientinfo)`);
+  if (!record || !(await listsParty(config, store, registry, record, party)))
+    throw invalid(`to: ${raw} is not a party partner ${partnerId} lists (credentials roles or hubclientinfo)`);
   return party;
 };
+
+/** Whether `party` is reached through partner `record`: one of its registered parties, or one it reported as a hub; never ours. */
+export const listsParty = async (config: GatewayConfig, store: Store, registry: PartnerRegistry, record: PartnerRecord, party: PartyRef): Promise<boolean> =>
+  !config.parties.some((p) => sameParty(p, party)) &&
+  (record.roles.some((r) => r.role !== "HUB" && sameParty(r, party)) ||
+    (isConfiguredHub(registry.configOf(record.id)) && (await getReceived(store, record.id, party)) !== undefined));

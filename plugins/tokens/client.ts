@@ -60,7 +60,8 @@ export class TokensClient {
     });
   }
 
-  async authorize(partnerId: string, ref: TokenRef, location?: LocationReferences): Promise<PartnerAuthorizeResult> {
+  /** `owner`: the token's owner, the party the request is for (a partner eMSP behind a hub). */
+  async authorize(partnerId: string, ref: TokenRef, location?: LocationReferences, owner?: PartyRef): Promise<PartnerAuthorizeResult> {
     const { record } = await this.partners.endpoint(partnerId, "tokens", "SENDER");
     const version = record.version!;
     try {
@@ -71,6 +72,7 @@ export class TokensClient {
         path: `/${encodeURIComponent(ref.uid)}/authorize`,
         query: { type: wireTokenType(ref.type, version) },
         body: location ? { type: locationReferencesObjectType, value: location } : undefined,
+        to: owner,
       });
       const tx = this.lossy?.context(partnerId, authorizationInfoObjectType.name, version, {}) ?? silentTranslation();
       return { kind: "answered", info: authorizationInfoObjectType.up(result.envelope.data, version, tx) };

@@ -12,6 +12,8 @@ import { ADMIN_TOKEN, COMMAND_BODIES, adminApi, eventually, location, session, s
 import { cdrOf } from "../support/ocpi-objects";
 import { COMMAND_TYPES } from "../../plugins/commands/model";
 import { captureLogs } from "../support/log-capture";
+import type { AdapterDeps, AdapterFactory } from "../../core/plugin";
+import { BUILT_IN_ADAPTERS } from "../../app/built-ins";
 
 /**
  * Issue #13: three gateways on loopback. A CPO on 2.2.1 and an eMSP on
@@ -57,8 +59,13 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   let resultsUrl: string;
   const posted: { path: string; authorization: string; headers: http.IncomingHttpHeaders; body: Json }[] = [];
 
+  /** what the CPO's adapter is given to ask a token's owner for real-time authorization (a backend without a token list) */
+  let askTokenOwner: AdapterDeps["askTokenOwner"];
   const startCpo = async () => {
-    cpo = await Gateway.create(cpoConfig, { logger: cpoLogs.logger });
+    // the built-in local adapter, keeping the deps it is created with
+    const local = BUILT_IN_ADAPTERS.find((f) => f.type === "local")!;
+    const keeping: AdapterFactory = { ...local, create: (settings, deps) => ((askTokenOwner = deps.askTokenOwner), local.create(settings, deps)) };
+    cpo = await Gateway.create(cpoConfig, { logger: cpoLogs.logger, adapters: [keeping, ...BUILT_IN_ADAPTERS.filter((f) => f !== local)] });
     await cpo.listen();
   };
 
@@ -78,8 +85,9 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
       },
     });
 
-  const receivedStatus = async (party: PartySpec): Promise<string | undefined> => {
-    const { body } = await adminApi(emspUrl).get("/hubclientinfo");
+  /** a party's status as the hub reported it to the eMSP gateway (or the gateway at `at`) */
+  const receivedStatus = async (party: PartySpec, at = emspUrl): Promise<string | undefined> => {
+    const { body } = await adminApi(at).get("/hubclientinfo");
     return (body.data.received as Json[]).find((r) => r.country_code === party.country_code && r.party_id === party.party_id)?.status;
   };
 
@@ -271,6 +279,13 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     const unknown = await viaHub("POST", "/2.2.1/sender/tokens/NOSUCH/authorize", { token: cpoToken, from: CPO, to: EMSP });
     expect(unknown.status).toBe(404);
     expect(unknown.body.status_code).toBe(2004);
+    // the CPO gateway's own path (AdapterDeps.askTokenOwner): the hub lists DE/EMS (hubclientinfo), so it is asked, addressed to DE/EMS
+    await eventually(async () => expect(await receivedStatus(EMSP, cpoUrl)).toBe("CONNECTED"), 10_000);
+    const emspOwner = { country_code: "DE", party_id: "EMS" };
+    expect(await askTokenOwner(emspOwner, { uid: token.uid, type: "RFID" })).toEqual({ kind: "answered", allowed: "ALLOWED" });
+    expect(await askTokenOwner(emspOwner, { uid: "NOSUCH", type: "RFID" })).toEqual({ kind: "unknown_token" });
+    // a party no partner lists is asked of nobody
+    expect(await askTokenOwner({ country_code: "FR", party_id: "XYZ" }, { uid: token.uid, type: "RFID" })).toBeUndefined();
   });
 
   it("a push addressed to the hub party is broadcast to the partners of the opposite role (the eMSP), translated", async () => {
