@@ -1,6 +1,18 @@
 import { randomBytes } from "node:crypto";
 
-export const freshToken = (): string => randomBytes(6).toString("base64url");
+const TOKEN_BYTES = 6;
+/** Random bytes drawn for many tokens at once: every Redis read of generations offers a fresh token per key (kept only where none is stored). */
+const POOL_BYTES = TOKEN_BYTES * 512;
+let pool = Buffer.alloc(0);
+let used = 0;
+
+export const freshToken = (): string => {
+  if (used + TOKEN_BYTES > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    used = 0;
+  }
+  return pool.toString("base64url", used, (used += TOKEN_BYTES));
+};
 
 /**
  * This process's view of the generation tokens that cache keys are built
