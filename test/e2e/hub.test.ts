@@ -373,7 +373,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect((old.body?.data?.endpoints ?? []).map((e: Json) => e.identifier)).not.toContain("commands");
   });
 
-  it("the CPO's Session PUT and PATCH and CDR POST go to the token's owner through the hub: stored at the eMSP once each, no dead letters", async () => {
+  it("the CPO's Session PUT and PATCH and CDR POST go to the token's owner through the hub, once each, no dead letters; a Location to the hub party", async () => {
     const cpoAdmin = adminApi(cpoUrl);
     const owner = { country_code: "NL", party_id: "CPO" };
     const outboxOfHub = async () => ((await cpoAdmin.get("/outbox")).body.data as Json[]).find((p) => p.partner === "hub")!;
@@ -400,6 +400,14 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     }
     const stored = await viaHub("GET", "/2.2.1/receiver/sessions/NL/CPO/SES5", { token: cpoToken, from: CPO, to: EMSP });
     expect(stored.body).toMatchObject({ status_code: 1000, data: { id: "SES5", status: "COMPLETED", kwh: 7 } });
+    // a Location is data for everyone: pushed to the hub party, which broadcasts it (ocpi-notes §1.3), and so reaches the eMSP too
+    const loc = { ...location(owner), id: "LOC8" };
+    expect((await cpoAdmin.post("/events", { module: "locations", owner, path: ["LOC8"], kind: "upsert", object: loc })).body.status_code).toBe(1000);
+    await eventually(async () => {
+      const broadcast = await viaHub("GET", "/2.2.1/receiver/locations/NL/CPO/LOC8", { token: cpoToken, from: CPO, to: EMSP });
+      expect(broadcast.body).toMatchObject({ status_code: 1000, data: { id: "LOC8" } });
+    }, 10_000, 100);
+    expect(await outboxOfHub()).toMatchObject({ rejected: before.rejected, dead_lettered: 0 });
   }, 20_000);
 
   it("commands from the eMSP gateway's admin API to the CPO party behind the hub: each result is taken once by its own command", async () => {
