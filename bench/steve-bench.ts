@@ -48,7 +48,7 @@ const boxId = (i: number) => `CB-${String(i).padStart(5, "0")}`;
 const base = Date.UTC(2026, 0, 1);
 
 /** 10,000 charge boxes, each with an address, EVSEs 0 (the station) to 2, a plug per EVSE, and status history; inserted a few thousand rows a statement. */
-export async function seedBoxes(db: Pool, count: number): Promise<void> {
+async function seedBoxes(db: Pool, count: number): Promise<void> {
   const chunks = async (rows: unknown[][], sql: string) => {
     for (let i = 0; i < rows.length; i += 2_000) await db.query(sql, [rows.slice(i, i + 2_000)]);
   };
