@@ -424,6 +424,15 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     }, 10_000, 50);
     await sleep(500);
     for (const uid of uids) expect(await commandOf(uid)).toMatchObject({ to: { country_code: "NL", party_id: "CPO" }, callbacks: 1, timed_out: false });
+    // a result for NL/CPO's command from another party behind the hub is not the command's: 404, not counted
+    const hubToEmsp = (await hub.registry.get("emsp"))!.tokenToPartner!;
+    const stray = await ocpiRequest("POST", `${emspUrl}/ocpi/2.3.0/sender/commands/${COMMAND_TYPES[0]}/${uids[0]}`, {
+      token: hubToEmsp,
+      body: { result: "REJECTED" },
+      headers: { "OCPI-from-country-code": "NL", "OCPI-from-party-id": "BIG", "OCPI-to-country-code": "DE", "OCPI-to-party-id": "EMS" },
+    });
+    expect(stray.status).toBe(404);
+    expect(await commandOf(uids[0])).toMatchObject({ callbacks: 1, result: { result: "ACCEPTED" } });
     // the CPO got a response URL of the hub's (its policy allows no other), and posted the result there once per command
     const relayed = cpoLogs.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "command result queued for the partner");
     expect(relayed.length).toBeGreaterThanOrEqual(COMMAND_TYPES.length);
