@@ -12,6 +12,7 @@ export interface OutboundRequest {
   /** wire body, already in the partner's version */
   body?: unknown;
   from?: PartyRef;
+  /** the party the message is for; its to-headers are chosen from it (core/client/addressee.ts) */
   to?: PartyRef;
 }
 
