@@ -4,7 +4,8 @@ import type { PartnerRecord } from "../../core/partners/partner-record";
 import type { PartyRef } from "../../core/protocol/types";
 import type { Store } from "../../core/store/port";
 import { sameParty } from "../../core/protocol/types";
-import { isConfiguredHub } from "../../core/partners/scope-of";
+import { isConfiguredHub, scopeOf } from "../../core/partners/scope-of";
+import { inScope } from "../../core/partners/party-scope";
 import { invalid } from "../../core/http/errors";
 import { getReceived } from "./received";
 
@@ -15,7 +16,8 @@ const PARTY = /^([A-Za-z]{2})([A-Za-z0-9]{3})$/;
  * its to-headers (core/client/addressee.ts) and is checked on the result that comes back. Absent: none named
  * (the partner's own party). Named: a party the partner registered with (its credentials roles; a 2.3.0 hub
  * lists the parties reachable through it there, ocpi-notes §2.3), or, when the operator configured the partner
- * as a hub, one it reported in hubclientinfo (2.2.1 hubs report their parties only there). Never one of ours.
+ * as a hub, one it reported in hubclientinfo (2.2.1 hubs report their parties only there). Never one of ours
+ * nor one another registered partner holds.
  * Anything else is 2001 naming `to`: nothing is sent.
  */
 export const targetParty = async (
@@ -35,8 +37,11 @@ export const targetParty = async (
   return party;
 };
 
-/** Whether `party` is reached through partner `record`: one of its registered parties, or one it reported as a hub; never ours. */
+/**
+ * Whether `party` is reached through partner `record`: one of its registered parties, or one it reported as a
+ * hub; always within its scope (core/partners/party-scope.ts), so never ours nor another registered partner's.
+ */
 export const listsParty = async (config: GatewayConfig, store: Store, registry: PartnerRegistry, record: PartnerRecord, party: PartyRef): Promise<boolean> =>
-  !config.parties.some((p) => sameParty(p, party)) &&
+  inScope(await scopeOf(config, registry, record), party) &&
   (record.roles.some((r) => r.role !== "HUB" && sameParty(r, party)) ||
     (isConfiguredHub(registry.configOf(record.id)) && (await getReceived(store, record.id, party)) !== undefined));
