@@ -37,7 +37,8 @@ export const steveAdapterFactory = defineAdapter({
     const publish = settings.mapping.publish;
     // Unpublished Locations still invalidate caches, but are pushed to nobody.
     const emit: ChangeSink = (change) => deps.changes.publish(change.module === "locations" && !publish ? { ...change, withheld: true } : change);
-    const backend = new SteveBackend(settings, storeKeyValue(deps.store), storeTagOwners(deps.store), emit, log, deps.askTokenOwner);
+    const tagOwners = storeTagOwners(deps.store);
+    const backend = new SteveBackend(settings, storeKeyValue(deps.store), tagOwners, emit, log, deps.askTokenOwner);
 
     const locations = locationsSender(backend);
     const sessions = sessionsSender(backend);
@@ -49,6 +50,10 @@ export const steveAdapterFactory = defineAdapter({
       "tokens.RECEIVER": tokensReceiver(backend.tags, deps.store),
       "commands.RECEIVER": commandsReceiver(backend, locations, sessions, log),
     };
-    return { ports, start: () => backend.start(), stop: () => backend.stop(), ready: () => backend.ready() };
+    const start = async () => {
+      await tagOwners.indexKeptTags();
+      await backend.start();
+    };
+    return { ports, start, stop: () => backend.stop(), ready: () => backend.ready() };
   },
 });

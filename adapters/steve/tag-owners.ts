@@ -1,4 +1,5 @@
 import { inScope, partyKey, type PartyRef, type PartyScope, type Store } from "../kit";
+import { STEVE_COLLECTION } from "./store-kv";
 
 /** The store collection of the parties that own idTags, and the prefix of each party's collection of its idTags. */
 export const TAG_OWNERS_COLLECTION = "steve-tag-owners";
@@ -17,7 +18,28 @@ export interface TagOwners {
   add(owner: PartyRef, idTag: string): Promise<void>;
   /** every idTag whose owner is in the scope */
   idTagsIn(scope: PartyScope): Promise<string[]>;
+  /**
+   * Once per store: indexes the tag records a gateway kept before this
+   * index existed (tags.ts's `steve:tag:<idTag>` entries in the adapter's
+   * collection), so their owners' partners still see their sessions.
+   */
+  indexKeptTags(): Promise<void>;
 }
+
+/** Marks a store whose kept tag records were indexed. */
+const INDEXED_KEY = "steve:tag-owners:indexed";
+
+/** A tag record as tags.ts keeps it (TagRecord), told apart from the other values of the adapter's collection. */
+const tagRecordOf = (value: string): { idTag: string; owner: PartyRef } | undefined => {
+  try {
+    const v = JSON.parse(value) as { idTag?: unknown; owner?: { country_code?: unknown; party_id?: unknown }; uid?: unknown };
+    return typeof v?.idTag === "string" && typeof v.uid === "string" && typeof v.owner?.country_code === "string" && typeof v.owner.party_id === "string"
+      ? { idTag: v.idTag, owner: v.owner as PartyRef }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
 
 async function all<T>(store: Store, collection: string): Promise<T[]> {
   const items: T[] = [];
@@ -36,5 +58,13 @@ export const storeTagOwners = (store: Store): TagOwners => ({
   async idTagsIn(scope) {
     const owners = (await all<PartyRef>(store, TAG_OWNERS_COLLECTION)).filter((owner) => inScope(scope, owner));
     return (await Promise.all(owners.map((owner) => all<string>(store, tagsCollection(owner))))).flat();
+  },
+  async indexKeptTags() {
+    if (await store.get(STEVE_COLLECTION, INDEXED_KEY)) return;
+    for (const value of await all<string>(store, STEVE_COLLECTION)) {
+      const record = typeof value === "string" ? tagRecordOf(value) : undefined;
+      if (record) await this.add(record.owner, record.idTag);
+    }
+    await store.put(STEVE_COLLECTION, INDEXED_KEY, "1");
   },
 });
