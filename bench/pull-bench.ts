@@ -13,6 +13,8 @@ export interface PullResult {
   objects: number;
   pages: number;
   ms: number;
+  /** CPU time of the pulling process during the pull */
+  cpuMs: number;
   peakRssMb: number;
   /** objects/s of the baseline pull of the same list, measured in the same run */
   baselinePerSecond: number;
@@ -21,7 +23,11 @@ export interface PullResult {
 }
 
 /** Runs pull-client.js in a process of its own (on the load core, like the parent) and reads its one JSON line. */
-const measure = (mode: "baseline" | "gateway", listUrl: string, redisUrl?: string): Promise<{ objects: number; pages: number; ms: number; peakRssMb: number; bytes?: number }> =>
+const measure = (
+  mode: "baseline" | "gateway",
+  listUrl: string,
+  redisUrl?: string,
+): Promise<{ objects: number; pages: number; ms: number; cpuMs: number; peakRssMb: number; bytes?: number }> =>
   new Promise((resolve, reject) => {
     // BENCH_CPU_PROF=<dir>: the gateway's pull writes a CPU profile there
     const profile = mode === "gateway" && process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
@@ -37,13 +43,32 @@ const measure = (mode: "baseline" | "gateway", listUrl: string, redisUrl?: strin
     });
   });
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+/** Runs of each pull (BENCH_PULL_RUNS, default 3), interleaved; each figure of a row is the median of its runs. */
+const RUNS = Number(process.env.BENCH_PULL_RUNS ?? 3);
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The median of each figure over the runs of one pull. */
+const medianOf = (runs: Measured[]): Measured => ({
+  objects: runs[0].objects,
+  pages: runs[0].pages,
+  ms: median(runs.map((r) => r.ms)),
+  cpuMs: median(runs.map((r) => r.cpuMs)),
+  peakRssMb: median(runs.map((r) => r.peakRssMb)),
+  bytes: runs[0].bytes,
+});
+
 /**
  * A full sync pull of a mock partner's Location list (a child process on the
  * server core serving pre-serialised pages of PAGE_SIZE with Link headers):
  * the gateway's pull (validation, translation, upsert into the `local`
  * adapter on SQLite, page by page) against fetching and parsing the same
  * pages, at 10,000 and 100,000 objects, so the peak RSS shows whether memory
- * grows with the list.
+ * grows with the list. Every pull runs RUNS times, the baseline and the
+ * gateway's in turn, so a burst of other work on the machine hits one run of
+ * each rather than all runs of one.
  */
 export const benchPull = async (stores: ("SQLite" | "Redis")[] = ["SQLite", "Redis"]): Promise<PullResult[]> => {
   const rows: PullResult[] = [];
@@ -55,16 +80,22 @@ export const benchPull = async (stores: ("SQLite" | "Redis")[] = ["SQLite", "Red
       try {
         await waitForOutput(mock, "listening on", 60_000);
         const listUrl = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
-        const baseline = await measure("baseline", listUrl);
-        if (baseline.objects !== total) throw new Error(`pulled ${baseline.objects} objects instead of ${total}`);
+        const runs = new Map<string, Measured[]>();
+        const run = async (name: string, pull: () => Promise<Measured>) => {
+          const measured = await pull();
+          if (measured.objects !== total) throw new Error(`${name}: pulled ${measured.objects} objects instead of ${total}`);
+          runs.set(name, [...(runs.get(name) ?? []), measured]);
+        };
+        for (let i = 0; i < RUNS; i++) {
+          await run("baseline", () => measure("baseline", listUrl));
+          for (const store of stores) await run(store, () => measure("gateway", listUrl, store === "Redis" ? redis!.url : undefined));
+        }
+        const baseline = medianOf(runs.get("baseline")!);
         const shared = { baselinePerSecond: (baseline.objects / baseline.ms) * 1000, listMb: (baseline.bytes ?? 0) / 1048576 };
         const count = total.toLocaleString("en-US");
         rows.push({ name: `raw fetch + JSON.parse, ${count} objects (baseline)`, ...baseline, ...shared });
-        for (const store of stores) {
-          const gateway = await measure("gateway", listUrl, store === "Redis" ? redis!.url : undefined);
-          if (gateway.objects !== total) throw new Error(`pulled ${gateway.objects} objects instead of ${total}`);
-          rows.push({ name: `gateway sync pull into local adapter (${store}), ${count} objects`, ...gateway, ...shared });
-        }
+        for (const store of stores)
+          rows.push({ name: `gateway sync pull into local adapter (${store}), ${count} objects`, ...medianOf(runs.get(store)!), ...shared });
       } finally {
         await stop(mock);
       }
@@ -78,13 +109,14 @@ export const benchPull = async (stores: ("SQLite" | "Redis")[] = ["SQLite", "Red
 export const pullTable = (rows: PullResult[]): { title: string; lines: string[] } => ({
   title: `Full sync pull of a mock partner's Locations (${PAGE_SIZE} per page, Link headers) vs fetching the same pages`,
   lines: [
-    "Each pull runs in a fresh process; peak RSS is that process's maximum resident set (Node itself included), to be set against the size of the list's JSON. The ratio compares objects/s with the baseline row of the same size.",
+    `Each pull runs ${RUNS} times, each time in a fresh process, the baseline and the gateway's pulls in turn; every figure is the median of its runs. Peak RSS is that process's maximum resident set (Node itself included), to be set against the size of the list's JSON. The ratio compares objects/s with the baseline row of the same size. CPU µs per object is the pulling process's user + system time during the pull (Redis's own time not included): on a machine shared with other work it varies less than the wall-clock rate.`,
     "",
-    "| target | objects | pages | seconds | objects/s | ratio to baseline | list JSON MB | peak RSS MB |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| target | objects | pages | seconds | objects/s | ratio to baseline | CPU µs per object | list JSON MB | peak RSS MB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map((r) => {
       const perSecond = (r.objects / r.ms) * 1000;
-      return `| ${r.name} | ${r.objects} | ${r.pages} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / r.baselinePerSecond).toFixed(2)} | ${Math.round(r.listMb)} | ${Math.round(r.peakRssMb)} |`;
+      const cpu = ((r.cpuMs * 1000) / r.objects).toFixed(1);
+      return `| ${r.name} | ${r.objects} | ${r.pages} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / r.baselinePerSecond).toFixed(2)} | ${cpu} | ${Math.round(r.listMb)} | ${Math.round(r.peakRssMb)} |`;
     }),
   ],
 });

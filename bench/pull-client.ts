@@ -9,7 +9,7 @@ import { SyncPuller } from "../core/sync/sync-puller";
 /**
  * One measured pull of a mock partner's Location list, in a process of its
  * own so its peak RSS is the pull's alone. Prints one JSON line:
- * `{ objects, pages, ms, peakRssMb }`. Arguments: mode, list URL.
+ * `{ objects, pages, ms, cpuMs, peakRssMb }`. Arguments: mode, list URL.
  * - `baseline`: fetch and JSON.parse every page, following Link headers, and count the objects;
  * - `gateway`: the gateway's sync pull (validation, translation, upsert into the `local` adapter on SQLite,
  *   or on the Redis at the third argument).
@@ -21,12 +21,21 @@ interface Measured {
   pages: number;
   /** time of the pull itself, without process and gateway start-up */
   ms: number;
+  /** CPU time (user + system) of this process during the pull: on a shared machine, steadier than `ms` */
+  cpuMs: number;
   /** size of the list's JSON bodies (baseline only) */
   bytes?: number;
 }
 
+/** CPU milliseconds of this process since `since` (a process.cpuUsage()). */
+const cpuMsSince = (since: NodeJS.CpuUsage): number => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
+
 const rawPull = async (): Promise<Measured> => {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let next: string | undefined = listUrl;
   let objects = 0;
   let pages = 0;
@@ -40,7 +49,7 @@ const rawPull = async (): Promise<Measured> => {
     pages++;
     next = /<([^>]+)>\s*;\s*rel="?next"?/i.exec(response.headers.get("link") ?? "")?.[1];
   }
-  return { objects, pages, ms: performance.now() - started, bytes };
+  return { objects, pages, ms: performance.now() - started, cpuMs: cpuMsSince(cpu), bytes };
 };
 
 const gatewayPull = async (): Promise<Measured> => {
@@ -66,8 +75,9 @@ const gatewayPull = async (): Promise<Measured> => {
       roles: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Mock CPO" } }],
       tokenToPartner: "bench",
     });
+    const cpu = process.cpuUsage();
     const result = await gateway.container.resolve(SyncPuller).pull("mock", "locations", { full: true, trigger: "on demand" });
-    return { objects: result.objects, pages: result.pages, ms: result.duration_ms };
+    return { objects: result.objects, pages: result.pages, ms: result.duration_ms, cpuMs: cpuMsSince(cpu) };
   } finally {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
