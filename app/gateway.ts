@@ -104,7 +104,7 @@ export class Gateway {
       container.registerInstance(PartnerClient, partnerClient);
       const changes = new ChangeFeed();
       container.registerInstance(ChangeFeed, changes);
-      const cache = ResponseCache.fromConfig(config, log);
+      const cache = ResponseCache.fromConfig(config, log, store);
       container.registerInstance(ResponseCache, cache);
       changes.subscribe((change) => cache.invalidate(change.module, change.owner));
       const outbox = new Outbox(store);

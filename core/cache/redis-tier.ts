@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { freshToken } from "./generations";
 import { createRedisClient, type RedisClient, type RedisTarget } from "../store/redis-connection";
+import type { SharedReads } from "../store/redis-store";
 
 // A cache command that takes longer than this is treated as Redis being unavailable: the request goes on without it.
 const COMMAND_TIMEOUT_MS = 250;
@@ -46,11 +47,19 @@ export class RedisTier {
   private retryAt = 0;
   private flushing?: Promise<void>;
   private closing = false;
+  /** reads of generations of the next batch, by their keys (without shared reads) */
+  private readonly nextGenerations = new Map<string, Promise<string[] | undefined>>();
 
+  /**
+   * `shared`: the store's batched reads when the tier is on the store's Redis
+   * (one server, not a cluster), so a batch's generation tokens and the
+   * store's registration generation go in one script, one round trip.
+   */
   constructor(
     target: RedisTarget,
     private readonly prefix: string,
     private readonly log: Logger,
+    private readonly shared?: SharedReads,
   ) {
     this.redis = createRedisClient(target, {
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
@@ -70,8 +79,32 @@ export class RedisTier {
     return `${this.prefix}{${module}}:${parts.join(":")}`;
   }
 
-  /** The shared generation tokens of `keys`, or undefined when Redis cannot be used now. */
-  async generations(keys: string[]): Promise<string[] | undefined> {
+  /**
+   * The shared generation tokens of `keys` (of one module), or undefined
+   * when Redis cannot be used now. One read shared by the requests that
+   * arrive together: it starts in the check phase after the I/O that
+   * brought them, so after each of them arrived, and sees every
+   * invalidation that completed before (on any instance). A request
+   * arriving once the read has started waits for the next one. On the
+   * store's Redis the read is one of the store's shared reads, on the same
+   * round trip as the registration generation.
+   */
+  generations(keys: string[], id = keys.join("\n")): Promise<string[] | undefined> {
+    if (this.shared) return this.usable(true) ? this.sharedGenerations(this.shared, keys, id) : Promise.resolve(undefined);
+    let next = this.nextGenerations.get(id);
+    if (!next) {
+      next = new Promise((resolve) =>
+        setImmediate(() => {
+          this.nextGenerations.delete(id);
+          resolve(this.readGenerations(keys));
+        }),
+      );
+      this.nextGenerations.set(id, next);
+    }
+    return next;
+  }
+
+  private async readGenerations(keys: string[]): Promise<string[] | undefined> {
     if (!this.usable()) return undefined;
     try {
       const tokens = await this.redis.cacheGenerations(keys.length, ...keys, ...keys.map(() => freshToken()));
@@ -81,6 +114,25 @@ export class RedisTier {
       this.failed(error as Error);
       return undefined;
     }
+  }
+
+  /** One promise per batch and keys (as without shared reads), not one per request. */
+  private readonly sharedBatches = new Map<string, { read: Promise<string[]>; tokens: Promise<string[] | undefined> }>();
+
+  private sharedGenerations(shared: SharedReads, keys: string[], id: string): Promise<string[] | undefined> {
+    const read = shared.tokens(keys, freshToken, id);
+    let batch = this.sharedBatches.get(id);
+    if (batch?.read !== read) {
+      batch = {
+        read,
+        tokens: read.then(
+          (tokens) => (this.succeeded(), tokens),
+          (error: unknown) => (this.failed(error as Error), undefined),
+        ),
+      };
+      this.sharedBatches.set(id, batch);
+    }
+    return batch.tokens;
   }
 
   /** The stored text, or undefined on a miss or when Redis cannot be used now. */
@@ -117,8 +169,9 @@ export class RedisTier {
     this.redis.disconnect();
   }
 
-  private usable(): boolean {
-    if (this.redis.status !== "ready" || Date.now() < this.retryAt) return false;
+  /** `generations`: for generation tokens, which go on the store's connection when shared */
+  private usable(generations = false): boolean {
+    if (!(generations ? this.tokensReady() : this.redis.status === "ready") || Date.now() < this.retryAt) return false;
     if (this.pending.size === 0) return true;
     void this.flush();
     return false;
@@ -131,13 +184,15 @@ export class RedisTier {
   }
 
   private async writePending(): Promise<void> {
-    while (this.redis.status === "ready") {
+    while (this.tokensReady()) {
       // Taken out before writing: a key renewed again meanwhile is pending again and written in the next round.
       const keys = [...this.pending];
       this.pending.clear();
       try {
-        // One SET per key: keys of different modules live in different cluster slots.
-        await Promise.all(keys.map((key) => this.redis.set(key, freshToken())));
+        // One SET per key: keys of different modules live in different cluster slots. With the store's shared
+        // reads, on their connection: a read asked after an invalidation started is read after its SET.
+        const shared = this.shared;
+        await Promise.all(keys.map((key) => (shared ? shared.setToken(key, freshToken()) : this.redis.set(key, freshToken()))));
       } catch (error) {
         for (const key of keys) this.pending.add(key);
         this.failed(error as Error);
@@ -148,6 +203,11 @@ export class RedisTier {
         return;
       }
     }
+  }
+
+  /** The connection generation tokens are read and set on is up: the store's with shared reads, else this tier's. */
+  private tokensReady(): boolean {
+    return this.shared ? this.shared.ready : this.redis.status === "ready";
   }
 
   private succeeded(): void {

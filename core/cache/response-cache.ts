@@ -11,6 +11,8 @@ import type { PartyScope } from "../partners/party-scope";
 import { Generations } from "./generations";
 import { RedisTier } from "./redis-tier";
 import type { RedisTarget } from "../store/redis-connection";
+import type { Store } from "../store/port";
+import type { SharedReads } from "../store/redis-store";
 
 interface LocalEntry {
   /** the generation the answer was stored under; a different current generation means it was invalidated */
@@ -49,19 +51,27 @@ export class ResponseCache {
   // What the kernel derives from a cached answer (its serialised bytes per version), kept with the answer
   // itself: the entry's reply object is replaced whenever the entry is, so the memo dies exactly with it.
   private readonly memos = new WeakMap<OcpiReply, Map<string, unknown>>();
-  private readonly nextGenerations = new Map<string, Promise<string[] | undefined>>();
+  /** per module and party of ours: the names of its generation tokens and their Redis keys (a few per gateway) */
+  private readonly pairs = new Map<string, { names: string[]; keys: string[]; id: string }>();
+  /** per module and party: the Redis read of the current batch and the token it yields */
+  private readonly batches = new Map<string, { read: Promise<string[] | undefined>; token: Promise<string> }>();
 
+  /** `redis.shared`: the store's batched reads, when `target` is the store's Redis (see RedisTier) */
   constructor(
     private readonly config: CacheConfig,
     log: Logger,
-    redis?: { target: RedisTarget; keyPrefix: string },
+    redis?: { target: RedisTarget; keyPrefix: string; shared?: SharedReads },
   ) {
     this.local = new LRUCache({ max: config.max_entries });
-    if (redis) this.redis = new RedisTier(redis.target, `${redis.keyPrefix}cache:`, log);
+    if (redis) this.redis = new RedisTier(redis.target, `${redis.keyPrefix}cache:`, log, redis.shared);
   }
 
-  /** The cache a gateway config asks for: Redis is `cache.redis_url`, else the store's Redis. */
-  static fromConfig(config: GatewayConfig, log: Logger): ResponseCache {
+  /**
+   * The cache a gateway config asks for: Redis is `cache.redis_url`, else the
+   * store's Redis, whose batched reads (`opened`, a RedisStore on one server)
+   * then carry the generation reads too.
+   */
+  static fromConfig(config: GatewayConfig, log: Logger, opened?: Store): ResponseCache {
     const cache = config.cache ?? DEFAULT_CACHE_CONFIG;
     const store = config.store;
     const keyPrefix = store.type === "sqlite" ? DEFAULT_REDIS_KEY_PREFIX : store.key_prefix;
@@ -74,7 +84,8 @@ export class ResponseCache {
           : store.type === "redis-cluster"
             ? { nodes: store.nodes }
             : undefined;
-    return new ResponseCache(cache, log, cache.redis && target ? { target, keyPrefix } : undefined);
+    const shared = !cache.redis_url && !cache.redis_nodes && store.type === "redis" && opened?.kind === "redis" ? (opened as { sharedReads?: SharedReads }).sharedReads : undefined;
+    return new ResponseCache(cache, log, cache.redis && target ? { target, keyPrefix, shared } : undefined);
   }
 
   /**
@@ -108,16 +119,32 @@ export class ResponseCache {
    * kernel's fast path (core/host/cached-get.ts): not a lookup until the
    * kernel serves the reply and says so with peekServed(). Without Redis
    * the answer is known at once and is not wrapped in a promise (each one
-   * costs the request a share of its few microseconds).
+   * costs the request a share of its few microseconds). `generation`: what
+   * generation() answered for the module and party, asked earlier (so its
+   * read from Redis goes with the registration generation's); it must
+   * have been asked after the request arrived.
    */
-  peek(route: RouteSpec, get: CachedGet): OcpiReply | undefined | Promise<OcpiReply | undefined> {
+  peek(route: RouteSpec, get: CachedGet, generation?: string | Promise<string>): OcpiReply | undefined | Promise<OcpiReply | undefined> {
     if (route.method !== "GET" || !route.cache || this.ttlMs(get.module) === 0) return undefined;
     const party = partyKey(get.party);
     const current = (token: string) => {
       const hit = this.local.get(this.localKey(route, get, party));
       return hit?.token === token ? hit.reply : undefined;
     };
-    return this.redis ? this.currentToken(get.module, party).then(current) : current(this.localToken(get.module, party));
+    const token = generation ?? this.generation(get.module, get.party);
+    return typeof token === "string" ? current(token) : token.then(current);
+  }
+
+  /**
+   * The current generation of the answers of `module` for our `party`:
+   * read from Redis (with the requests that arrive together) when there is
+   * one, else this process's view, known at once.
+   */
+  generation(module: string, party: PartyRef): string | Promise<string> {
+    // not cached: nothing to read (peek() answers undefined)
+    if (this.ttlMs(module) === 0) return "";
+    const key = partyKey(party);
+    return this.redis ? this.currentToken(this.redis, module, key) : this.localToken(module, key);
   }
 
   /** A reply peek() found was served: a hit (counted by core/metrics/instrument.ts; nothing to do here). */
@@ -160,7 +187,7 @@ export class ResponseCache {
   }
 
   private async readThrough(module: string, party: string, localKey: string, ttlMs: number, load: () => Promise<OcpiReply>): Promise<OcpiReply> {
-    const token = await this.currentToken(module, party);
+    const token = this.redis ? await this.currentToken(this.redis, module, party) : this.localToken(module, party);
     const hit = this.local.get(localKey);
     if (hit?.token === token) return hit.reply;
     const flightKey = `${localKey}|${token}`;
@@ -192,42 +219,38 @@ export class ResponseCache {
     return reply;
   }
 
-  /** The module's and the module-and-party's generation tokens, from Redis when it can be used, else this process's view. */
-  private async currentToken(module: string, party: string): Promise<string> {
-    const redis = this.redis;
-    if (!redis) return this.localToken(module, party);
-    const names = [module, generationName(module, party)];
-    const epochs = names.map((name) => this.generations.epoch(name));
-    const shared = await this.sharedGenerations(redis, names.map((name) => redis.key(module, "gen", name)));
-    if (shared) names.forEach((name, i) => this.generations.adopt(name, shared[i], epochs[i]));
-    return this.localToken(module, party);
+  /**
+   * The module's and the module-and-party's generation tokens, from Redis
+   * when it can be used (RedisTier.generations: one read per batch of
+   * requests), else this process's view; one promise per batch, shared by
+   * its requests. A token read is taken over unless the name was renewed
+   * here since the batch's first request asked (Generations.adopt).
+   */
+  private currentToken(redis: RedisTier, module: string, party: string): Promise<string> {
+    const id = `${module}\n${party}`;
+    let pair = this.pairs.get(id);
+    if (!pair) {
+      const names = [module, generationName(module, party)];
+      const keys = names.map((name) => redis.key(module, "gen", name));
+      this.pairs.set(id, (pair = { names, keys, id: keys.join("\n") }));
+    }
+    const read = redis.generations(pair.keys, pair.id);
+    let batch = this.batches.get(id);
+    if (batch?.read !== read) {
+      const { names } = pair;
+      const epochs = names.map((name) => this.generations.epoch(name));
+      const token = read.then((shared) => {
+        if (shared) names.forEach((name, i) => this.generations.adopt(name, shared[i], epochs[i]));
+        return this.localToken(module, party);
+      });
+      this.batches.set(id, (batch = { read, token }));
+    }
+    return batch.token;
   }
 
   /** This process's view of the module's and the module-and-party's generation tokens. */
   private localToken(module: string, party: string): string {
     return `${this.generations.token(module)}.${this.generations.token(generationName(module, party))}`;
-  }
-
-  /**
-   * The tokens of `keys` from Redis, one read shared by the requests that
-   * arrive together: it starts in the check phase after the I/O that
-   * brought them, so after each of them arrived, and sees every
-   * invalidation that completed before (on any instance). A request
-   * arriving once the read has started waits for the next one.
-   */
-  private sharedGenerations(redis: RedisTier, keys: string[]): Promise<string[] | undefined> {
-    const id = keys.join("\n");
-    let next = this.nextGenerations.get(id);
-    if (!next) {
-      next = new Promise((resolve) =>
-        setImmediate(() => {
-          this.nextGenerations.delete(id);
-          resolve(redis.generations(keys));
-        }),
-      );
-      this.nextGenerations.set(id, next);
-    }
-    return next;
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Store } from "../store/port";
+import type { SharedReads } from "../store/redis-store";
 
 /** Store collection of the one entry below: a random token renewed by every write of partners or tokens. */
 export const REGISTRATION_GENERATION = "partners:generation";
@@ -19,14 +20,27 @@ const ABSENT = "-";
  * the check phase after the I/O that brought them, so it always starts after
  * each of its requests arrived and sees every write that completed before
  * then (on another instance too). A request arriving once a read has started
- * waits for the next one.
+ * waits for the next one. On one Redis (not a cluster) the read is one of
+ * the store's shared reads (SharedReads in core/store/redis-store.ts): the
+ * same batching, and the response cache's generation tokens read on the
+ * same round trip.
  */
 export class RegistrationGeneration {
   private next?: Promise<string>;
+  private readonly shared?: SharedReads;
+  /** the shared read of the current batch and its answer as a token (one promise per batch, not per request) */
+  private batch?: { read: Promise<string | undefined>; token: Promise<string> };
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.shared = (store as { sharedReads?: SharedReads }).sharedReads;
+  }
 
   read(): Promise<string> {
+    if (this.shared) {
+      const read = this.shared.get<string>(REGISTRATION_GENERATION, KEY);
+      if (this.batch?.read !== read) this.batch = { read, token: read.then(present) };
+      return this.batch.token;
+    }
     this.next ??= new Promise<string>((resolve, reject) =>
       setImmediate(() => {
         this.next = undefined;
@@ -40,3 +54,5 @@ export class RegistrationGeneration {
     await this.store.put(REGISTRATION_GENERATION, KEY, randomBytes(9).toString("base64url"));
   }
 }
+
+const present = (token: string | undefined): string => token ?? ABSENT;

@@ -1,0 +1,115 @@
+import "reflect-metadata";
+import { randomUUID } from "node:crypto";
+import pino from "pino";
+import { RedisStore } from "../../core/store/redis-store";
+import { RegistrationGeneration, REGISTRATION_GENERATION } from "../../core/partners/registration-generation";
+import { ResponseCache } from "../../core/cache/response-cache";
+import { StoreUnavailableError } from "../../core/store/store-unavailable";
+import type { GatewayConfig } from "../../config/types";
+import { DEFAULT_CACHE_CONFIG } from "../../config/types";
+
+/**
+ * Issue #11: on one Redis the registration generation (authentication) and
+ * the response cache's generation tokens that requests arriving together ask
+ * for are read in one script, one round trip, and each read still starts
+ * after it was asked, so it sees every write that completed before.
+ */
+
+const url = process.env.REDIS_URL;
+if (!url) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
+
+const log = pino({ level: "silent" });
+const party = { country_code: "NL", party_id: "GWY" };
+const opened: { close(): Promise<void> }[] = [];
+
+afterAll(async () => {
+  for (const o of opened) await o.close();
+});
+
+const setup = async () => {
+  const keyPrefix = `test:shared:${randomUUID()}:`;
+  const store = await RedisStore.connect({ target: { url }, keyPrefix });
+  opened.push(store);
+  // another instance on the same Redis
+  const other = await RedisStore.connect({ target: { url }, keyPrefix });
+  opened.push(other);
+  const config = { store: { type: "redis", url, key_prefix: keyPrefix }, cache: DEFAULT_CACHE_CONFIG } as unknown as GatewayConfig;
+  const cache = ResponseCache.fromConfig(config, log, store);
+  opened.push(cache);
+  const otherCache = ResponseCache.fromConfig(config, log, other);
+  opened.push(otherCache);
+  // the scripts' own clients, to count what is sent
+  const client = (store as unknown as { redis: Record<string, (...args: unknown[]) => unknown> }).redis;
+  return { store, other, cache, otherCache, client, registration: new RegistrationGeneration(store), otherRegistration: new RegistrationGeneration(other) };
+};
+
+describe("shared reads of generations on one Redis", () => {
+  it("read the registration generation and the cache's tokens of a batch in one script", async () => {
+    const { store, cache, client, registration } = await setup();
+    expect(store.sharedReads).toBeDefined();
+    const scripts = jest.spyOn(client, "storeSharedReads");
+    const hget = jest.spyOn(client, "hget");
+    // ten requests arriving together, each asking for both
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => Promise.all([registration.read(), Promise.resolve(cache.generation("locations", party))])),
+    );
+    expect(scripts).toHaveBeenCalledTimes(1);
+    expect(hget).not.toHaveBeenCalled();
+    expect(new Set(answers.map(([r]) => r)).size).toBe(1);
+    expect(new Set(answers.map(([, g]) => g)).size).toBe(1);
+    // the next batch is another script; nothing changed, so the same answers
+    expect(await Promise.all([registration.read(), cache.generation("locations", party)])).toEqual(answers[0]);
+    expect(scripts).toHaveBeenCalledTimes(2);
+  });
+
+  it("see a write another instance completed before they were asked, on the very next batch", async () => {
+    const { cache, otherCache, registration, otherRegistration } = await setup();
+    const [registered, generation] = await Promise.all([registration.read(), cache.generation("locations", party)]);
+    expect(await otherRegistration.read()).toBe(registered);
+
+    await otherRegistration.renew();
+    await otherCache.invalidate("locations", party);
+    const [registeredAfter, generationAfter] = await Promise.all([registration.read(), cache.generation("locations", party)]);
+    expect(registeredAfter).not.toBe(registered);
+    expect(generationAfter).not.toBe(generation);
+    expect(await otherRegistration.read()).toBe(registeredAfter);
+    expect(await otherCache.generation("locations", party)).toBe(generationAfter);
+
+    // a read asked while a batch is under way waits for the next one, which sees a write that completed meanwhile
+    const first = registration.read();
+    await new Promise((resolve) => setImmediate(resolve));
+    const renewed = otherRegistration.renew();
+    await renewed;
+    const second = registration.read();
+    expect(await first).toBe(registeredAfter);
+    expect(await second).not.toBe(registeredAfter);
+    expect(await second).toBe(await otherRegistration.read());
+  });
+
+  it("never take back an invalidation of this instance: its token is set on the connection the reads go on", async () => {
+    const { cache, otherCache } = await setup();
+    for (let i = 0; i < 20; i++) {
+      const before = await cache.generation("locations", party);
+      const invalidated = cache.invalidate("locations", party);
+      // asked while the invalidation is under way: read after its write
+      const during = cache.generation("locations", party);
+      await invalidated;
+      expect(await during).not.toBe(before);
+      expect(await cache.generation("locations", party)).toBe(await during);
+      expect(await otherCache.generation("locations", party)).toBe(await during);
+    }
+  });
+
+  it("fail the registration read as the store fails, while the cache goes on with its own view", async () => {
+    const { store, cache, client, registration } = await setup();
+    const tokenBefore = await cache.generation("locations", party);
+    jest.spyOn(client, "storeSharedReads").mockImplementationOnce(() => Promise.reject(new Error("Connection is closed.")));
+    const [registered, generation] = await Promise.allSettled([registration.read(), Promise.resolve(cache.generation("locations", party))]);
+    expect(registered.status).toBe("rejected");
+    expect((registered as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    // the cache keeps this process's view of the tokens
+    expect(generation).toEqual({ status: "fulfilled", value: tokenBefore });
+    // and the next batch reads the store again
+    expect(await registration.read()).toBe((await store.get<string>(REGISTRATION_GENERATION, "current")) ?? "-");
+  });
+});
