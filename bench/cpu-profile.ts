@@ -1,10 +1,10 @@
 import "reflect-metadata";
 import os from "node:os";
 import path from "node:path";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
-import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput } from "./support";
+import { HOST, freePort, load, spawnOnServerCore, startRedis, stop, waitForOutput } from "./support";
 
 const CLI = path.resolve(__dirname, "../app/cli.js");
 
@@ -33,18 +33,27 @@ export interface Frame {
 const PROFILE_RATE = 3000;
 
 /**
- * `npm run bench -- profile`: the bench gateway (SQLite, 1,000 Locations,
- * default cache) under `node --cpu-prof` while autocannon sends the cached
+ * `npm run bench -- profile`: the bench gateway (SQLite, or the Redis store
+ * with `BENCH_STORES=redis`; 1,000 Locations, default cache) under
+ * `node --cpu-prof` while autocannon sends the cached
  * `GET /ocpi/2.3.0/sender/locations?limit=50` at a fixed 3,000 requests/s;
  * the frames with the most self time, in µs per request served, from the
  * first request on (start-up left out). On a shared machine a share of all
  * samples says little; time per request compares across runs.
  */
-export const profileCachedLocations = async (seconds: number, top = 20): Promise<{ frames: Frame[]; busyMicros: number; requests: number }> => {
+export const profileCachedLocations = async (
+  seconds: number,
+  top = 20,
+  store: "SQLite" | "Redis" = "SQLite",
+): Promise<{ frames: Frame[]; busyMicros: number; requests: number }> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-profile-"));
+  const redis = store === "Redis" ? await startRedis(dir) : undefined;
+  if (store === "Redis" && !redis) throw new Error("the Redis profile needs redis-server");
   try {
     const port = await freePort();
-    const config = benchGatewayConfig(dir, port);
+    const sqlite = benchGatewayConfig(dir, port);
+    // on Redis the cache's second tier is that Redis too, as in the locations scenario
+    const config = redis ? { ...sqlite, store: { type: "redis" as const, url: redis.url, key_prefix: "bench:" } } : sqlite;
     writeFileSync(path.join(dir, "gateway.yaml"), stringify(config));
     const token = await registerBenchPartner(config);
     const profiles = path.join(dir, "profiles");
@@ -63,8 +72,11 @@ export const profileCachedLocations = async (seconds: number, top = 20): Promise
     }
     const file = readdirSync(profiles).find((f) => f.endsWith(".cpuprofile"));
     if (!file) throw new Error("the gateway wrote no CPU profile");
+    // BENCH_CPU_PROF=<dir> keeps the profile there too (for DevTools), as the uncached and pull scenarios do
+    if (process.env.BENCH_CPU_PROF) copyFileSync(path.join(profiles, file), path.join(process.env.BENCH_CPU_PROF, `cached-get-${store.toLowerCase()}-${file}`));
     return { ...perRequest(JSON.parse(readFileSync(path.join(profiles, file), "utf8")) as Profile, requests, top), requests };
   } finally {
+    if (redis) await stop(redis.process);
     rmSync(dir, { recursive: true, force: true });
   }
 };

@@ -62,9 +62,12 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
 
 /** Run only when asked by name (`npm run bench -- profile`): the profiler slows the gateway, so its figures are not results. */
 const ON_REQUEST: Record<string, (seconds: number) => Promise<void>> = {
+  // SQLite unless BENCH_STORES names the stores (redis: the Redis store, and the cache's second tier on it)
   profile: async (seconds) => {
-    const title = "CPU profile: cached GET /locations?limit=50 (node --cpu-prof, top self time)";
-    writeResults(title, profileTable(await profileCachedLocations(seconds)));
+    for (const store of process.env.BENCH_STORES ? storesAsked() : ["SQLite" as const]) {
+      const title = `CPU profile: cached GET /locations?limit=50${store === "Redis" ? " on the Redis store" : ""} (node --cpu-prof, top self time)`;
+      writeResults(title, profileTable(await profileCachedLocations(seconds, 20, store)));
+    }
   },
 };
 
