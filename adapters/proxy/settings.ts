@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { OcpiBackendSpec } from "../kit";
+import { httpUrlSetting, settingsErrors, type OcpiBackendSpec } from "../kit";
 
 /**
  * `adapters.<name>` of type `proxy` in gateway.config.yaml: a backend that
@@ -23,14 +23,7 @@ const MESSAGES = {
   version: "must be one of: 2.3.0, 2.2.1, 2.1.1",
 } as const;
 
-const baseUrl = z.string({ error: MESSAGES.baseUrl }).refine((value) => {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password;
-  } catch {
-    return false;
-  }
-}, MESSAGES.baseUrl);
+const baseUrl = httpUrlSetting(MESSAGES.baseUrl);
 
 export const proxySettingsSchema = z.strictObject({
   type: z.literal("proxy").optional(),
@@ -45,13 +38,7 @@ export const proxySettingsSchema = z.strictObject({
 /** The backend as the gateway's OCPI client sees it; named by its host, which an operator recognises. */
 export const parseProxySettings = (input: Record<string, unknown>, base: string): { ok: true; spec: OcpiBackendSpec } | { ok: false; errors: string[] } => {
   const parsed = proxySettingsSchema.safeParse(input);
-  if (!parsed.success)
-    return {
-      ok: false,
-      errors: parsed.error.issues.map((issue) =>
-        issue.code === "unrecognized_keys" ? `${base}: unknown setting ${issue.keys.join(", ")}` : `${[base, ...issue.path.map(String)].join(".")}: ${issue.message}`,
-      ),
-    };
+  if (!parsed.success) return { ok: false, errors: settingsErrors(parsed.error, base) };
   const s = parsed.data;
   return {
     ok: true,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { httpUrlSetting, millisecondsSetting as ms, settingsErrors } from "../kit";
 
 /**
  * `adapters.tms` in gateway.config.yaml (a payment-terminal system, TMS v1:
@@ -21,19 +22,7 @@ const MESSAGES = {
   webhookSecret: "must be at least 16 characters (write it as ${ENV_VAR}: it is a secret)",
 } as const;
 
-const ms = (min: number, max: number, fallback: number) => {
-  const message = `must be a whole number of milliseconds between ${min} and ${max}`;
-  return z.number({ error: message }).int(message).min(min, message).max(max, message).default(fallback);
-};
-
-const baseUrl = z.string({ error: MESSAGES.baseUrl }).refine((value) => {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password;
-  } catch {
-    return false;
-  }
-}, MESSAGES.baseUrl);
+const baseUrl = httpUrlSetting(MESSAGES.baseUrl);
 
 export const tmsSettingsSchema = z.strictObject({
   type: z.literal("tms").optional(),
@@ -52,11 +41,5 @@ export type TmsSettings = z.output<typeof tmsSettingsSchema>;
 export const parseTmsSettings = (input: Record<string, unknown>, base = "adapters.tms"): { ok: true; settings: TmsSettings } | { ok: false; errors: string[] } => {
   const parsed = tmsSettingsSchema.safeParse(input);
   if (parsed.success) return { ok: true, settings: parsed.data };
-  return {
-    ok: false,
-    errors: parsed.error.issues.map((issue) => {
-      const where = [base, ...issue.path.map(String)].join(".");
-      return issue.code === "unrecognized_keys" ? `${base}: unknown setting ${issue.keys.join(", ")}` : `${where}: ${issue.message}`;
-    }),
-  };
+  return { ok: false, errors: settingsErrors(parsed.error, base) };
 };
