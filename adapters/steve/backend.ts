@@ -116,7 +116,7 @@ export class SteveBackend {
     const locationOrder = new LocationOrder(db, mapping, this.log);
     const poller = new StevePoller({
       ...{ db, kv: this.kv, emit: this.emit, mapping, tariffs, tags: this.tags, log: this.log },
-      ...{ intervalMs: poll_interval_ms, overlapMs: poll_overlap_ms, afterPoll: (changed: string[]) => locationOrder.refresh(changed) },
+      ...{ intervalMs: poll_interval_ms, overlapMs: poll_overlap_ms, watchList: () => locationOrder.watching, afterPoll: (seen) => locationOrder.refresh(seen) },
     });
     this.engine = { db, commands, poller, locationOrder };
     if (this.failedOnce) this.log.info({}, "steve: database reached");

@@ -1,11 +1,13 @@
 import { ciKey, type PageRequest } from "../kit";
 import type { SteveLog } from "./contracts";
 import type { ChargeBoxKeyRow } from "./db/charge-boxes";
-import type { ActiveReservation, EvseRow, EvseStatusFacts } from "./db/rows";
+import type { ActiveReservation, EvseRow, EvseStatusFacts, StatusRow } from "./db/rows";
+import type { ListWatch } from "./db/statuses";
 import type { SteveDb } from "./db/steve-db";
 import { locationIdOf, locationKeys, type LocationKey } from "./mapping/locations";
 import type { SteveMappingSettings } from "./mapping/settings";
 import type { HeldBoxFacts } from "./poll/locations";
+import type { PollSeen } from "./poller";
 
 /** Oldest first, ties by id: the Sender lists' order (pageOf in ports/transactions.ts). */
 const byTimeThenId = (a: { lastUpdated: number; id: string }, b: { lastUpdated: number; id: string }) =>
@@ -25,19 +27,23 @@ function firstAtOrAfter(keys: { lastUpdated: number }[], time: number): number {
 
 type DatedKey = { id: string; lastUpdated: number };
 
-/** How far behind the last read heartbeats are read again (SteVe writes them with its clock; commits land late). */
-const HEARTBEAT_OVERLAP_MS = 60_000;
-
 /**
  * The Locations list, kept in memory so that a page costs O(page) instead
  * of queries over every charge box: one row per charge box
  * (db/charge-boxes.ts `chargeBoxKeys`), its EVSE rows and what decides
  * their statuses (newest status rows, registration, heartbeat), read whole
  * once, at the first list, then re-read at each poll only for the boxes the
- * poll saw change (update times, status rows, new boxes, and before 3.13
- * the facts' hash; `refresh`), with the heartbeats sent since the last poll
- * and the active reservations; whole again when SteVe's count of charge
- * boxes says one went away. The Locations are kept sorted by
+ * poll saw change (update times, new boxes, and before 3.13 the facts'
+ * hash; status rows newer than the held ones: the poll re-reads
+ * poll_overlap_ms of status history, which needs no re-read once held;
+ * `refresh`). Heartbeats come from the boxes the poll read anyway (from
+ * 3.13 a heartbeat bumps charge_box.updated_at, so the box is among those
+ * updated; before 3.13 the poll reads every box). The active reservations
+ * and SteVe's count of charge boxes (db/statuses.ts ListWatch) come with
+ * the poll's first statement, its clock: no query of their own. Whole
+ * again when the count says a box went away. An expiring reservation needs
+ * no read: its expiry is held and counted at the time of each request.
+ * The Locations are kept sorted by
  * (last_updated, id) with their count, so a page and its `total`, date
  * filters included, are binary searches and a slice, and its Locations are
  * mapped from the held rows (`boxFacts`) at the time of the request (a
@@ -57,8 +63,6 @@ export class LocationOrder implements HeldBoxFacts {
   private statuses = new Map<string, EvseStatusFacts[]>();
   /** active reservations by EVSE pk, read whole at each poll (SteVe before 3.13 dates none of their changes) */
   private reservations = new Map<number, ActiveReservation>();
-  /** SteVe's clock when heartbeats were last read */
-  private heartbeatsRead = new Date(0);
   private keyOf = new Map<string, LocationKey>();
   /** Locations with a last_updated, sorted byTimeThenId */
   private dated: DatedKey[] = [];
@@ -97,38 +101,62 @@ export class LocationOrder implements HeldBoxFacts {
     return { ids, total: to - from };
   }
 
+  /** Whether polls should read the ListWatch with their clock: once a list has been served. */
+  get watching(): boolean {
+    return this.loaded;
+  }
+
   /**
-   * After a poll: re-read the keys of the charge boxes it saw change (and
-   * all of them when SteVe's count differs from ours: a box was deleted).
+   * After a poll: re-read the charge boxes it saw change, take the newer
+   * heartbeats of the boxes it read, the active reservations, and all
+   * boxes again when SteVe's count differs from ours (a box was deleted).
    * Nothing to do before the first list read them all.
    */
-  refresh(chargeBoxIds: string[]): Promise<void> {
+  refresh(seen: PollSeen): Promise<void> {
     return this.update(async () => {
       if (!this.loaded) return;
-      const now = await this.db.now();
+      const chargeBoxIds = [...new Set([...seen.changedBoxes, ...seen.statusRows.filter((r) => !this.holds(r)).map((r) => r.chargeBoxId)])];
+      // The poll that ran while the first list was being read did not ask: one query then.
+      const watch: ListWatch = seen.watch ?? (await this.db.nowWithListWatch()).watch;
+      const changed = new Set(chargeBoxIds.map(ciKey));
       if (chargeBoxIds.length) {
         const [fresh, evses, statuses] = await Promise.all([
           this.db.chargeBoxKeys(chargeBoxIds),
           this.db.evses(chargeBoxIds),
-          this.db.currentStatuses(now, chargeBoxIds),
+          // reservations are held apart (below)
+          this.db.currentStatuses(seen.now, chargeBoxIds, false),
         ]);
-        for (const id of chargeBoxIds) for (const held of [this.rows, this.evses, this.statuses]) held.delete(ciKey(id));
+        for (const id of changed) for (const held of [this.rows, this.evses, this.statuses]) held.delete(id);
         for (const row of fresh) this.rows.set(ciKey(row.chargeBoxId), row);
         this.hold(evses, statuses);
         this.rekey(new Set(chargeBoxIds.map((id) => locationIdOf(this.mapping, id))));
       }
-      // Heartbeats and registration change no status row; reservations come and go without a dated row before 3.13.
-      const [beats, reservations, count] = await Promise.all([
-        this.db.heartbeatsSince(new Date(this.heartbeatsRead.getTime() - HEARTBEAT_OVERLAP_MS)),
-        this.db.activeReservations(now),
-        this.db.chargeBoxCount(),
-      ]);
-      for (const beat of beats)
-        for (const facts of this.statuses.get(ciKey(beat.chargeBoxId)) ?? []) Object.assign(facts, { lastHeartbeat: beat.lastHeartbeat, registrationStatus: beat.registrationStatus });
-      this.reservations = reservations;
-      this.heartbeatsRead = now;
-      if (count !== this.rows.size) await this.readAll();
+      // A heartbeat changes no status row. Boxes re-read above are newer than the poll's rows; a registration
+      // change is a change of the box (updated_at from 3.13, the facts' hash before), so it was re-read.
+      for (const box of seen.boxes) {
+        if (changed.has(ciKey(box.chargeBoxId)) || !box.lastHeartbeat) continue;
+        for (const facts of this.statuses.get(ciKey(box.chargeBoxId)) ?? [])
+          if (!facts.lastHeartbeat || facts.lastHeartbeat < box.lastHeartbeat) facts.lastHeartbeat = box.lastHeartbeat;
+      }
+      this.reservations = watch.reservations;
+      if (watch.boxCount !== this.rows.size) await this.readAll();
     });
+  }
+
+  /**
+   * Whether a status row read again (the poll's overlap) is already what the
+   * held facts have, or older: the newest row per EVSE decides, so an older
+   * one, late-committed or not, changes nothing. A row of the same time
+   * counts as held only when it is the held one.
+   */
+  private holds(row: StatusRow): boolean {
+    const facts = this.statuses.get(ciKey(row.chargeBoxId));
+    if (!facts?.length) return false;
+    const held = row.evseId === 0 ? facts[0].station : facts.find((f) => f.evsePk === row.evsePk)?.latest;
+    if (!held?.statusTimestamp || !row.statusTimestamp) return false;
+    const d = held.statusTimestamp.getTime() - row.statusTimestamp.getTime();
+    const same = (["status", "errorCode", "errorInfo", "vendorErrorCode"] as const).every((k) => held[k] === row[k]);
+    return d > 0 || (d === 0 && same);
   }
 
   private update(work: () => Promise<void>): Promise<void> {
@@ -171,7 +199,6 @@ export class LocationOrder implements HeldBoxFacts {
     this.statuses.clear();
     this.hold(evses, statuses);
     this.reservations = reservations;
-    this.heartbeatsRead = now;
     this.keyOf.clear();
     this.rekey();
     this.loaded = true;

@@ -1,4 +1,6 @@
 import { getJson, setJson, type PartyRef } from "./contracts";
+import type { ChargeBoxRow, StatusRow } from "./db/rows";
+import type { ListWatch } from "./db/statuses";
 import { KEYS, later, type PollContext, type Watermarks } from "./poll/context";
 import { publishLocations, rememberBoxes } from "./poll/locations";
 import { publishTransactions } from "./poll/sessions";
@@ -35,8 +37,24 @@ export interface StevePollerOptions extends Pick<PollContext, "db" | "kv" | "emi
   intervalMs: number;
   /** re-read this far behind each watermark (late rows, station clocks) */
   overlapMs: number;
-  /** after each poll but the first: the charge boxes it saw change (Location facts, update times or status rows); a failure fails the poll */
-  afterPoll?: (changedChargeBoxIds: string[]) => Promise<void>;
+  /** whether a poll's first statement (SteVe's clock) should also read a held list's ListWatch (box count, active reservations) */
+  watchList?: () => boolean;
+  /** after each poll but the first: what it read and saw change; a failure fails the poll */
+  afterPoll?: (seen: PollSeen) => Promise<void>;
+}
+
+/** What a poll read that a held list can use without asking again. */
+export interface PollSeen {
+  /** the charge boxes whose Location facts or update times changed (from 3.13 every box updated since the watermark, overlap included; before, those whose facts' hash changed) */
+  changedBoxes: string[];
+  /** the status rows it read (since the watermark, overlap included: most were seen by earlier polls) */
+  statusRows: StatusRow[];
+  /** SteVe's clock at the start of the poll */
+  now: Date;
+  /** the charge boxes it read: from 3.13 those updated since the watermark (a heartbeat or a registration bumps updated_at), before 3.13 all of them */
+  boxes: ChargeBoxRow[];
+  /** read with the clock when watchList() asked for it */
+  watch?: ListWatch;
 }
 
 export interface PollHealth {
@@ -69,7 +87,7 @@ export class StevePoller {
   /** One poll; throws when SteVe's database or the sink fails (nothing is skipped: the next poll repeats from the same watermarks). */
   async pollOnce(): Promise<void> {
     const { db, kv, overlapMs } = this.o;
-    const now = await db.now();
+    const { now, watch } = this.o.watchList?.() ? await db.nowWithListWatch() : { now: await db.now(), watch: undefined };
     const stored = await getJson<Watermarks>(kv, KEYS.watermarks);
     if (!stored) return this.baseline(this.context(now, now.toISOString()));
     const ctx = this.context(now, stored.baseline);
@@ -85,7 +103,7 @@ export class StevePoller {
     wm.statuses = advance(wm.statuses, statusRows.map((r) => r.statusTimestamp), now);
     // Before 3.13 every box is read each poll: only those whose facts changed (the snapshot hash) count as changed.
     const updated = db.schema.hasUpdatedAt ? boxes.map((b) => b.chargeBoxId) : republished;
-    await this.o.afterPoll?.([...new Set([...updated, ...statusBoxes])]);
+    await this.o.afterPoll?.({ changedBoxes: updated, statusRows, now, boxes, watch });
 
     const txs = await db.transactions({ changedAfter: { events: earlier(wm.events, overlapMs), samples: earlier(wm.samples, overlapMs) } });
     await publishTransactions(ctx, txs);

@@ -151,6 +151,19 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
     expect(((await request(`/${ALPHA.id}`)).body as Json).data.evses[0].status).toBe("RESERVED");
   });
 
+  test("a registration changed in SteVe (no status row) reaches the list's EVSEs once the poller saw it, and back", async () => {
+    const statuses = async () => (await get()).items.find((l) => l.id === BETA.id)?.evses.map((e: Json) => e.status);
+    const direct = async () => ((await request(`/${BETA.id}`)).body as Json).data.evses.map((e: Json) => e.status);
+    const before = await direct();
+    expect(before.every((s: string) => s !== "INOPERATIVE")).toBe(true);
+    await writer.query("UPDATE charge_box SET registration_status = 'Pending' WHERE charge_box_id = ?", [BETA.id]);
+    await eventually(async () => (await statuses())?.every((s: string) => s === "INOPERATIVE"));
+    await writer.query("UPDATE charge_box SET registration_status = 'Accepted' WHERE charge_box_id = ?", [BETA.id]);
+    await eventually(async () => JSON.stringify(await statuses()) === JSON.stringify(before));
+    expect(await direct()).toEqual(before);
+    await expectOrdered((await get()).items);
+  });
+
   test("an address edited in SteVe is in the list's page once the poller saw it, and in a GET at once", async () => {
     await writer.query("UPDATE address a JOIN charge_box cb ON cb.address_pk = a.address_pk SET a.city = 'Potsdam' WHERE cb.charge_box_id = ?", [ALPHA.id]);
     expect(((await request(`/${ALPHA.id}`)).body as Json).data.city).toBe("Potsdam");

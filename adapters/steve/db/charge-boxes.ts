@@ -108,9 +108,3 @@ export async function chargeBoxKeys(pool: Pool, schema: SteveSchemaInfo, ids?: s
   const [rows] = await pool.query<RowDataPacket[]>(`${selectSql(schema, extra)}${where} ORDER BY cb.charge_box_id`, ids ? [ids] : []);
   return rows.map((r) => ({ ...toRow(r), newestStatus: r.newestStatus, hasEvses: Boolean(r.hasEvses), silentEvse: Boolean(r.silentEvse) }));
 }
-
-/** How many charge boxes SteVe holds (a count of its primary key). */
-export async function chargeBoxCount(pool: Pool): Promise<number> {
-  const [rows] = await pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM charge_box");
-  return Number(rows[0].n);
-}

@@ -17,27 +17,55 @@ const toStatus = (r: RowDataPacket): StatusRow => ({
   vendorErrorCode: r.vendorErrorCode,
 });
 
+/**
+ * Accepted reservations not yet used nor expired, as SQL (`expiresAfter` a
+ * placeholder or an expression). The expiry range comes first: real SteVe
+ * indexes reservation.expiry_datetime (KEY reservation_expiry_idx, in its
+ * baseline migration B1_0_5__stevedb.sql, kept by V1_1_4), so only the
+ * reservations still to expire are read, never the table's history.
+ */
+const activeReservationsSql = (schema: SteveSchemaInfo, expiresAfter: string) =>
+  `SELECT r.${schema.evsePk} AS evsePk, r.reservation_pk AS reservationPk, r.id_tag AS idTag, r.expiry_datetime AS expiry
+   FROM reservation r WHERE r.expiry_datetime > ${expiresAfter} AND r.status = 'ACCEPTED' AND r.transaction_pk IS NULL`;
+
+/** Rows ordered by expiry → per EVSE, the reservation expiring last. */
+const reservationMap = (rows: RowDataPacket[]): Map<number, ActiveReservation> =>
+  new Map(rows.filter((r) => r.reservationPk !== null).map((r) => [r.evsePk as number, { reservationPk: r.reservationPk, idTag: r.idTag, expiry: r.expiry }]));
+
 /** Accepted reservations not yet used or expired at `now` (of the given charge boxes): per EVSE, the one expiring last. */
 export async function activeReservations(pool: Pool, schema: SteveSchemaInfo, now: Date, chargeBoxIds?: string[]): Promise<Map<number, ActiveReservation>> {
   const { evseTable: t, evsePk: pk } = schema;
   const [rows] = await pool.query<RowDataPacket[]>(
-    `SELECT r.${pk} AS evsePk, r.reservation_pk AS reservationPk, r.id_tag AS idTag, r.expiry_datetime AS expiry
-     FROM reservation r JOIN ${t} e ON e.${pk} = r.${pk}
-     WHERE r.status = 'ACCEPTED' AND r.transaction_pk IS NULL AND r.expiry_datetime > ?${chargeBoxIds ? " AND e.charge_box_id IN (?)" : ""}
-     ORDER BY r.expiry_datetime`,
+    chargeBoxIds
+      ? `SELECT a.* FROM (${activeReservationsSql(schema, "?")}) a JOIN ${t} e ON e.${pk} = a.evsePk WHERE e.charge_box_id IN (?) ORDER BY a.expiry`
+      : `${activeReservationsSql(schema, "?")} ORDER BY r.expiry_datetime`,
     chargeBoxIds ? [now, chargeBoxIds] : [now],
   );
-  return new Map(rows.map((r) => [r.evsePk as number, { reservationPk: r.reservationPk, idTag: r.idTag, expiry: r.expiry }]));
+  return reservationMap(rows);
 }
 
-/** Charge boxes that sent a heartbeat after `since`, with their registration status (the status facts that change without a status row). */
-export async function heartbeatsSince(pool: Pool, since: Date): Promise<{ chargeBoxId: string; lastHeartbeat: Date; registrationStatus: string }[]> {
+/**
+ * What a Locations list held in memory checks at each poll (location-order.ts),
+ * besides the boxes the poll saw change: how many charge boxes SteVe holds
+ * (a deleted box leaves no other trace; a new one is among the boxes a poll
+ * sees change, so the list then holds one more than SteVe counts) and the
+ * active reservations (before 3.13 nothing dates their changes). SteVe's
+ * clock comes with it, so a poll asks it all in its first statement.
+ */
+export interface ListWatch {
+  boxCount: number;
+  reservations: Map<number, ActiveReservation>;
+}
+
+/** SteVe's clock (NOW(6), as `SELECT NOW(6)`), with the ListWatch read at that time: one statement. */
+export async function clockWithListWatch(pool: Pool, schema: SteveSchemaInfo): Promise<{ now: Date; watch: ListWatch }> {
   const [rows] = await pool.query<RowDataPacket[]>(
-    `SELECT charge_box_id AS chargeBoxId, last_heartbeat_timestamp AS lastHeartbeat, registration_status AS registrationStatus
-     FROM charge_box WHERE last_heartbeat_timestamp > ?`,
-    [since],
+    `SELECT NOW(6) AS now, b.n, a.evsePk, a.reservationPk, a.idTag, a.expiry
+     FROM (SELECT COUNT(*) AS n FROM charge_box) b
+     LEFT JOIN (${activeReservationsSql(schema, "NOW(6)")}) a ON 1 = 1
+     ORDER BY a.expiry`,
   );
-  return rows as { chargeBoxId: string; lastHeartbeat: Date; registrationStatus: string }[];
+  return { now: rows[0].now as Date, watch: { boxCount: Number(rows[0].n), reservations: reservationMap(rows) } };
 }
 
 /**
@@ -50,7 +78,7 @@ export async function heartbeatsSince(pool: Pool, since: Date): Promise<{ charge
  * answers without reading the history. Rows sharing the newest timestamp
  * have no order in SteVe either; one of them wins.
  */
-export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: Date, chargeBoxIds?: string[]): Promise<EvseStatusFacts[]> {
+export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: Date, chargeBoxIds?: string[], withReservations = true): Promise<EvseStatusFacts[]> {
   if (chargeBoxIds && chargeBoxIds.length === 0) return [];
   const { evseTable: t, evsePk: pk, evseNumber: n } = schema;
   const boxes = chargeBoxIds ? [chargeBoxIds] : [];
@@ -65,7 +93,7 @@ export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: 
        ${chargeBoxIds ? "WHERE e.charge_box_id IN (?)" : ""} ORDER BY e.charge_box_id, e.${n}`,
       boxes,
     ),
-    activeReservations(pool, schema, now, chargeBoxIds),
+    withReservations ? activeReservations(pool, schema, now, chargeBoxIds) : new Map<number, ActiveReservation>(),
   ]);
   const latest = new Map<number, StatusRow>();
   for (const e of evses) if (e.statusTimestamp !== null) latest.set(e.evsePk, toStatus(e));

@@ -1,10 +1,10 @@
 import type { Pool, RowDataPacket } from "mysql2/promise";
-import { chargeBoxCount, chargeBoxes, chargeBoxesUpdatedSince, chargeBoxKeys, type ChargeBoxKeyRow } from "./charge-boxes";
+import { chargeBoxes, chargeBoxesUpdatedSince, chargeBoxKeys, type ChargeBoxKeyRow } from "./charge-boxes";
 import { evses } from "./evses";
 import { createStevePool, type SteveDbSettings } from "./pool";
 import type { ActiveReservation, ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
 import { detectSchema, type SteveSchemaInfo } from "./schema-info";
-import { activeReservations, currentStatuses, heartbeatsSince, statusesSince } from "./statuses";
+import { activeReservations, clockWithListWatch, currentStatuses, statusesSince, type ListWatch } from "./statuses";
 import { ocppTags, reservations } from "./tags";
 import { transactionPage, type TransactionPageQuery } from "./transaction-page";
 import { transactions, type TransactionFilter } from "./transactions";
@@ -42,10 +42,6 @@ export class SteveDb {
     return chargeBoxKeys(this.pool, this.schema, ids);
   }
 
-  chargeBoxCount(): Promise<number> {
-    return chargeBoxCount(this.pool);
-  }
-
   chargeBoxesUpdatedSince(since: Date): Promise<ChargeBoxRow[]> {
     return chargeBoxesUpdatedSince(this.pool, this.schema, since);
   }
@@ -54,16 +50,13 @@ export class SteveDb {
     return evses(this.pool, this.schema, chargeBoxIds);
   }
 
-  currentStatuses(now: Date, chargeBoxIds?: string[]): Promise<EvseStatusFacts[]> {
-    return currentStatuses(this.pool, this.schema, now, chargeBoxIds);
+  /** `withReservations: false` leaves every `reservation` null (for a caller holding them apart) and saves a query */
+  currentStatuses(now: Date, chargeBoxIds?: string[], withReservations = true): Promise<EvseStatusFacts[]> {
+    return currentStatuses(this.pool, this.schema, now, chargeBoxIds, withReservations);
   }
 
   activeReservations(now: Date): Promise<Map<number, ActiveReservation>> {
     return activeReservations(this.pool, this.schema, now);
-  }
-
-  heartbeatsSince(since: Date): Promise<{ chargeBoxId: string; lastHeartbeat: Date; registrationStatus: string }[]> {
-    return heartbeatsSince(this.pool, since);
   }
 
   statusesSince(since: Date): Promise<StatusRow[]> {
@@ -98,6 +91,14 @@ export class SteveDb {
     const now = rows[0].now as Date;
     this.offsetMs = now.getTime() - (asked + Date.now()) / 2;
     return now;
+  }
+
+  /** now(), with what a held Locations list checks each poll (db/statuses.ts ListWatch), in the same statement. */
+  async nowWithListWatch(): Promise<{ now: Date; watch: ListWatch }> {
+    const asked = Date.now();
+    const read = await clockWithListWatch(this.pool, this.schema);
+    this.offsetMs = read.now.getTime() - (asked + Date.now()) / 2;
+    return read;
   }
 
   /**
