@@ -1,4 +1,4 @@
-import { createConnection, type Pool } from "mysql2/promise";
+import { createConnection, type Pool, type ResultSetHeader } from "mysql2/promise";
 import type { EvseStatusFacts } from "../../adapters/steve/db/rows";
 import { SteveDb } from "../../adapters/steve/db/steve-db";
 import { mapCdrSkeleton } from "../../adapters/steve/mapping/cdrs";
@@ -152,6 +152,30 @@ describe.each(["3.14", "3.12"] as const)("SteVe %s schema", (generation) => {
     // Past its expiry the reservation no longer counts.
     const later = await db().currentStatuses(at(51), [ALPHA.id]);
     expect(later.map((f) => f.reservation)).toEqual([null, null]);
+  });
+
+  test("a held list's watch in one statement: SteVe's clock, the box count, the reservations still to expire", async () => {
+    const { writer } = env[generation];
+    const pk = current ? "evse_pk" : "connector_pk";
+    const evsePk = ids().evsePk[`${BETA.id}-1`];
+    // The seeded reservation expired long ago by the database's clock; one made now is active until used or cancelled.
+    const [made] = await writer.query<ResultSetHeader>(
+      `INSERT INTO reservation (${pk}, id_tag, start_datetime, expiry_datetime, status) VALUES (?, ?, NOW(6), NOW(6) + INTERVAL 1 HOUR, 'ACCEPTED')`,
+      [evsePk, TAGS.carol],
+    );
+    try {
+      const { now, watch } = await db().nowWithListWatch();
+      expect(Math.abs(now.getTime() - Date.now())).toBeLessThan(60_000);
+      expect(watch.boxCount).toBe(2);
+      expect([...watch.reservations.keys()]).toEqual([evsePk]);
+      expect(watch.reservations.get(evsePk)).toMatchObject({ reservationPk: made.insertId, idTag: TAGS.carol });
+      expect(watch.reservations.get(evsePk)!.expiry.getTime()).toBeGreaterThan(now.getTime());
+      expect(await db().clock()).toBeInstanceOf(Date);
+      await writer.query("UPDATE reservation SET status = 'CANCELLED' WHERE reservation_pk = ?", [made.insertId]);
+      expect((await db().nowWithListWatch()).watch).toEqual({ boxCount: 2, reservations: new Map() });
+    } finally {
+      await writer.query("DELETE FROM reservation WHERE reservation_pk = ?", [made.insertId]);
+    }
   });
 
   test("transactions carry their meter values, energy in kWh and sample times", async () => {
