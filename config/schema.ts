@@ -72,6 +72,7 @@ export const MESSAGES = {
   syncRetryDelay: "must be a whole number of milliseconds between 1 and 3600000 (one hour)",
   pushDelay: "must be a whole number of milliseconds between 1 and 86400000 (one day)",
   pushWindow: "must be a whole number of milliseconds between 1 and 2592000000 (30 days)",
+  pushConcurrency: "must be a whole number between 1 and 256",
   adapterSettings: "must be a mapping of adapter settings",
   commandTimeout: "must be a whole number of seconds between 1 and 86400",
   cacheTtl: "must be a number of seconds between 0 and 86400 (0: not cached)",
@@ -378,6 +379,7 @@ export const partnerSchema = z.strictObject({
       base_delay_ms: int(1, 86_400_000, MESSAGES.pushDelay).optional(),
       max_delay_ms: int(1, 86_400_000, MESSAGES.pushDelay).optional(),
       backlog_window_ms: int(1, 2_592_000_000, MESSAGES.pushWindow).optional(),
+      concurrency: int(1, 256, MESSAGES.pushConcurrency).optional(),
     })
     .optional(),
 });

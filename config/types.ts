@@ -179,6 +179,8 @@ export interface PartnerPushConfig {
   max_delay_ms?: number;
   /** unreachable for longer than this: superseded updates are dropped and a full resync follows, ms */
   backlog_window_ms?: number;
+  /** messages delivered to this partner at once, in order per object; default 16 (core/outbox/outbox-worker.ts) */
+  concurrency?: number;
 }
 
 export interface GatewayConfig {

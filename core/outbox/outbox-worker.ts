@@ -22,7 +22,18 @@ export interface OutboxWorkerOptions {
   pollMs?: number;
   /** partner queues delivered at the same time */
   parallelQueues?: number;
+  /** messages of one partner delivered at the same time (`partners[].push.concurrency`); default DEFAULT_PUSH_CONCURRENCY */
+  concurrencyOf?: (partnerId: string) => number;
 }
+
+/** Deliveries to one partner under way at once, unless its `partners[].push.concurrency` says otherwise. */
+export const DEFAULT_PUSH_CONCURRENCY = 16;
+
+/**
+ * Whether two order keys (object paths, "locations:NLGWY/LOC1/EVSE1") name the same object, or one a part of
+ * the other: a Location's PUT and its EVSE's PATCH keep their order, two EVSEs' need none.
+ */
+const related = (a: string, b: string): boolean => a === b || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
 
 const LOCK_TTL_MS = 30_000;
 /** messages read from a queue's head at once */
@@ -35,7 +46,8 @@ const FORGET_SENT_EVERY_MS = 60 * 60_000;
 
 /** what is to be recorded in the store of a message that was sent (a delivery, or a refusal), and what follows once it is */
 interface Sent {
-  record(): Promise<void>;
+  /** `again`: an earlier attempt to record it may have been applied (Outbox.remove checks its collapse slot then) */
+  record(again: boolean): Promise<void>;
   recorded(counts: OutboxCounts): Promise<void>;
 }
 
@@ -46,9 +58,10 @@ const sentKey = (message: OutboxMessage) => `${message.partnerId}\n${message.id}
 /**
  * Delivers the outbox: partners' queues side by side, each on a lane of its
  * own under a store lock, so several instances never deliver the same queue
- * at once. Strict FIFO per partner keeps the order per object; a failing
- * head holds its queue back (the partner is usually down as a whole) with
- * exponential backoff. A rejection (isRetryable) never holds the queue: an
+ * at once. Within a queue, messages for different objects go side by side
+ * (at most the partner's concurrency) and those for one object in queue
+ * order (deliverQueue); a failing head holds its queue back (the partner is
+ * usually down as a whole) with exponential backoff. A rejection (isRetryable) never holds the queue: an
  * essential message goes to the partner's dead letters, any other is
  * dropped and counted; both logged with the partner's answer.
  */
@@ -57,6 +70,7 @@ export class OutboxWorker implements BackgroundService {
   private readonly owner = randomUUID();
   private readonly pollMs: number;
   private readonly parallelQueues: number;
+  private readonly concurrencyOf: (partnerId: string) => number;
   private timer?: NodeJS.Timeout;
   private wakeUp?: NodeJS.Timeout;
   private scanning?: Promise<void>;
@@ -83,6 +97,7 @@ export class OutboxWorker implements BackgroundService {
   ) {
     this.pollMs = options.pollMs ?? 500;
     this.parallelQueues = options.parallelQueues ?? 16;
+    this.concurrencyOf = options.concurrencyOf ?? (() => DEFAULT_PUSH_CONCURRENCY);
     outbox.onEnqueue(() => this.kick());
   }
 
@@ -187,59 +202,155 @@ export class OutboxWorker implements BackgroundService {
     this.wakeUp.unref();
   }
 
-  /** Delivers the queue until it is empty or its head must wait for a retry. */
+  /**
+   * Delivers the queue until it is empty or its head must wait for a retry, several messages at a time: the
+   * protocol needs order per object, not across objects. Messages start in queue order. One with an order key
+   * (push-fan-out: module, owner and object path) starts once no delivery under way, and no earlier message
+   * left waiting in this read, is for its object, a parent or a part of it (`related`), so it never
+   * overtakes one for the same object. One without an order key (command results, response URLs, the resync
+   * probe), or one already tried, waits for every delivery under way and holds back all after it. At most
+   * the partner's concurrency at once, from one at the start of a pass and one more after each delivery (a
+   * partner that is down gets one attempt, not a burst). A message that must be retried stops the pass:
+   * nothing more is started, those under way end (each recorded until the store confirms it, `confirm`),
+   * and its backoff holds the queue back. The lock is released only once every delivery has ended.
+   */
   private async deliverQueue(partnerId: string, lock: string): Promise<void> {
     const counts: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
+    const limit = Math.max(1, this.concurrencyOf(partnerId));
     let renewedAt = Date.now();
+    let renewing: Promise<void> | undefined;
     const keepLock = async () => {
+      if (renewing) return renewing;
       if (Date.now() - renewedAt <= LOCK_TTL_MS / 3) return;
-      await this.store.renewLock(lock, this.owner, LOCK_TTL_MS);
-      renewedAt = Date.now();
+      renewing = this.store.renewLock(lock, this.owner, LOCK_TTL_MS).then(
+        () => {
+          renewedAt = Date.now();
+          renewing = undefined;
+        },
+        (error) => {
+          renewing = undefined;
+          throw error;
+        },
+      );
+      return renewing;
+    };
+    /** deliveries under way by `id@seq` (a collapse slot's id is reused, its seq is not), with their order keys */
+    const active = new Map<string, Promise<void>>();
+    const keysOf = new Map<string, string>();
+    /** messages of this pass started already: read again while under way, they are not started twice */
+    const started = new Set<string>();
+    let window = 1;
+    let halted = false;
+    let backlogExpired = false;
+    /** a delivery that failed in the store (not at the partner): the pass ends with it once the others have ended */
+    let failure: { error: unknown } | undefined;
+    const settle = async () => {
+      while (active.size > 0) await Promise.all(active.values());
+    };
+    const start = (head: OutboxMessage, tag: string): Promise<void> => {
+      started.add(tag);
+      const delivery = (async () => {
+        const message = await this.outbox.claim(head);
+        // gone, or collapsed to the tail since it was read: it comes again in a later read, at its new place
+        if (!message) return;
+        const outcome = await this.deliver(message, counts, keepLock);
+        if (outcome === "sent") window = Math.min(limit, window + 1);
+        else {
+          halted = true;
+          if (outcome === "backlog expired") backlogExpired = true;
+        }
+        await keepLock();
+      })().then(
+        () => {
+          active.delete(tag);
+          keysOf.delete(tag);
+        },
+        (error) => {
+          active.delete(tag);
+          keysOf.delete(tag);
+          halted = true;
+          failure ??= { error };
+        },
+      );
+      active.set(tag, delivery);
+      if (head.orderKey !== undefined) keysOf.set(tag, head.orderKey);
+      return delivery;
     };
     try {
-      for (;;) {
-        const { items } = await this.outbox.pending(partnerId, BATCH);
-        if (items.length === 0) return;
+      while (!halted) {
+        const { items } = await this.outbox.pending(partnerId, BATCH + active.size);
+        /** order keys of messages of this read left waiting for an earlier one of their object */
+        const waiting: string[] = [];
+        let fresh = 0;
         for (const head of items) {
-          if (!this.started || head.nextAttemptAt > Date.now()) return;
-          const message = await this.outbox.claim(head);
-          // gone, or collapsed to the tail since it was read: re-read the head
-          if (!message) break;
-          if (!(await this.deliver(message, counts, keepLock))) return;
-          await keepLock();
+          const tag = `${head.id}@${head.seq}`;
+          if (started.has(tag)) continue;
+          fresh++;
+          if (halted || !this.started || head.nextAttemptAt > Date.now()) {
+            halted = true;
+            break;
+          }
+          if (head.orderKey === undefined || head.attempts > 0) {
+            // alone: after everything before it, before anything after it
+            if (waiting.length > 0) break;
+            await settle();
+            if (halted) break;
+            await start(head, tag);
+            continue;
+          }
+          const key = head.orderKey;
+          if (waiting.some((k) => related(k, key)) || [...keysOf.values()].some((k) => related(k, key))) {
+            waiting.push(key);
+            continue;
+          }
+          while (active.size >= window && !halted) await Promise.race(active.values());
+          if (halted) break;
+          // an earlier delivery of its object may have started while this one waited for room: none did, as
+          // only this loop starts deliveries, and it started nothing meanwhile
+          void start(head, tag);
         }
+        if (halted || !this.started) break;
+        if (fresh === 0 && active.size === 0) break;
+        // room, or the end of what waits for an earlier message: read the queue again once a delivery ended
+        if (active.size > 0 && (fresh === 0 || waiting.length > 0 || active.size >= window)) await Promise.race(active.values());
+        if (active.size === 0) started.clear();
       }
+      await settle();
+      if (failure) throw failure.error;
+      if (backlogExpired) counts.dropped += await this.dropBacklog(partnerId);
     } finally {
+      await settle();
       await this.outbox.count(partnerId, counts);
     }
   }
 
-  /** One delivery attempt; resolves to whether the queue goes on (false: the message waits for its retry). */
-  private async deliver(message: OutboxMessage, counts: OutboxCounts, keepLock: () => Promise<void>): Promise<boolean> {
+  /** One delivery attempt and what came of it; "retry": the message waits for its backoff, holding the queue back. */
+  private async deliver(message: OutboxMessage, counts: OutboxCounts, keepLock: () => Promise<void>): Promise<"sent" | "retry" | "backlog expired"> {
     // sent by this instance already, and only what became of it is not recorded yet: not sent again
-    const sent = this.sentUnconfirmed.get(sentKey(message)) ?? (await this.attempt(message, counts));
-    if (!sent) return false;
-    await this.confirm(message, sent, keepLock);
+    const unconfirmed = this.sentUnconfirmed.get(sentKey(message));
+    const sent = unconfirmed ?? (await this.attempt(message));
+    if (!("record" in sent)) return sent.retry;
+    await this.confirm(message, sent, keepLock, unconfirmed !== undefined);
     await sent.recorded(counts);
-    return true;
+    return "sent";
   }
 
   /** Sends the message; resolves to what is to be recorded of it, or to undefined when it failed and waits for its retry. */
-  private async attempt(message: OutboxMessage, counts: OutboxCounts): Promise<Sent | undefined> {
+  private async attempt(message: OutboxMessage): Promise<Sent | { retry: "retry" | "backlog expired" }> {
     const { partnerId } = message;
     if (message.once && (await this.outbox.wasSent(message))) {
       // enqueued again after it was delivered (a retried enqueue whose first write had landed): dropped unsent
       return {
-        record: () => this.outbox.remove(message),
+        record: (again) => this.outbox.remove(message, again),
         recorded: async () => this.log.info({ partner: partnerId, message: message.label, id: message.id }, "message enqueued again after its delivery; dropped unsent"),
       };
     }
     // a message enqueued under a stable id is marked sent before it leaves the queue (Outbox.markSent)
-    const record = (leave: () => Promise<void>) =>
+    const record = (leave: (again: boolean) => Promise<void>) =>
       message.once
-        ? async () => {
+        ? async (again: boolean) => {
             await this.outbox.markSent(message);
-            await leave();
+            await leave(again);
           }
         : leave;
     try {
@@ -266,12 +377,13 @@ export class OutboxWorker implements BackgroundService {
       const retryAt = Date.now() + retryDelay(policy, message.attempts);
       const failed = await this.outbox.failed(message, failure, retryAt);
       this.log.info({ partner: partnerId, message: message.label, attempts: failed?.attempts, error: failure }, "delivery failed; will retry");
-      if (failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs)
-        counts.dropped += await this.dropBacklog(partnerId);
-      return undefined;
+      // dropped once the deliveries under way have ended (deliverQueue), so none of them is counted twice
+      const expired = failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs;
+      return { retry: expired ? "backlog expired" : "retry" };
     }
     return {
-      record: record(() => this.outbox.remove(message)),
+      // the first removal of a message this lane claimed needs no look at its collapse slot (Outbox.remove)
+      record: record((again) => this.outbox.remove(message, again)),
       recorded: async (passCounts) => {
         passCounts.delivered++;
         await this.events.delivered?.(message);
@@ -288,12 +400,12 @@ export class OutboxWorker implements BackgroundService {
    * the promoted replica, would have been sent again by the next lane. Each `record` may be repeated
    * (Outbox.remove, deadLetter, reject).
    */
-  private async confirm(message: OutboxMessage, sent: Sent, keepLock: () => Promise<void>): Promise<void> {
+  private async confirm(message: OutboxMessage, sent: Sent, keepLock: () => Promise<void>, again: boolean): Promise<void> {
     const key = sentKey(message);
     this.sentUnconfirmed.set(key, sent);
     for (let delay = ACK_RETRY_MIN_MS, attempt = 1; ; delay = Math.min(delay * 2, ACK_RETRY_MAX_MS), attempt++) {
       try {
-        await sent.record();
+        await sent.record(again || attempt > 1);
         this.sentUnconfirmed.delete(key);
         return;
       } catch (error) {

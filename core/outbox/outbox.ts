@@ -27,9 +27,9 @@ export interface OutboxMessage {
   /** waiting messages with the same key are replaced by the newest (repeated EVSE status changes) */
   collapseKey?: string;
   /**
-   * the object the message changes, as a path ("locations:NLGWY/LOC1/EVSE1"; push-fan-out): what a worker
-   * delivering several messages of a partner at once would keep in order (messages for one object, its
-   * parents or its parts). Recorded only: OutboxWorker still delivers each queue strictly in order.
+   * the object the message changes, as a path ("locations:NLGWY/LOC1/EVSE1"; push-fan-out): OutboxWorker
+   * delivers messages of a partner side by side, keeping in queue order those for one object, its parents
+   * or its parts. None: the message is delivered alone, after every message before it and before any after it.
    */
   orderKey?: string;
   /**
@@ -141,8 +141,16 @@ export class Outbox {
     // one batch: on SQLite the positions and every partner's message are one commit instead of one each
     const ids = await this.store.batch(async () => {
       const first = await this.reserveSeqs(messages.length);
-      const placed: string[] = [];
-      for (const [i, message] of messages.entries()) placed.push(await this.place(message, first + i));
+      // one partner's messages one after another (two may share a collapse slot), partners' side by side: on
+      // Redis their writes share the connection's pipeline instead of a round trip each
+      const placed: string[] = new Array(messages.length);
+      const byPartner = new Map<string, number[]>();
+      messages.forEach((message, i) => byPartner.set(message.partnerId, [...(byPartner.get(message.partnerId) ?? []), i]));
+      await Promise.all(
+        [...byPartner.values()].map(async (indexes) => {
+          for (const i of indexes) placed[i] = await this.place(messages[i], first + i);
+        }),
+      );
       return placed;
     });
     for (const listener of this.listeners) listener();
@@ -226,10 +234,11 @@ export class Outbox {
    * Takes the message out of its queue (delivered, dead-lettered or dropped). Safe to repeat until the store
    * confirms it (OutboxWorker does after a delivery, issue #8): a message with a collapse key shares its id
    * (its slot) with later messages, so the slot is emptied only while it holds this message (same seq); a
-   * claimed message (inFlight) is not collapsed into, so the slot still holds it when it is deleted.
+   * claimed message (inFlight) is not collapsed into, so the slot still holds it when it is deleted: the
+   * worker's first removal of a message it claimed passes `again` false and spares the look at the slot.
    */
-  async remove(message: OutboxMessage): Promise<void> {
-    if (message.collapseKey && (await this.get(message.partnerId, message.id))?.seq !== message.seq) return;
+  async remove(message: OutboxMessage, again = true): Promise<void> {
+    if (again && message.collapseKey && (await this.get(message.partnerId, message.id))?.seq !== message.seq) return;
     await this.store.delete(queueOf(message.partnerId), message.id);
   }
 

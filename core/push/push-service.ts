@@ -7,7 +7,7 @@ import type { AdminRoute } from "../admin/admin-api";
 import type { BackgroundService } from "../background";
 import { TOKENS } from "../tokens";
 import { Outbox } from "../outbox/outbox";
-import { OutboxWorker } from "../outbox/outbox-worker";
+import { DEFAULT_PUSH_CONCURRENCY, OutboxWorker } from "../outbox/outbox-worker";
 import { retryPolicyOf } from "../outbox/retry-policy";
 import { ChangeFeed } from "../events/change-feed";
 import { PartnerRegistry } from "../partners/partner-registry";
@@ -65,6 +65,7 @@ export class PushService {
         rejected: (message) => this.resync.onSettled(message),
         resyncNeeded: (partnerId) => this.resync.mark(partnerId),
       },
+      { concurrencyOf: (partnerId) => registry.configOf(partnerId).push?.concurrency ?? DEFAULT_PUSH_CONCURRENCY },
     );
     background.add(worker);
     background.add(this.resumeResyncs(log));
