@@ -298,15 +298,15 @@ export class OutboxWorker implements BackgroundService {
             await start(head, tag);
             continue;
           }
+          // room first, then the look at what is under way (only this loop starts deliveries): with a
+          // concurrency of 1 the queue is thus delivered strictly in order
+          while (active.size >= window && !halted) await Promise.race(active.values());
+          if (halted) break;
           const key = head.orderKey;
           if (waiting.some((k) => related(k, key)) || [...keysOf.values()].some((k) => related(k, key))) {
             waiting.push(key);
             continue;
           }
-          while (active.size >= window && !halted) await Promise.race(active.values());
-          if (halted) break;
-          // an earlier delivery of its object may have started while this one waited for room: none did, as
-          // only this loop starts deliveries, and it started nothing meanwhile
           void start(head, tag);
         }
         if (halted || !this.started) break;

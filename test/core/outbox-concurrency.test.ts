@@ -188,6 +188,18 @@ describe.each(STORES)("concurrent delivery on $name", ({ open }) => {
     expect(other.maxInFlight).toBeGreaterThan(4);
   });
 
+  it("with a concurrency of 1, delivers strictly in queue order", async () => {
+    const outbox = new Outbox(store);
+    const p = partner();
+    const side = slowPartner(p, 3);
+    const messages = [update(p, "LOC1", 1), update(p, "LOC1", 2), update(p, "LOC2", 1), update(p, "LOC1/EVSE1", 1), update(p, "LOC3", 1), update(p, "LOC2", 2)];
+    await outbox.enqueueAll(messages);
+    startWorker(outbox, side.send, 1);
+    await until(() => side.arrived.length === messages.length);
+    expect(side.arrived).toEqual(messages.map((m) => m.request.body));
+    expect(side.maxInFlight).toBe(1);
+  });
+
   it("a message without an object (a command result) is delivered alone, in its place", async () => {
     const outbox = new Outbox(store);
     const p = partner();
