@@ -17,6 +17,11 @@ import { publishStatuses, rememberStatuses, statusesOf } from "./poll/statuses";
  * 3. transactions started, stopped or sampled → Session PUT, then PATCHes,
  *    and one priced CDR per stopped transaction.
  *
+ * No poll reads SteVe's history whole: status rows by a loose index scan of
+ * connector_status (pk, status_timestamp), transactions by transaction_pk
+ * (new ones, and those still running at the last poll), meter values by
+ * value_timestamp: the indexes real SteVe has (test/support/steve-schema.ts).
+ *
  * Exactly once per change, restarts included: what was published is kept
  * per object in the KeyValue right after the ChangeSink took it, and
  * watermarks advance only after a whole poll succeeded. (A crash between a
@@ -105,7 +110,11 @@ export class StevePoller {
     const updated = db.schema.hasUpdatedAt ? boxes.map((b) => b.chargeBoxId) : republished;
     await this.o.afterPoll?.({ changedBoxes: updated, statusRows, now, boxes, watch });
 
-    const txs = await db.transactions({ changedAfter: { events: earlier(wm.events, overlapMs), samples: earlier(wm.samples, overlapMs) } });
+    // By transaction_pk, not by time: SteVe indexes no event_timestamp (db/transactions.ts).
+    const settled = new Date(now.getTime() - overlapMs);
+    const cursor = wm.transactions ?? (await db.transactionCursorAt(earlier(wm.events, overlapMs)));
+    const { rows: txs, next } = await db.changedTransactions({ events: earlier(wm.events, overlapMs), samples: earlier(wm.samples, overlapMs) }, cursor, settled);
+    wm.transactions = next;
     await publishTransactions(ctx, txs);
     wm.events = advance(wm.events, txs.flatMap((tx) => [tx.startEventTimestamp, tx.stopEventTimestamp]), now);
     wm.samples = advance(wm.samples, txs.flatMap((tx) => tx.meterValues.map((v) => v.timestamp)), now);
@@ -119,7 +128,8 @@ export class StevePoller {
     await rememberBoxes(ctx, boxes);
     await rememberStatuses(ctx, await statusesOf(ctx, boxes.map((b) => b.chargeBoxId)));
     const now = ctx.now.toISOString();
-    await setJson(ctx.kv, KEYS.watermarks, { statuses: now, events: now, samples: now, boxes: now, baseline: now } satisfies Watermarks);
+    const transactions = await ctx.db.transactionCursorAt(new Date(ctx.now.getTime() - this.o.overlapMs));
+    await setJson(ctx.kv, KEYS.watermarks, { statuses: now, events: now, samples: now, boxes: now, baseline: now, transactions } satisfies Watermarks);
     this.o.log.info({ chargeBoxes: boxes.length }, "steve: first poll; changes are published from now on");
   }
 

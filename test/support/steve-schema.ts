@@ -10,6 +10,33 @@
  * - "3.14": SteVe 3.14.1+. `connector` renamed to `evse` (`evse_pk` in every
  *   child table) plus `evse_connector`, created_at/updated_at, the address
  *   time zone and reservation.status_timestamp.
+ *
+ * Indexes: exactly real SteVe's on the columns the adapter reads, no more
+ * (an extra index here would hide a full scan that a real SteVe database
+ * makes). From steve-community/steve src/main/resources/db/migration:
+ * B1_0_5__stevedb.sql (baseline, 3.x) and V1_1_4__update.sql (3.13: connector
+ * renamed to evse, the same indexes renamed: FK_cs_pk_idx → FK_cs_evse_pk_idx,
+ * connector_status_cpk_st_idx → connector_status_epk_st_idx, connector_pk_idx →
+ * evse_pk_idx, FK_cm_pk_idx → FK_cmv_evse_pk_idx, FK_connector_pk_reserv_idx →
+ * FK_evse_pk_reserv_idx); V1_1_2 (created_at/updated_at) adds no index.
+ * - charge_box: PK charge_box_pk, UNIQUE chargeBoxId_UNIQUE (charge_box_id),
+ *   FK_charge_box_address_apk (address_pk); no index on updated_at or
+ *   last_heartbeat_timestamp.
+ * - connector/evse: PK, UNIQUE (charge_box_id, connector_id) → 3.13
+ *   (charge_box_id, topology_source, evse_id).
+ * - connector_status: no primary key; FK_cs_pk_idx (pk) and
+ *   connector_status_cpk_st_idx (pk, status_timestamp). NO index on
+ *   status_timestamp alone: "rows since a time" is a scan of the history,
+ *   "newest per EVSE" is a loose index scan of the composite one.
+ * - transaction_start: PK transaction_pk (AUTO_INCREMENT), idTag_idx (id_tag),
+ *   connector_pk_idx / evse_pk_idx, transaction_start_idx (start_timestamp).
+ *   NO index on event_timestamp.
+ * - transaction_stop: PRIMARY KEY (transaction_pk, event_timestamp), nothing else.
+ * - connector_meter_value: FK_cm_pk_idx / FK_cmv_evse_pk_idx (pk),
+ *   FK_tid_cm_idx (transaction_pk), cmv_value_timestamp_idx (value_timestamp).
+ * - reservation: PK, UNIQUE transaction_pk_UNIQUE, FK_idTag_r_idx (id_tag),
+ *   reservation_start_idx (start_datetime), reservation_expiry_idx
+ *   (expiry_datetime), reservation_status_idx (status), pk index.
  */
 export type SteveGeneration = "3.12" | "3.14";
 
@@ -41,7 +68,8 @@ export function steveSchema(generation: SteveGeneration): string[] {
   description MEDIUMTEXT,
   address_pk INT NULL,
   insert_connector_status_after_transaction_msg TINYINT(1) DEFAULT 1,
-  UNIQUE KEY (charge_box_id),
+  UNIQUE KEY chargeBoxId_UNIQUE (charge_box_id),
+  KEY FK_charge_box_address_apk (address_pk),
   FOREIGN KEY (address_pk) REFERENCES address (address_pk) ON DELETE SET NULL`)}
 )`,
     current
@@ -81,8 +109,8 @@ export function steveSchema(generation: SteveGeneration): string[] {
   status_timestamp ${TS},
   status VARCHAR(255), error_code VARCHAR(255), error_info VARCHAR(255),
   vendor_id VARCHAR(255), vendor_error_code VARCHAR(255),
-  KEY (${pk}, status_timestamp),
-  KEY (status_timestamp),
+  KEY FK_cs_${current ? "evse_" : ""}pk_idx (${pk}),
+  KEY connector_status_${current ? "e" : "c"}pk_st_idx (${pk}, status_timestamp),
   FOREIGN KEY (${pk}) REFERENCES ${evse} (${pk}) ON DELETE CASCADE
 )`,
     `CREATE TABLE ocpp_tag (
@@ -102,7 +130,9 @@ export function steveSchema(generation: SteveGeneration): string[] {
   id_tag VARCHAR(255) NOT NULL,
   start_timestamp ${TS} COMMENT 'station clock',
   start_value VARCHAR(255) COMMENT 'meterStart, Wh',
-  KEY (event_timestamp),
+  KEY idTag_idx (id_tag),
+  KEY ${current ? "evse_pk_idx" : "connector_pk_idx"} (${pk}),
+  KEY transaction_start_idx (start_timestamp),
   FOREIGN KEY (${pk}) REFERENCES ${evse} (${pk}) ON DELETE CASCADE,
   FOREIGN KEY (id_tag) REFERENCES ocpp_tag (id_tag) ON DELETE CASCADE ON UPDATE CASCADE
 )`,
@@ -114,7 +144,6 @@ export function steveSchema(generation: SteveGeneration): string[] {
   stop_value VARCHAR(255) NOT NULL,
   stop_reason VARCHAR(255),
   PRIMARY KEY (transaction_pk, event_timestamp),
-  KEY (event_timestamp),
   FOREIGN KEY (transaction_pk) REFERENCES transaction_start (transaction_pk) ON DELETE CASCADE
 )`,
     `CREATE TABLE connector_meter_value (
@@ -124,8 +153,9 @@ export function steveSchema(generation: SteveGeneration): string[] {
   value TEXT,
   reading_context VARCHAR(255), format VARCHAR(255), measurand VARCHAR(255),
   location VARCHAR(255), unit VARCHAR(255), phase VARCHAR(255),
-  KEY (transaction_pk),
-  KEY (value_timestamp),
+  KEY ${current ? "FK_cmv_evse_pk_idx" : "FK_cm_pk_idx"} (${pk}),
+  KEY FK_tid_cm_idx (transaction_pk),
+  KEY cmv_value_timestamp_idx (value_timestamp),
   FOREIGN KEY (${pk}) REFERENCES ${evse} (${pk}) ON DELETE CASCADE,
   FOREIGN KEY (transaction_pk) REFERENCES transaction_start (transaction_pk) ON DELETE SET NULL
 )`,
@@ -137,6 +167,12 @@ export function steveSchema(generation: SteveGeneration): string[] {
   start_datetime DATETIME(6),
   expiry_datetime DATETIME(6),
   status VARCHAR(255) NOT NULL COMMENT 'WAITING, ACCEPTED, USED, CANCELLED'${current ? `,\n  status_timestamp ${TS}` : ""},
+  UNIQUE KEY transaction_pk_UNIQUE (transaction_pk),
+  KEY FK_idTag_r_idx (id_tag),
+  KEY reservation_start_idx (start_datetime),
+  KEY reservation_expiry_idx (expiry_datetime),
+  KEY reservation_status_idx (status),
+  KEY ${current ? "FK_evse_pk_reserv_idx" : "FK_connector_pk_reserv_idx"} (${pk}),
   FOREIGN KEY (${pk}) REFERENCES ${evse} (${pk}) ON DELETE CASCADE,
   FOREIGN KEY (id_tag) REFERENCES ocpp_tag (id_tag) ON DELETE CASCADE ON UPDATE CASCADE,
   FOREIGN KEY (transaction_pk) REFERENCES transaction_start (transaction_pk) ON DELETE SET NULL`)}

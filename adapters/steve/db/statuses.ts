@@ -121,12 +121,24 @@ export async function currentStatuses(pool: Pool, schema: SteveSchemaInfo, now: 
  * Status rows with status_timestamp after the watermark, oldest first,
  * station rows (evse 0) included: they change every EVSE of the station.
  * status_timestamp is the station's clock, so callers poll with an overlap.
+ *
+ * Real SteVe has no index on connector_status.status_timestamp alone, only
+ * (pk) and (pk, status_timestamp) (connector_status_cpk_st_idx in
+ * B1_0_5__stevedb.sql, connector_status_epk_st_idx from V1_1_4): a plain
+ * `status_timestamp > ?` reads the table's whole append-only history every
+ * poll. So the newest timestamp per EVSE comes first, by a loose index scan
+ * of the composite index (one index dive per EVSE, whatever the history), and
+ * only the EVSEs with a newer row are read, by a range of the same index.
  */
 export async function statusesSince(pool: Pool, schema: SteveSchemaInfo, since: Date): Promise<StatusRow[]> {
+  const { evsePk: pk, evseTable: t } = schema;
   const [rows] = await pool.query<RowDataPacket[]>(
-    `SELECT ${statusColumns(schema)} FROM connector_status cs JOIN ${schema.evseTable} e ON e.${schema.evsePk} = cs.${schema.evsePk}
-     WHERE cs.status_timestamp > ? ORDER BY cs.status_timestamp, cs.${schema.evsePk}`,
-    [since],
+    `SELECT ${statusColumns(schema)}
+     FROM (SELECT n.${pk} FROM (SELECT ${pk}, MAX(status_timestamp) AS newest FROM connector_status GROUP BY ${pk}) n WHERE n.newest > ?) c
+     JOIN connector_status cs ON cs.${pk} = c.${pk} AND cs.status_timestamp > ?
+     JOIN ${t} e ON e.${pk} = cs.${pk}
+     ORDER BY cs.status_timestamp, cs.${pk}`,
+    [since, since],
   );
   return rows.map(toStatus);
 }

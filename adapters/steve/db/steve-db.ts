@@ -7,7 +7,7 @@ import { detectSchema, type SteveSchemaInfo } from "./schema-info";
 import { activeReservations, clockWithListWatch, currentStatuses, statusesSince, type ListWatch } from "./statuses";
 import { ocppTags, reservations } from "./tags";
 import { transactionPage, type TransactionPageQuery } from "./transaction-page";
-import { transactions, type TransactionFilter } from "./transactions";
+import { changedTransactions, transactionCursorAt, transactions, type TransactionCursor, type TransactionFilter } from "./transactions";
 
 /**
  * Read access to a SteVe database (3.9 to 3.14+): one pool, the schema
@@ -65,6 +65,15 @@ export class SteveDb {
 
   transactions(filter?: TransactionFilter): Promise<TransactionRow[]> {
     return transactions(this.pool, this.schema, filter);
+  }
+
+  /** the poll's read of transactions that changed: by transaction_pk, never the whole history (db/transactions.ts) */
+  changedTransactions(since: { events: Date; samples: Date }, cursor: TransactionCursor, settledBefore: Date): Promise<{ rows: TransactionRow[]; next: TransactionCursor }> {
+    return changedTransactions(this.pool, this.schema, since, cursor, settledBefore);
+  }
+
+  transactionCursorAt(settledBefore: Date): Promise<TransactionCursor> {
+    return transactionCursorAt(this.pool, settledBefore);
   }
 
   /** one page of a Sessions or CDRs list: its transaction_pks in list order, and the list's count */

@@ -101,3 +101,81 @@ export async function transactions(pool: Pool, schema: SteveSchemaInfo, filter: 
     };
   });
 }
+
+/**
+ * Where the poll's transaction reads stand, in transaction_pk (SteVe's
+ * AUTO_INCREMENT, the OCPP transactionId): real SteVe indexes neither
+ * transaction_start.event_timestamp nor transaction_stop.event_timestamp
+ * alone (B1_0_5__stevedb.sql: transaction_start has its PRIMARY KEY,
+ * idTag_idx, connector_pk_idx/evse_pk_idx (V1_1_4) and transaction_start_idx
+ * on start_timestamp; transaction_stop only PRIMARY KEY (transaction_pk,
+ * event_timestamp)), so "started or stopped since" by time reads every
+ * transaction ever made. By key, a poll reads only what can have changed.
+ */
+export interface TransactionCursor {
+  /** every transaction from this pk on is read (new starts, and those started within the overlap) */
+  fromPk: number;
+  /** transactions below fromPk still running at the last poll: their stop is looked for by primary key */
+  openPks: number[];
+}
+
+/**
+ * Transactions started, stopped or sampled after the dates (as
+ * `changedAfter`), looked for only among: transaction_pk ≥ cursor.fromPk (a
+ * range of the primary key), cursor.openPks (primary-key lookups; their stop
+ * rows by transaction_stop's primary key) and those with meter values after
+ * `samples` (cmv_value_timestamp_idx). The next cursor: fromPk advances past
+ * the transactions whose start row is older than `settledBefore` (a start
+ * committed late, with a smaller pk, is still ahead of it), openPks keeps those
+ * below it without a stop. A further stop row of a transaction already
+ * stopped before the last poll is not looked for.
+ */
+export async function changedTransactions(
+  pool: Pool,
+  schema: SteveSchemaInfo,
+  since: { events: Date; samples: Date },
+  cursor: TransactionCursor,
+  settledBefore: Date,
+): Promise<{ rows: TransactionRow[]; next: TransactionCursor }> {
+  const [candidates] = await pool.query<RowDataPacket[]>(
+    `SELECT s.transaction_pk AS pk, s.event_timestamp AS started,
+       (SELECT MAX(x.event_timestamp) FROM transaction_stop x WHERE x.transaction_pk = s.transaction_pk) AS stopped
+     FROM transaction_start s
+     WHERE s.transaction_pk >= ?${cursor.openPks.length ? " OR s.transaction_pk IN (?)" : ""}
+     ORDER BY s.transaction_pk`,
+    cursor.openPks.length ? [cursor.fromPk, cursor.openPks] : [cursor.fromPk],
+  );
+  const [sampled] = await pool.query<RowDataPacket[]>(
+    "SELECT DISTINCT transaction_pk AS pk FROM connector_meter_value WHERE value_timestamp > ? AND transaction_pk IS NOT NULL",
+    [since.samples],
+  );
+  const changed = new Set<number>(sampled.map((r) => r.pk as number));
+  for (const c of candidates) {
+    if (c.started > since.events || (c.stopped !== null && c.stopped > since.events)) changed.add(c.pk);
+  }
+  let fromPk = cursor.fromPk;
+  for (const c of candidates) {
+    if (c.pk < fromPk) continue;
+    if (c.started > settledBefore) break;
+    fromPk = c.pk + 1;
+  }
+  const openPks = candidates.filter((c) => c.pk < fromPk && c.stopped === null).map((c) => c.pk as number);
+  const rows = changed.size ? await transactions(pool, schema, { transactionPks: [...changed].sort((a, b) => a - b) }) : [];
+  return { rows, next: { fromPk, openPks } };
+}
+
+/** The first cursor (first poll, or watermarks kept before cursors): one read of every transaction, once. */
+export async function transactionCursorAt(pool: Pool, settledBefore: Date): Promise<TransactionCursor> {
+  const [[first]] = await pool.query<RowDataPacket[]>(
+    `SELECT COALESCE(MIN(transaction_pk), (SELECT COALESCE(MAX(transaction_pk), 0) + 1 FROM transaction_start)) AS fromPk
+     FROM transaction_start WHERE event_timestamp > ?`,
+    [settledBefore],
+  );
+  const fromPk = Number(first.fromPk);
+  const [open] = await pool.query<RowDataPacket[]>(
+    `SELECT s.transaction_pk AS pk FROM transaction_start s
+     WHERE s.transaction_pk < ? AND NOT EXISTS (SELECT 1 FROM transaction_stop t WHERE t.transaction_pk = s.transaction_pk)`,
+    [fromPk],
+  );
+  return { fromPk, openPks: open.map((r) => r.pk as number) };
+}

@@ -1,5 +1,6 @@
 import type { ChangeSink, KeyValue, PartyRef, SteveLog } from "../contracts";
 import type { SteveDb } from "../db/steve-db";
+import type { TransactionCursor } from "../db/transactions";
 import type { SteveMappingSettings } from "../mapping/settings";
 import type { Tariff } from "../ocpi";
 import type { SteveTags } from "../tags";
@@ -39,6 +40,8 @@ export interface Watermarks {
   boxes: string;
   /** the first poll: a transaction last changed before it and never published stays unpublished (no history replay) */
   baseline: string;
+  /** where the transaction reads stand by transaction_pk (db/transactions.ts TransactionCursor); absent in watermarks kept before it: made at the next poll */
+  transactions?: TransactionCursor;
 }
 
 /** What was published of a transaction, so a restart neither repeats nor skips anything. */
