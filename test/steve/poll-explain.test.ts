@@ -116,6 +116,19 @@ describe.each(["3.14", "3.12"] as const)("SteVe %s schema: the poll's queries us
     expect(idle.statements).toHaveLength(1);
   });
 
+  it("the transaction cursor: a stop below it is found for a transaction it holds open, and it passes starts older than the overlap", async () => {
+    const [[{ last }]] = await writer.query<RowDataPacket[]>("SELECT MAX(transaction_pk) AS last FROM transaction_start");
+    const old = Number(last) - 5; // stopped at(-199_000)
+    const since = { events: at(-199_500), samples: at(1) };
+    const held = await changedTransactions(reader, db.schema, since, { fromPk: Number(last) + 1, openPks: [old] }, at(-1));
+    expect(held.rows.map((r) => r.transactionPk)).toEqual([old]);
+    expect(held.next).toEqual({ fromPk: Number(last) + 1, openPks: [] });
+    const notHeld = await changedTransactions(reader, db.schema, since, { fromPk: Number(last) + 1, openPks: [] }, at(-1));
+    expect(notHeld.rows).toEqual([]);
+    const passing = await changedTransactions(reader, db.schema, { events: at(1), samples: at(1) }, { fromPk: Number(last) - 2, openPks: [] }, at(-1));
+    expect(passing.next.fromPk).toBe(Number(last) + 1);
+  });
+
   it("transactions since the watermarks: by primary key and value_timestamp, never the whole history", async () => {
     const { pool, statements } = recording(reader);
     const [[{ next }]] = await writer.query<RowDataPacket[]>("SELECT MAX(transaction_pk) + 1 AS next FROM transaction_start");
