@@ -58,6 +58,8 @@ export class PartnerRegistry {
   private known?: { generation: string; tokens: Map<string, KnownToken | null>; headers: Map<string, { identity: PartnerIdentity; until: number; base64First: boolean }> };
   /** a renewal that failed after a write: retried before the next authentication */
   private renewalPending = false;
+  /** every partner record (frozen: shared by callers) as listed under `generation`; see `listCurrent` */
+  private listed?: { generation: string; records: Promise<readonly PartnerRecord[]> };
 
   constructor(
     private readonly config: GatewayConfig,
@@ -105,6 +107,30 @@ export class PartnerRegistry {
   async list(): Promise<PartnerRecord[]> {
     const page = await this.store.range<PartnerRecord>(PARTNERS, { offset: 0, limit: 100_000 });
     return page.items;
+  }
+
+  /**
+   * Every partner record, from the store when its registration generation
+   * moved since the last listing, otherwise from memory: one generation read
+   * (shared by the callers that arrive together) instead of a read of every
+   * record. The generation is read before the records, so a listing is never
+   * older than the generation it is kept under: a partner registered or
+   * unregistered by any instance on the store is seen as soon as that write
+   * has returned. The records are frozen (shared by every caller).
+   */
+  async listCurrent(): Promise<readonly PartnerRecord[]> {
+    if (this.renewalPending) await this.renewGeneration();
+    const generation = await this.generation.read();
+    let listed = this.listed;
+    if (listed?.generation !== generation) {
+      const records = this.list().then((items) => items.map(deepFreeze));
+      listed = this.listed = { generation, records };
+      // a failed read is not kept: the next caller reads again
+      records.catch(() => {
+        if (this.listed === listed) this.listed = undefined;
+      });
+    }
+    return listed.records;
   }
 
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */
@@ -177,6 +203,7 @@ export class PartnerRegistry {
       return await write();
     } finally {
       this.known = undefined;
+      this.listed = undefined;
       await this.renewGeneration();
     }
   }

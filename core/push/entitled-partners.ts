@@ -6,9 +6,14 @@ import type { PartnerRecord } from "../partners/partner-record";
  * module by `partners[].modules`, and offering its RECEIVER interface (for
  * 2.1.1 partners, the module's one endpoint, stored with the RECEIVER role
  * when we own the module's data).
+ *
+ * The records come from the registry's listing under the store's current
+ * registration generation (PartnerRegistry.listCurrent): a change costs one
+ * generation read, and a partner (un)registered on any instance is honoured
+ * from the next change on.
  */
 export const entitledPartners = async (registry: PartnerRegistry, module: string): Promise<PartnerRecord[]> =>
-  (await registry.list()).filter((record) => isEntitled(registry, record, module));
+  (await registry.listCurrent()).filter((record) => isEntitled(registry, record, module));
 
 export const isEntitled = (registry: PartnerRegistry, record: PartnerRecord, module: string): boolean => {
   if (record.status !== "registered" || !record.version || !record.tokenToPartner) return false;

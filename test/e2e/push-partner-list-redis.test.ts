@@ -1,0 +1,110 @@
+import "reflect-metadata";
+import { randomUUID } from "node:crypto";
+import pino from "pino";
+import type { GatewayConfig } from "../../config/types";
+import { Gateway } from "../../app/gateway";
+import { ChangeFeed, type DataChange } from "../../core/events/change-feed";
+import { Outbox } from "../../core/outbox/outbox";
+import { PARTNERS } from "../../core/partners/partner-record";
+import type { Store } from "../../core/store/port";
+
+/**
+ * Issue #11: push fan-out reads the partner list once per registration
+ * generation (PartnerRegistry.listCurrent), not once per change. Two
+ * gateways on one Redis: a partner unregistered (or registered) on A is
+ * not (or is) pushed to by B from B's very next change, although B had
+ * the list in memory; and while nothing is (un)registered, B's changes
+ * do not read the list again.
+ */
+
+const HOST = "127.0.0.1";
+const gateways: Gateway[] = [];
+
+afterAll(async () => {
+  for (const gw of gateways) await gw.close();
+});
+
+const configFor = (prefix: string, partners: string[]): GatewayConfig => {
+  if (!process.env.REDIS_URL) throw new Error("REDIS_URL is not set: the jest global setup starts a redis-server");
+  return {
+    server: { port: 0, host: HOST, public_url: `http://${HOST}:1`, max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 5000, log_level: "warn" },
+    parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Test CPO" } }],
+    store: { type: "redis", url: process.env.REDIS_URL, key_prefix: prefix },
+    modules: { locations: { adapter: "local" } },
+    adapters: { local: {} },
+    partners: partners.map((id) => ({
+      id,
+      versions_url: `http://${HOST}:9/ocpi/versions`,
+      versions: ["2.3.0"],
+      token_encoding: "auto",
+      header_prefix: "OCPI",
+      strictness: "reject",
+      callback_hosts: [],
+    })),
+  } as GatewayConfig;
+};
+
+const register = (gateway: Gateway, id: string, i: number) =>
+  gateway.registry.recordRegistration(id, {
+    version: "2.3.0",
+    versionsUrl: `http://${HOST}:9/ocpi/versions`,
+    endpoints: [{ identifier: "locations", role: "RECEIVER", url: `http://${HOST}:9/ocpi/2.3.0/receiver/locations` }],
+    roles: [{ country_code: "DE", party_id: `E0${i}`, role: "EMSP", business_details: { name: id } }],
+    tokenToPartner: `token-${id}`,
+  });
+
+let n = 0;
+const change = (): DataChange => ({
+  module: "locations",
+  owner: { country_code: "NL", party_id: "GWY" },
+  path: ["LOC1", `EVSE${++n}`],
+  kind: "patch",
+  object: { status: "CHARGING", last_updated: new Date(Date.UTC(2026, 0, 1) + n).toISOString() },
+});
+
+const queued = async (gateway: Gateway, id: string) => (await gateway.container.resolve(Outbox).pending(id)).total;
+
+describe("push fan-out on two instances on one Redis", () => {
+  it("honours a partner (un)registered on the other instance from the next change on, and reads the list only when the generation moved", async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const ids = ["p1", "p2"];
+    // the outbox worker is not started (no listen): what a change queues stays queued and can be counted
+    const a = await Gateway.create(configFor(prefix, ids), { logger: pino({ level: "silent" }) });
+    gateways.push(a);
+    const b = await Gateway.create(configFor(prefix, ids), { logger: pino({ level: "silent" }) });
+    gateways.push(b);
+    for (const [i, id] of ids.entries()) await register(a, id, i);
+    const feed = b.container.resolve(ChangeFeed);
+
+    // B's list reads of the partners collection, counted
+    const store = (b.registry as unknown as { store: Store }).store;
+    const range = store.range.bind(store);
+    let listReads = 0;
+    store.range = ((collection: string, query: Parameters<Store["range"]>[1]) => {
+      if (collection === PARTNERS) listReads++;
+      return range(collection, query);
+    }) as Store["range"];
+
+    await feed.publish(change());
+    expect(await queued(b, "p1")).toBe(1);
+    expect(await queued(b, "p2")).toBe(1);
+    for (let i = 0; i < 5; i++) await feed.publish(change());
+    expect(await queued(b, "p1")).toBe(6);
+    expect(await queued(b, "p2")).toBe(6);
+    expect(listReads).toBe(1);
+
+    // unregistered on A: B's very next change no longer goes to it
+    await a.registry.unregister("p2");
+    await feed.publish(change());
+    expect(await queued(b, "p1")).toBe(7);
+    expect(await queued(b, "p2")).toBe(6);
+    expect(listReads).toBe(2);
+
+    // registered again on A: B's next change goes to it again
+    await register(a, "p2", 1);
+    await feed.publish(change());
+    expect(await queued(b, "p1")).toBe(8);
+    expect(await queued(b, "p2")).toBe(7);
+    expect(listReads).toBe(3);
+  });
+});
