@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Store, StoredPage } from "../store/port";
 import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
 import type { PartnerAnswer } from "./partner-answer";
+import type { RedisStore } from "../store/redis-store";
 
 /** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */
 export type OutboundTarget = { module: string; role: InterfaceRole; path?: string; query?: Record<string, string> } | { url: string };
@@ -114,6 +115,70 @@ const sentOf = (partnerId: string) => `outbox:sent:${partnerId}`;
 export const SENT_RETENTION_MS = 24 * 60 * 60_000;
 const REJECTIONS = "outbox:last-rejected";
 
+/**
+ * Outbox.enqueueAll on one Redis, as one script (RedisStore.scriptOnOneRedis): KEYS are the values hash and
+ * sort index of outbox:meta, outbox:partners, then of each partner's queue; ARGV[1] the time, ARGV[2] the
+ * number of messages, then 10 per message (see enqueueOnOneRedis). Per message, in order: the positions
+ * (reserveSeqs), the collapse slots (collapse: a waiting message is replaced and moved to the tail, one in
+ * flight or already tried is left as it is, a newer one already there is kept), else the queue entry (put, or
+ * putIfAbsent for a stable id), then the partner's outbox:partners entry (putIfAbsent). Returns the ids.
+ */
+const ENQUEUE_LUA = `
+local now, count = ARGV[1], tonumber(ARGV[2])
+local meta = redis.call('HGET', KEYS[1], 'seq')
+local last = (meta and cjson.decode(meta).seq or 0) + count
+redis.call('HSET', KEYS[1], 'seq', '{"seq":' .. string.format('%d', last) .. '}')
+redis.call('ZADD', KEYS[2], 'NX', 0, 'seq')
+local function int(n) return string.format('%d', n) end
+local function complete(json, id, seq)
+  return string.sub(json, 1, -2) .. ',"id":' .. cjson.encode(id) .. ',"seq":' .. int(seq) .. '}'
+end
+local ids = {}
+for m = 0, count - 1 do
+  local a = 3 + m * 10
+  local k = tonumber(ARGV[a])
+  local qv, qi = KEYS[k], KEYS[k + 1]
+  local partner, slot0, slot1, id, mode = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local label, request, fresh, entry = ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9]
+  local seq = last - count + 1 + m
+  local placed = nil
+  if slot0 ~= '' then
+    for _, slot in ipairs({ slot0, slot1 }) do
+      local current = redis.call('HGET', qv, slot)
+      if not current then
+        redis.call('HSET', qv, slot, complete(fresh, slot, seq))
+        redis.call('ZADD', qi, seq, slot)
+        placed = slot
+      else
+        local c = cjson.decode(current)
+        if c.inFlight ~= true and c.attempts == 0 then
+          placed = slot
+          if c.seq <= seq then
+            c.request, c.seq, c.enqueuedAt, c.label = nil, nil, nil, label
+            local json = string.sub(cjson.encode(c), 1, -2)
+            redis.call('HSET', qv, slot, json .. ',"seq":' .. int(seq) .. ',"enqueuedAt":' .. now .. ',"request":' .. request .. '}')
+            redis.call('ZADD', qi, seq, slot)
+          end
+        end
+      end
+      if placed then break end
+    end
+  end
+  if not placed then
+    placed = id
+    local json = complete(fresh, id, seq)
+    if mode == 'once' then
+      if redis.call('HSETNX', qv, id, json) == 1 then redis.call('ZADD', qi, seq, id) end
+    else
+      redis.call('HSET', qv, id, json)
+      redis.call('ZADD', qi, seq, id)
+    end
+  end
+  ids[m + 1] = placed
+  if redis.call('HSETNX', KEYS[3], partner, entry) == 1 then redis.call('ZADD', KEYS[4], 0, partner) end
+end
+return ids`;
+
 const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
 
 /**
@@ -138,6 +203,12 @@ export class Outbox {
   /** Queues messages of one moment (a change fanned out to its partners), taking their positions in one step. */
   async enqueueAll(messages: readonly EnqueueRequest[]): Promise<string[]> {
     if (messages.length === 0) return [];
+    const atOnce = this.enqueueOnOneRedis(messages);
+    if (atOnce) {
+      const ids = await atOnce;
+      for (const listener of this.listeners) listener();
+      return ids;
+    }
     // one batch: on SQLite the positions and every partner's message are one commit instead of one each
     const ids = await this.store.batch(async () => {
       const first = await this.reserveSeqs(messages.length);
@@ -155,6 +226,39 @@ export class Outbox {
     });
     for (const listener of this.listeners) listener();
     return ids;
+  }
+
+  /**
+   * On one Redis (not a cluster, whose collections sit in different slots): every write of `enqueueAll`, the
+   * positions, the collapse slots, the queue entries and the `outbox:partners` entries, in one script call
+   * (ENQUEUE_LUA), doing exactly what `place` and `collapse` do one store call at a time. Undefined elsewhere.
+   */
+  private enqueueOnOneRedis(messages: readonly EnqueueRequest[]): Promise<string[]> | undefined {
+    const redis = this.store as Partial<Pick<RedisStore, "scriptOnOneRedis">>;
+    if (!redis.scriptOnOneRedis) return undefined;
+    const queues = [...new Set(messages.map((m) => m.partnerId))];
+    const collections = [META, PARTNERS, ...queues.map(queueOf)];
+    const now = Date.now();
+    const args: (string | number)[] = [now, messages.length];
+    for (const message of messages) {
+      const { id, ...rest } = message;
+      const [slot0, slot1] = message.collapseKey ? slotsOf(message.collapseKey) : ["", ""];
+      // the message as `fresh` writes it, but for id and seq, which the script appends
+      const fresh = { ...rest, once: id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: now };
+      args.push(
+        5 + 2 * queues.indexOf(message.partnerId),
+        message.partnerId,
+        slot0,
+        slot1,
+        id ?? randomUUID(),
+        id !== undefined ? "once" : "put",
+        message.label,
+        JSON.stringify(message.request),
+        JSON.stringify(fresh),
+        JSON.stringify({ partnerId: message.partnerId }),
+      );
+    }
+    return redis.scriptOnOneRedis<string[]>("outboxEnqueue", ENQUEUE_LUA, collections, args);
   }
 
   private async place(message: EnqueueRequest, seq: number): Promise<string> {

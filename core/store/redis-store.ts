@@ -300,6 +300,20 @@ export class RedisStore implements Store {
     return work();
   }
 
+  /**
+   * One Redis only (undefined on a cluster, whose collections sit in different slots): runs `lua`, defined
+   * once under `name`, over the values hash and sort index of each of `collections` (KEYS[2i-1], KEYS[2i]
+   * for the i-th), with `args` as ARGV, as one atomic write of a round trip. For a caller that writes
+   * several collections at once and falls back to the Store's methods on a cluster.
+   */
+  scriptOnOneRedis<R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]): Promise<R> | undefined {
+    if (this.replicaAckTimeoutMs !== undefined) return undefined;
+    const client = this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<R>>;
+    if (typeof client[name] !== "function") this.redis.defineCommand(name, { lua });
+    const keys = collections.flatMap((collection) => this.keys(collection));
+    return this.run(() => client[name](keys.length, ...keys, ...args));
+  }
+
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     return (await this.write("storeAcquireLock", this.lockKey(name), owner, Math.max(1, Math.ceil(ttlMs)))) === 1;
   }
