@@ -5,7 +5,7 @@ import { Gateway } from "../../app/gateway";
 import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
 import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { captureLogs } from "../support/log-capture";
-import { numberedStation, t2Connector } from "../support/ocpi-objects";
+import { numberedCpoLocation } from "../support/ocpi-objects";
 import { parsePrometheus, samplesOf, sumOf, type Sample } from "../support/prometheus-text";
 import { LocationsClient } from "../../plugins/locations/client";
 
@@ -22,20 +22,7 @@ const ADMIN = "metrics-admin-token-0123456789";
 const CPO = { country_code: "NL", party_id: "CPO", role: "CPO" as const };
 const EMSP = { country_code: "DE", party_id: "EMS", role: "EMSP" as const };
 
-const location = (n: number) => {
-  const stamp = `2024-03-0${n}T10:00:00Z`;
-  return {
-    country_code: "NL",
-    party_id: "CPO",
-    id: `LOC${n}`,
-    publish: true,
-    ...numberedStation(n),
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evses: [{ uid: `EVSE${n}`, evse_id: `NL*CPO*E${n}`, status: "AVAILABLE", connectors: [t2Connector("1", stamp)], last_updated: stamp }],
-    time_zone: "Europe/Amsterdam",
-    last_updated: stamp,
-  };
-};
+const location = numberedCpoLocation;
 
 const drain = async <T>(pages: AsyncGenerator<T[]>): Promise<T[]> => {
   const all: T[] = [];

@@ -5,7 +5,7 @@ import { Gateway } from "../../app/gateway";
 import { formatReport, probePartner } from "../../app/probe/probe";
 import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
 import { freePorts, runCli } from "../support/gateway-process";
-import { numberedStation, t2Connector } from "../support/ocpi-objects";
+import { numberedCpoLocation } from "../support/ocpi-objects";
 import { QuirkyCpo } from "../support/quirky-cpo";
 
 /**
@@ -20,20 +20,7 @@ import { QuirkyCpo } from "../support/quirky-cpo";
 const TOKEN_A = "probe-token-A-0123456789";
 const CPO = { country_code: "NL", party_id: "CPO", role: "CPO" as const };
 
-const location = (n: number) => {
-  const stamp = `2024-03-0${n}T10:00:00Z`;
-  return {
-    country_code: "NL",
-    party_id: "CPO",
-    id: `LOC${n}`,
-    publish: true,
-    ...numberedStation(n),
-    coordinates: { latitude: "52.090730", longitude: "5.121420" },
-    evses: [{ uid: `EVSE${n}`, evse_id: `NL*CPO*E${n}`, status: "AVAILABLE", connectors: [t2Connector("1", stamp)], last_updated: stamp }],
-    time_zone: "Europe/Amsterdam",
-    last_updated: stamp,
-  };
-};
+const location = numberedCpoLocation;
 
 describe("probe against this gateway", () => {
   let cpo: Gateway;

@@ -33,6 +33,22 @@ export const stationAddress = (n: number) => ({
 /** Name and address of station `n`: what the tests' numbered Locations share besides owner and id. */
 export const numberedStation = (n: number) => ({ name: `Station ${n}`, ...stationAddress(n) });
 
+/** Location `LOC<n>` of NL/CPO with one available EVSE `EVSE<n>`, all stamped on 2024-03-0<n> (n < 10). */
+export const numberedCpoLocation = (n: number) => {
+  const stamp = `2024-03-0${n}T10:00:00Z`;
+  return {
+    country_code: "NL",
+    party_id: "CPO",
+    id: `LOC${n}`,
+    publish: true,
+    ...numberedStation(n),
+    coordinates: { latitude: "52.090730", longitude: "5.121420" },
+    evses: [{ uid: `EVSE${n}`, evse_id: `NL*CPO*E${n}`, status: "AVAILABLE", connectors: [t2Connector("1", stamp)], last_updated: stamp }],
+    time_zone: "Europe/Amsterdam",
+    last_updated: stamp,
+  };
+};
+
 /** Where a Session or CDR took place. */
 export interface ChargingPlace {
   locationId: string;
