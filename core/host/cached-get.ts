@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { OcpiReply, RouteSpec } from "../plugin";
 import type { PartnerIdentity } from "../context";
-import type { PartnerRecord } from "../partners/partner-record";
-import type { PartyScope } from "../partners/party-scope";
 import { partyKey, type VersionNumber } from "../protocol/types";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
@@ -12,7 +10,7 @@ import { pageHeaders, parsePageRequest, parseQuery, type PageRequest, type Query
 import { earlierIds, requestIdsOf } from "../http/request-ids";
 import { requestScope, routeOfPath } from "../http/request-scope";
 import { Status } from "../protocol/status";
-import { answerHeaders, resolveParty, scopeOfRecord, type KernelServices } from "./mount-route";
+import { answerHeaders, resolveParty, scopeOfRecord, settledScopeOf, type KernelServices } from "./mount-route";
 import { JSON_CONTENT_TYPE, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
 import { recordRequest, type ObservedRequest, type RouteScope } from "./access-log";
 
@@ -64,8 +62,6 @@ const MAX_HEADER_SETS = 32;
 export class CachedGets {
   private readonly targets = new Map<string, Target>();
   private readonly queries = new Map<string, ParsedQuery>();
-  /** partners' scopes once known, so a request needs no promise for them */
-  private readonly scopes = new WeakMap<PartnerRecord, PartyScope>();
 
   constructor(
     private readonly k: KernelServices & { cache: ResponseCache },
@@ -127,7 +123,7 @@ export class CachedGets {
     if (partner.config.modules && !plugin.configurationModule && !partner.config.modules.includes(plugin.module)) return false;
     // the partner on every log line of the request from here on, as authenticate() does for Koa
     scope.partner = partner.id;
-    const partyScope = this.scopes.get(partner.record) ?? (await this.scopeOf(partner.record));
+    const partyScope = settledScopeOf(partner.record) ?? (await scopeOfRecord(k, partner.record));
     if (routing.from && !inScope(partyScope, routing.from)) return false;
     const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
     const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
@@ -164,12 +160,6 @@ export class CachedGets {
       if (sets.size < MAX_HEADER_SETS) sets.set(key, headers);
     }
     return headers;
-  }
-
-  private async scopeOf(record: PartnerRecord): Promise<PartyScope> {
-    const scope = await scopeOfRecord(this.k, record);
-    this.scopes.set(record, scope);
-    return scope;
   }
 
   /** The query and, for a list (`maxLimit` given), its page; throws as parsePageRequest does. */

@@ -117,15 +117,21 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
  * registration changes, the only thing a scope depends on besides the config.
  */
 const scopes = new WeakMap<PartnerRecord, Promise<PartyScope>>();
+/** the same scopes once settled, for a caller that must not wait a turn (core/host/cached-get.ts) */
+const settledScopes = new WeakMap<PartnerRecord, PartyScope>();
 export const scopeOfRecord = (k: KernelServices, record: PartnerRecord): Promise<PartyScope> => {
   let scope = scopes.get(record);
   if (!scope) {
     scope = scopeOf(k.config, k.registry, record);
-    if (Object.isFrozen(record)) scopes.set(record, scope);
-    scope.catch(() => scopes.delete(record));
+    if (Object.isFrozen(record)) {
+      scopes.set(record, scope);
+      scope.then((settled) => settledScopes.set(record, settled), () => scopes.delete(record));
+    }
   }
   return scope;
 };
+/** A record's scope when scopeOfRecord has already settled it, else undefined. */
+export const settledScopeOf = (record: PartnerRecord): PartyScope | undefined => settledScopes.get(record);
 
 const readBody = async (
   ctx: Context,
