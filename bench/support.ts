@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { pacedLoad } from "./paced-load";
 
 /** Loopback only: benchmarks never leave this machine. */
 export const HOST = "127.0.0.1";
@@ -54,14 +55,17 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50: number;
   p99: number;
+  /** paced runs only */
+  p999?: number;
   non2xx: number;
   errors: number;
 }
 
 /**
  * A bounded load run (duration and connections fixed) against one loopback
- * URL; `rate` holds the load at that many requests per second in all
- * instead of as many as the server answers.
+ * URL: as many requests as the server answers (autocannon, closed loop), or
+ * with `rate` that many per second in all, evenly spaced and each timed from
+ * when it was due (pacedLoad: open loop, for latency at a given load).
  */
 export const load = async (
   name: string,
@@ -70,7 +74,8 @@ export const load = async (
   seconds: number,
   options: { rate?: number } = {},
 ): Promise<LoadResult> => {
-  const result = await autocannon({ url, headers, connections: 50, duration: seconds, ...(options.rate ? { overallRate: options.rate } : {}) });
+  if (options.rate) return { name, ...(await pacedLoad(url, headers, seconds, options.rate)) };
+  const result = await autocannon({ url, headers, connections: 50, duration: seconds });
   return {
     name,
     requestsPerSecond: result.requests.average,
@@ -119,7 +124,7 @@ export const writeResults = (section: string, rows: string | string[]): void => 
     "# Benchmark results",
     "",
     `Last written ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, commit ${commitOf()}; ` +
-      "autocannon, 50 connections, loopback; servers on core 0, load on core 1. Ratios are against the baseline row of each table, measured in the same run. " +
+      "autocannon, 50 connections (fixed-rate rows: evenly paced, bench/paced-load.ts), loopback; servers on core 0, load on core 1. Ratios are against the baseline row of each table, measured in the same run. " +
       "Each section is rewritten by its own scenario (`npm run bench -- <scenario>`); the others are kept.",
   ].join("\n");
   writeFileSync(RESULTS_FILE, [header, ...sections.map((s) => s.text)].join("\n\n") + "\n");

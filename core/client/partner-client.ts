@@ -86,7 +86,7 @@ export class PartnerClient {
       await this.http.call(request.method, this.targetFor(record, config, target.toString(), request.from, request.to), request.body);
       return;
     }
-    const record = await this.registry.get(partnerId);
+    const record = await this.registry.current(partnerId);
     if (!record || record.status !== "registered" || !record.tokenToPartner)
       throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
     const config = this.registry.configOf(partnerId);
@@ -202,7 +202,7 @@ export class PartnerClient {
   }
 
   async endpoint(partnerId: string, module: ModuleId, role: InterfaceRole) {
-    const record = await this.registry.get(partnerId);
+    const record = await this.registry.current(partnerId);
     if (!record || record.status !== "registered" || !record.tokenToPartner || !record.version)
       throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
     const endpoint = record.endpoints.find((e) => e.identifier === module && e.role === role);

@@ -98,7 +98,11 @@ export class OutboxWorker implements BackgroundService {
     this.pollMs = options.pollMs ?? 500;
     this.parallelQueues = options.parallelQueues ?? 16;
     this.concurrencyOf = options.concurrencyOf ?? (() => DEFAULT_PUSH_CONCURRENCY);
-    outbox.onEnqueue(() => this.kick());
+    // A partner whose queue a lane of this instance is delivering needs no scan: the lane reads its queue
+    // again before it ends, and a lane that ends looks for more (scan, via kick) anyway.
+    outbox.onEnqueue((partnerIds) => {
+      for (const id of partnerIds) if (!this.lanes.has(id)) return this.kick();
+    });
   }
 
   start(): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Store, StoredPage } from "../store/port";
+import type { Store, StoredPage, StoreGuard } from "../store/port";
 import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
 import type { PartnerAnswer } from "./partner-answer";
 import type { RedisStore } from "../store/redis-store";
@@ -117,14 +117,17 @@ const REJECTIONS = "outbox:last-rejected";
 
 /**
  * Outbox.enqueueAll on one Redis, as one script (RedisStore.scriptOnOneRedis): KEYS are the values hash and
- * sort index of outbox:meta, outbox:partners, then of each partner's queue; ARGV[1] the time, ARGV[2] the
- * number of messages, then 10 per message (see enqueueOnOneRedis). Per message, in order: the positions
+ * sort index of outbox:meta, outbox:partners, then of each partner's queue, then (with a guard) the guard's
+ * values hash and index; ARGV[1] the time, ARGV[2] the number of messages, ARGV[3] and ARGV[4] the guard's
+ * key and value ('' without one: a guard whose entry does not hold that value queues nothing and returns
+ * nil), then 10 per message (see enqueueOnOneRedis). Per message, in order: the positions
  * (reserveSeqs), the collapse slots (collapse: a waiting message is replaced and moved to the tail, one in
  * flight or already tried is left as it is, a newer one already there is kept), else the queue entry (put, or
  * putIfAbsent for a stable id), then the partner's outbox:partners entry (putIfAbsent). Returns the ids.
  */
 const ENQUEUE_LUA = `
 local now, count = ARGV[1], tonumber(ARGV[2])
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[#KEYS - 1], ARGV[3]) ~= ARGV[4] then return nil end
 local meta = redis.call('HGET', KEYS[1], 'seq')
 local last = (meta and cjson.decode(meta).seq or 0) + count
 redis.call('HSET', KEYS[1], 'seq', '{"seq":' .. string.format('%d', last) .. '}')
@@ -135,7 +138,7 @@ local function complete(json, id, seq)
 end
 local ids = {}
 for m = 0, count - 1 do
-  local a = 3 + m * 10
+  local a = 5 + m * 10
   local k = tonumber(ARGV[a])
   local qv, qi = KEYS[k], KEYS[k + 1]
   local partner, slot0, slot1, id, mode = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
@@ -179,6 +182,24 @@ for m = 0, count - 1 do
 end
 return ids`;
 
+/**
+ * Outbox.claim on one Redis, in one round trip instead of a read and a compare-and-set: KEYS[1] is the
+ * queue's values hash, ARGV the message's id and seq. Marks the message in flight when it is still there at
+ * that seq and returns it; nil when not. `inFlight` is appended to the stored text (the body is never
+ * decoded and re-encoded: cjson would turn an empty array into an object); a `false` an earlier failure left
+ * stays before it, and the last of the two is the one JSON.parse and cjson read.
+ */
+const CLAIM_LUA = `
+local json = redis.call('HGET', KEYS[1], ARGV[1])
+if not json then return nil end
+local m = cjson.decode(json)
+if m.seq ~= tonumber(ARGV[2]) then return nil end
+if m.inFlight ~= true then
+  json = string.sub(json, 1, -2) .. ',"inFlight":true}'
+  redis.call('HSET', KEYS[1], ARGV[1], json)
+end
+return json`;
+
 const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
 
 /**
@@ -187,12 +208,12 @@ const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
  * one Redis. Delivery is OutboxWorker's.
  */
 export class Outbox {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: ((partnerIds: ReadonlySet<string>) => void)[] = [];
 
   constructor(private readonly store: Store) {}
 
-  /** Called after every enqueue, so a worker can deliver at once instead of at its next poll. */
-  onEnqueue(listener: () => void): void {
+  /** Called after every enqueue with the partners it queued for, so a worker can deliver at once instead of at its next poll. */
+  onEnqueue(listener: (partnerIds: ReadonlySet<string>) => void): void {
     this.listeners.push(listener);
   }
 
@@ -202,15 +223,26 @@ export class Outbox {
 
   /** Queues messages of one moment (a change fanned out to its partners), taking their positions in one step. */
   async enqueueAll(messages: readonly EnqueueRequest[]): Promise<string[]> {
+    return (await this.enqueueAllIf(undefined, messages))!;
+  }
+
+  /**
+   * `enqueueAll`, only while the guard's entry holds its value, checked in the same step as the writes (one
+   * script on one Redis, the batch's transaction on SQLite): undefined, and nothing queued, when it does not.
+   * Push fan-out decides its partners under the registration generation it read last and has the enqueue
+   * check that generation, instead of reading it before every change (PushFanOut.onChange).
+   */
+  async enqueueAllIf(guard: StoreGuard | undefined, messages: readonly EnqueueRequest[]): Promise<string[] | undefined> {
     if (messages.length === 0) return [];
-    const atOnce = this.enqueueOnOneRedis(messages);
+    const atOnce = this.enqueueOnOneRedis(messages, guard);
     if (atOnce) {
       const ids = await atOnce;
-      for (const listener of this.listeners) listener();
-      return ids;
+      if (ids) this.enqueued(messages);
+      return ids ?? undefined;
     }
     // one batch: on SQLite the positions and every partner's message are one commit instead of one each
     const ids = await this.store.batch(async () => {
+      if (guard && (await this.store.get<string>(guard.collection, guard.key)) !== guard.value) return undefined;
       const first = await this.reserveSeqs(messages.length);
       // one partner's messages one after another (two may share a collapse slot), partners' side by side: on
       // Redis their writes share the connection's pipeline instead of a round trip each
@@ -224,8 +256,13 @@ export class Outbox {
       );
       return placed;
     });
-    for (const listener of this.listeners) listener();
+    if (ids) this.enqueued(messages);
     return ids;
+  }
+
+  private enqueued(messages: readonly EnqueueRequest[]): void {
+    const partnerIds = new Set(messages.map((m) => m.partnerId));
+    for (const listener of this.listeners) listener(partnerIds);
   }
 
   /**
@@ -233,13 +270,14 @@ export class Outbox {
    * positions, the collapse slots, the queue entries and the `outbox:partners` entries, in one script call
    * (ENQUEUE_LUA), doing exactly what `place` and `collapse` do one store call at a time. Undefined elsewhere.
    */
-  private enqueueOnOneRedis(messages: readonly EnqueueRequest[]): Promise<string[]> | undefined {
+  private enqueueOnOneRedis(messages: readonly EnqueueRequest[], guard: StoreGuard | undefined): Promise<string[] | null> | undefined {
     const redis = this.store as Partial<Pick<RedisStore, "scriptOnOneRedis">>;
     if (!redis.scriptOnOneRedis) return undefined;
     const queues = [...new Set(messages.map((m) => m.partnerId))];
-    const collections = [META, PARTNERS, ...queues.map(queueOf)];
+    const collections = [META, PARTNERS, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
     const now = Date.now();
-    const args: (string | number)[] = [now, messages.length];
+    // the guard's value as the store encodes it (JSON), compared with the stored text
+    const args: (string | number)[] = [now, messages.length, guard?.key ?? "", guard ? JSON.stringify(guard.value) : ""];
     for (const message of messages) {
       const { id, ...rest } = message;
       const [slot0, slot1] = message.collapseKey ? slotsOf(message.collapseKey) : ["", ""];
@@ -258,7 +296,7 @@ export class Outbox {
         JSON.stringify({ partnerId: message.partnerId }),
       );
     }
-    return redis.scriptOnOneRedis<string[]>("outboxEnqueue", ENQUEUE_LUA, collections, args);
+    return redis.scriptOnOneRedis<string[] | null>("outboxEnqueue", ENQUEUE_LUA, collections, args);
   }
 
   private async place(message: EnqueueRequest, seq: number): Promise<string> {
@@ -326,6 +364,16 @@ export class Outbox {
    */
   async claim(message: OutboxMessage): Promise<OutboxMessage | undefined> {
     if (!message.collapseKey) return message;
+    const atOnce = (this.store as Partial<Pick<RedisStore, "scriptOnOneRedis">>).scriptOnOneRedis?.<string | null>(
+      "outboxClaim",
+      CLAIM_LUA,
+      [queueOf(message.partnerId)],
+      [message.id, message.seq],
+    );
+    if (atOnce) {
+      const json = await atOnce;
+      return json === null ? undefined : (JSON.parse(json) as OutboxMessage);
+    }
     let found = false;
     const claimed = await this.store.update<OutboxMessage>(queueOf(message.partnerId), message.id, (current) => {
       found = current !== undefined && current.seq === message.seq;

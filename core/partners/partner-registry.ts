@@ -1,5 +1,5 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
-import type { Store } from "../store/port";
+import type { Store, StoreGuard } from "../store/port";
 import type { PartnerIdentity } from "../context";
 import type { CredentialsRole, Endpoint, VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
@@ -35,6 +35,13 @@ interface KnownToken {
 /** Tokens (known or not) remembered per generation; past this, lookups go to the store without being remembered. */
 const MAX_REMEMBERED_TOKENS = 10_000;
 
+/** The partner records read under one registration generation; `byId` once they are in. */
+interface Listing {
+  generation: string;
+  records: Promise<readonly PartnerRecord[]>;
+  byId?: ReadonlyMap<string, PartnerRecord>;
+}
+
 /**
  * Partners: their YAML settings joined with what the store remembers of
  * their registration, and the tokens that authenticate them.
@@ -58,8 +65,8 @@ export class PartnerRegistry {
   private known?: { generation: string; tokens: Map<string, KnownToken | null>; headers: Map<string, { identity: PartnerIdentity; until: number; base64First: boolean }> };
   /** a renewal that failed after a write: retried before the next authentication */
   private renewalPending = false;
-  /** every partner record (frozen: shared by callers) as listed under `generation`; see `listCurrent` */
-  private listed?: { generation: string; records: Promise<readonly PartnerRecord[]> };
+  /** every partner record (frozen: shared by callers) as listed under `generation`, by id once read; see `listCurrent` */
+  private listed?: Listing;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -119,18 +126,49 @@ export class PartnerRegistry {
    * has returned. The records are frozen (shared by every caller).
    */
   async listCurrent(): Promise<readonly PartnerRecord[]> {
+    return (await this.listing()).records;
+  }
+
+  /**
+   * A partner's record as listed under the store's current registration generation (listCurrent): what a
+   * delivery reads its token, version and endpoints from, one shared generation read instead of a record
+   * read per message. A rotated token or a new registration is used from the moment its write returned.
+   */
+  async current(id: string): Promise<PartnerRecord | undefined> {
+    return (await this.listing()).byId.get(id);
+  }
+
+  /**
+   * The listing last read (listCurrent), without reading the generation again, and the store entry that
+   * must still hold its generation for it to be current (`StoreGuard`): a write that checks the guard in
+   * the same step (Outbox.enqueueAll) acts on current registrations with no read of its own. Undefined
+   * before a listing is in, and after this process wrote registrations.
+   */
+  lastListing(): { records: readonly PartnerRecord[]; guard: StoreGuard } | undefined {
+    const listed = this.listed;
+    const guard = listed && this.generation.guard(listed.generation);
+    return listed?.byId && guard ? { records: [...listed.byId.values()], guard } : undefined;
+  }
+
+  private async listing(): Promise<{ records: readonly PartnerRecord[]; byId: ReadonlyMap<string, PartnerRecord> }> {
     if (this.renewalPending) await this.renewGeneration();
     const generation = await this.generation.read();
     let listed = this.listed;
     if (listed?.generation !== generation) {
-      const records = this.list().then((items) => items.map(deepFreeze));
-      listed = this.listed = { generation, records };
+      const entry: Listing = { generation, records: Promise.resolve([]) };
+      entry.records = this.list().then((items) => {
+        const records = items.map(deepFreeze);
+        entry.byId = new Map(records.map((r) => [r.id, r]));
+        return records;
+      });
+      listed = this.listed = entry;
       // a failed read is not kept: the next caller reads again
-      records.catch(() => {
-        if (this.listed === listed) this.listed = undefined;
+      entry.records.catch(() => {
+        if (this.listed === entry) this.listed = undefined;
       });
     }
-    return listed.records;
+    const records = await listed.records;
+    return { records, byId: listed.byId! };
   }
 
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */

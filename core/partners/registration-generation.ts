@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Store } from "../store/port";
+import type { Store, StoreGuard } from "../store/port";
 import type { SharedReads } from "../store/redis-store";
 
 /** Store collection of the one entry below: a random token renewed by every write of partners or tokens. */
@@ -48,6 +48,11 @@ export class RegistrationGeneration {
       }),
     );
     return this.next;
+  }
+
+  /** The store entry that holds `token` while it is the current generation; none for the absent one (a fresh store). */
+  guard(token: string): StoreGuard | undefined {
+    return token === ABSENT ? undefined : { collection: REGISTRATION_GENERATION, key: KEY, value: token };
   }
 
   async renew(): Promise<void> {

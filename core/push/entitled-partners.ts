@@ -13,7 +13,11 @@ import type { PartnerRecord } from "../partners/partner-record";
  * from the next change on.
  */
 export const entitledPartners = async (registry: PartnerRegistry, module: string): Promise<PartnerRecord[]> =>
-  (await registry.listCurrent()).filter((record) => isEntitled(registry, record, module));
+  entitledIn(registry, await registry.listCurrent(), module);
+
+/** The entitled ones of a listing of partner records. */
+export const entitledIn = (registry: PartnerRegistry, records: readonly PartnerRecord[], module: string): PartnerRecord[] =>
+  records.filter((record) => isEntitled(registry, record, module));
 
 export const isEntitled = (registry: PartnerRegistry, record: PartnerRecord, module: string): boolean => {
   if (record.status !== "registered" || !record.version || !record.tokenToPartner) return false;

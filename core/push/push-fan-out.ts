@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { DataChange } from "../events/change-feed";
 import type { EnqueueRequest, Outbox } from "../outbox/outbox";
+import type { StoreGuard } from "../store/port";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { LossyTranslationLog } from "../model/lossy";
@@ -10,7 +11,7 @@ import { inScope, type PartyScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { changeObjectOf, defaultTarget, type PushSpec } from "./push-spec";
 import { bodyForPartner } from "../model/schema-walk";
-import { entitledPartners } from "./entitled-partners";
+import { entitledIn, entitledPartners } from "./entitled-partners";
 
 /** The push specs of the modules plugins serve, by module id. */
 export type PushSpecs = ReadonlyMap<string, PushSpec>;
@@ -42,11 +43,25 @@ export class PushFanOut {
       this.log.warn({ module: change.module, depth: change.path.length }, "change below the module's deepest object; not pushed");
       return;
     }
-    const entitled = await entitledPartners(this.registry, change.module);
-    if (entitled.length === 0) return;
+    // Under the registrations listed last, the enqueue checking in the same step that their generation is
+    // still the store's (one store call per change); when it moved, or nothing would be queued (nothing to
+    // check it with), under a fresh read of the generation, as entitledPartners reads it.
+    const last = this.registry.lastListing();
+    if (last) {
+      const queued = await this.queue(change, spec, entitledIn(this.registry, last.records, change.module), last.guard);
+      if (queued) return;
+    }
+    await this.queue(change, spec, await entitledPartners(this.registry, change.module));
+  }
+
+  /** Queues the change for those of `entitled` it reaches; false when it reaches none under a guard, or the guard failed. */
+  private async queue(change: DataChange, spec: PushSpec, entitled: readonly PartnerRecord[], guard?: StoreGuard): Promise<boolean> {
+    if (entitled.length === 0) return !guard;
     const audience = await this.audienceOf(change, spec);
     const partners = await this.reachedBy(audience, change, entitled);
-    await this.outbox.enqueueAll(partners.map((partner) => this.messageFor(partner, change, spec, audience)));
+    if (partners.length === 0) return !guard;
+    const messages = partners.map((partner) => this.messageFor(partner, change, spec, audience));
+    return (await this.outbox.enqueueAllIf(guard, messages)) !== undefined;
   }
 
   /** A partner's scope as the kernel computes it for its requests: what is pushed to it is what it could read. */
@@ -60,7 +75,7 @@ export class PushFanOut {
   }
 
   /** The entitled partners a change may reach: all of them, or those whose scope includes the change's audience. */
-  private async reachedBy(audience: PartyRef | "all" | undefined, change: DataChange, partners: PartnerRecord[]): Promise<PartnerRecord[]> {
+  private async reachedBy(audience: PartyRef | "all" | undefined, change: DataChange, partners: readonly PartnerRecord[]): Promise<readonly PartnerRecord[]> {
     if (audience === "all") return partners;
     if (!audience) {
       this.log.warn({ module: change.module, path: change.path }, "change whose audience is unknown (no token owner); pushed to nobody");

@@ -37,6 +37,13 @@ export interface StoreEntry<T> {
   sortKey: number;
 }
 
+/** A condition on one entry: it holds `value` (a JSON string value), e.g. the registration generation a write was decided under. */
+export interface StoreGuard {
+  collection: string;
+  key: string;
+  value: string;
+}
+
 /** What an update function decides: write `value` (re-indexed at `sortKey`), or leave the entry as it is. */
 export type UpdateDecision<T> = { value: T; sortKey?: number } | undefined;
 

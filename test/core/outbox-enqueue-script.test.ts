@@ -83,4 +83,33 @@ describe("Outbox.enqueueAll on one Redis", () => {
     expect(items[1]).toMatchObject({ attempts: 1, lastError: "boom" });
     expect(items[2]).toMatchObject({ id: "slot1:locations:E1:status", seq: 5 });
   });
+
+  it("claims in one script call, keeping the body as it was queued, and a claim after a failure marks it in flight again", async () => {
+    const outbox = new Outbox(store);
+    const calls: string[] = [];
+    const script = (store as unknown as { scriptOnOneRedis: (...a: unknown[]) => unknown }).scriptOnOneRedis.bind(store);
+    (store as unknown as { scriptOnOneRedis: unknown }).scriptOnOneRedis = (name: string, ...rest: unknown[]) => {
+      calls.push(name);
+      return script(name, ...rest);
+    };
+    await outbox.enqueue(status("p", "CHARGING"));
+    const [waiting] = (await outbox.pending("p")).items;
+    const claimed = await outbox.claim(waiting);
+    expect(calls).toEqual(["outboxEnqueue", "outboxClaim"]);
+    expect(claimed).toEqual({ ...waiting, inFlight: true });
+    // the empty array stays an array (the script never re-encodes the stored text)
+    expect((await outbox.get("p", waiting.id))!.request.body).toEqual({ status: "CHARGING", list: [] });
+    // a stale position is not claimed
+    expect(await outbox.claim({ ...waiting, seq: waiting.seq + 1 })).toBeUndefined();
+    const failed = (await outbox.failed(claimed!, "boom", 0))!;
+    expect(failed.inFlight).toBe(false);
+    // waiting again: a newer status collapses into the other slot, not into the tried one
+    expect(await outbox.claim(failed)).toMatchObject({ inFlight: true, attempts: 1, lastError: "boom" });
+    expect((await outbox.get("p", waiting.id))!.inFlight).toBe(true);
+    await outbox.enqueue(status("p", "BLOCKED"));
+    expect((await outbox.pending("p")).items.map((m) => [m.id, m.label])).toEqual([
+      ["slot0:locations:E1:status", "PATCH CHARGING"],
+      ["slot1:locations:E1:status", "PATCH BLOCKED"],
+    ]);
+  });
 });

@@ -173,6 +173,28 @@ describe.each(STORES)("outbox on $name", ({ open }) => {
     expect(await bodies(outbox, p)).toEqual([{ status: "CHARGING" }, { status: "AVAILABLE" }]);
   });
 
+  it("enqueueAllIf queues only while the guard's entry holds its value, checked with the writes (issue #11)", async () => {
+    const outbox = new Outbox(store);
+    const p = partner();
+    const woken: string[][] = [];
+    outbox.onEnqueue((ids) => woken.push([...ids]));
+    const guard = { collection: `guard-${p}`, key: "current", value: "gen-1" };
+    // absent entry: not the guard's value
+    expect(await outbox.enqueueAllIf(guard, [message(p, "/E1")])).toBeUndefined();
+    await store.put(guard.collection, guard.key, "gen-1");
+    const ids = await outbox.enqueueAllIf(guard, [message(p, "/E1"), message(p, "/E2")]);
+    expect(ids).toHaveLength(2);
+    await store.put(guard.collection, guard.key, "gen-2");
+    expect(await outbox.enqueueAllIf(guard, [message(p, "/E3")])).toBeUndefined();
+    expect((await outbox.pending(p)).items.map((m) => m.request.target)).toEqual([
+      expect.objectContaining({ path: "/E1" }),
+      expect.objectContaining({ path: "/E2" }),
+    ]);
+    // only a queued enqueue wakes workers, naming its partners
+    expect(woken).toEqual([[p]]);
+    expect(await outbox.enqueueAllIf(undefined, [message(p, "/E4")])).toHaveLength(1);
+  });
+
   it("a claim returns the current content, and refuses a message moved to the tail", async () => {
     const outbox = new Outbox(store);
     const p = partner();

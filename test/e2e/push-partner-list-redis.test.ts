@@ -1,5 +1,7 @@
 import "reflect-metadata";
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
@@ -14,7 +16,9 @@ import type { Store } from "../../core/store/port";
  * gateways on one Redis: a partner unregistered (or registered) on A is
  * not (or is) pushed to by B from B's very next change, although B had
  * the list in memory; and while nothing is (un)registered, B's changes
- * do not read the list again.
+ * do not read the list again. And a delivery takes the partner's token and
+ * endpoints from the records of the current generation
+ * (PartnerRegistry.current): a rotation on A is used by B's next delivery.
  */
 
 const HOST = "127.0.0.1";
@@ -106,5 +110,52 @@ describe("push fan-out on two instances on one Redis", () => {
     expect(await queued(b, "p1")).toBe(8);
     expect(await queued(b, "p2")).toBe(7);
     expect(listReads).toBe(3);
+  });
+
+  it("delivers with the token and endpoints registered on the other instance from the moment that write returned", async () => {
+    const seen: { auth?: string; url?: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      seen.push({ auth: req.headers.authorization, url: req.url });
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString() }));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, HOST, resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    try {
+      const prefix = `test:${randomUUID()}:`;
+      const config = configFor(prefix, ["p1"]);
+      config.partners[0].versions_url = `http://${HOST}:${port}/ocpi/versions`;
+      config.partners[0].token_encoding = "raw";
+      const a = await Gateway.create(config, { logger: pino({ level: "silent" }) });
+      gateways.push(a);
+      const b = await Gateway.create(config, { logger: pino({ level: "silent" }) });
+      gateways.push(b);
+      const registerAt = (path: string, token: string) =>
+        a.registry.recordRegistration("p1", {
+          version: "2.3.0",
+          versionsUrl: `http://${HOST}:${port}/ocpi/versions`,
+          endpoints: [{ identifier: "locations", role: "RECEIVER", url: `http://${HOST}:${port}/${path}/locations` }],
+          roles: [{ country_code: "DE", party_id: "E01", role: "EMSP", business_details: { name: "p1" } }],
+          tokenToPartner: token,
+        });
+      const send = () =>
+        b.partnerClient.send("p1", { method: "PATCH", target: { module: "locations", role: "RECEIVER", path: "/NL/GWY/LOC1" }, body: { status: "CHARGING" } });
+      await registerAt("first", "token-one");
+      await send();
+      await send();
+      // rotated and moved on A (a credentials update): B's next delivery uses both
+      await registerAt("second", "token-two");
+      await send();
+      expect(seen).toEqual([
+        { auth: "Token token-one", url: "/first/locations/NL/GWY/LOC1" },
+        { auth: "Token token-one", url: "/first/locations/NL/GWY/LOC1" },
+        { auth: "Token token-two", url: "/second/locations/NL/GWY/LOC1" },
+      ]);
+      // unregistered on A: B refuses to deliver at once
+      await a.registry.unregister("p1");
+      await expect(send()).rejects.toThrow(/not registered/);
+    } finally {
+      receiver.close();
+    }
   });
 });
