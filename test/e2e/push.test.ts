@@ -474,10 +474,12 @@ describe("a CPO gateway process killed with pushes queued", () => {
     await cpo.kill();
     cpo = await startGatewayProcess(cpo);
     await restartEmsp();
-    await until("the restarted CPO delivered its queue", async () => (await outboxOf(cpo.url, "emsp")).queued === 0);
+    // killed while it was trying the eMSP, the old process still holds the queue's lock: the restarted one
+    // waits for it to expire (LOCK_TTL_MS, 30 s; README "Restarts"), so the wait covers that
+    await until("the restarted CPO delivered its queue", async () => (await outboxOf(cpo.url, "emsp")).queued === 0, 45_000);
     for (let n = 1; n <= 3; n++) expect(await heldByEmsp(emspUrl, cpoToken, `cdrs/NL/CPO/${numberedCdr(n).id}`)).toEqual(numberedCdr(n));
     expect(evseStatuses(await heldByEmsp(emspUrl, cpoToken, "locations/NL/CPO/LOC1"))).toEqual({ "LOC1-E1": STATUSES[8 % 5], "LOC1-E2": STATUSES[9 % 5] });
-  });
+  }, 60_000);
 
   it("a graceful stop keeps the queue too", async () => {
     await emsp.close();
