@@ -148,7 +148,9 @@ const startPair = async (parent: string, kind: "cached" | "uncached", children: 
 
   const start = async (name: string, config: GatewayConfig, where: string, core: 0 | 1): Promise<number> => {
     writeFileSync(path.join(where, `${name}.yaml`), stringify(config));
-    const args = [CLI, "start", "--config", path.join(where, `${name}.yaml`)];
+    // BENCH_CPU_PROF=<dir>: each gateway writes a CPU profile there when it stops
+    const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF, "--cpu-prof-name", `${name}-${kind}.cpuprofile`] : [];
+    const args = [...profile, CLI, "start", "--config", path.join(where, `${name}.yaml`)];
     const child = core === 0 ? spawnOnServerCore(args) : spawnOnLoadCore(args);
     children.push(child);
     await waitForOutput(child, "listening on");

@@ -16,9 +16,11 @@ const TICK_MS = 1;
 
 /**
  * An open-loop load at a fixed rate, requests spaced evenly (every 1000/rate ms, the way wrk2 paces them),
- * each on a free kept-alive connection of a pool. Each latency runs from the time the request was *due*,
- * not from when a connection took it, so a server that falls behind is charged for the queue it causes
- * (coordinated omission: the requests a closed-loop client would have held back are counted as late).
+ * each on a free kept-alive connection of a pool. Each latency runs from the time the request was issued,
+ * which is when it was due unless this process's own event loop was late (its timers, its garbage
+ * collector: about 5 ms at p99 here, more than a server's answer takes), not from when a connection took it:
+ * a server that falls behind is charged for the queue it causes, the requests waiting for a connection
+ * (coordinated omission: what a closed-loop client would have held back is counted as late).
  *
  * Why not autocannon's `overallRate`: it gives each connection its share of the second and lets it send
  * them back to back from the start of the second (lib/httpClient.js `reqsMadeThisSecond`), so 2,000 req/s
@@ -33,7 +35,7 @@ export const pacedLoad = async (url: string, headers: Record<string, string>, se
   let non2xx = 0;
   let errors = 0;
   const interval = 1000 / rate;
-  const one = async (i: number, due: number): Promise<void> => {
+  const one = async (i: number, issued: number): Promise<void> => {
     try {
       const { statusCode, body } = await pool.request({ path: pathname + search, method: "GET", headers });
       await body.dump({ limit: Infinity });
@@ -41,7 +43,7 @@ export const pacedLoad = async (url: string, headers: Record<string, string>, se
     } catch {
       errors++;
     }
-    latencies[i] = performance.now() - due;
+    latencies[i] = performance.now() - issued;
     done++;
   };
   const started = performance.now();
@@ -51,7 +53,7 @@ export const pacedLoad = async (url: string, headers: Record<string, string>, se
     const tick = () => {
       const now = performance.now();
       while (next < total && started + next * interval <= now) {
-        inFlight.push(one(next, started + next * interval));
+        inFlight.push(one(next, now));
         next++;
       }
       if (next >= total) return resolve();

@@ -113,8 +113,7 @@ export class Forwarder {
   private readonly exchanges = new WeakMap<IncomingMessage, Exchange>();
   private readonly hubParties: PartyRef[];
   readonly relay: ResultRelay;
-  /** registrations and receivers' status, read at most once a second (core/hub/recent.ts) */
-  private readonly partners = new Recent<PartnerRecord[]>(1_000);
+  /** receivers' status, read at most once a second (core/hub/recent.ts); registrations are the current generation's (listCurrent) */
   private readonly statuses = new Recent<ConnectionStatus>(1_000);
   private readonly merged: MergedLists;
 
@@ -180,7 +179,9 @@ export class Forwarder {
   /** The registered (or known) partner holding `to`, when the sender may reach it; else 4001. */
   private async receiverOf(inbound: Inbound): Promise<PartnerRecord> {
     const { to, sender, module } = inbound;
-    const records = await this.partners.get("all", () => this.deps.registry.list());
+    // the registrations of the store's current generation: one shared generation read, and a partner
+    // (un)registered or rotated on any instance is seen from the moment that write returned
+    const records = await this.deps.registry.listCurrent();
     const holder = records.find((r) => r.id !== sender.id && r.roles.some((role) => role.role !== "HUB" && sameParty(role, to)));
     const unknown = `Unknown receiver ${to.country_code}/${to.party_id}`;
     if (!holder || !mayForward(this.deps.config, sender.config, holder.id)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, unknown);
@@ -368,7 +369,7 @@ export class Forwarder {
     // 2001, not a 4xxx: a sender's outbox retries hub errors, and this one is final
     if (!BROADCAST_MODULES.has(inbound.module)) throw invalid(`A ${inbound.module} push is one party's, never broadcast: address it to that party`);
     const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
-    const audience = (await registry.list()).filter(
+    const audience = (await registry.listCurrent()).filter(
       (r) =>
         r.id !== inbound.sender.id &&
         r.status === "registered" &&

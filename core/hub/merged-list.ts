@@ -99,7 +99,7 @@ export class MergedLists {
   private async sources(request: ListRequest): Promise<Source[]> {
     const { config, registry, connections } = this.deps;
     const senderRole = request.sender.record.roles.find((r) => sameParty(r, request.from))?.role;
-    const records = (await registry.list()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const records = [...(await registry.listCurrent())].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const sources: Source[] = [];
     for (const record of records) {
       if (record.id === request.sender.id || record.status !== "registered" || !record.tokenToPartner) continue;

@@ -1,8 +1,9 @@
 /**
- * A value read at most once per `ttlMs` per key: what the hub looks up on
- * every forwarded request (the registered partners, whether a receiver is
- * OFFLINE) changes seldom, and reading it from the store each time was a
- * tenth of a forwarded request's CPU (bench "Hub forwarding"). A change
+ * A value read at most once per `ttlMs` per key: whether a receiver is
+ * OFFLINE, which the hub looks up on every forwarded request, changes
+ * seldom, and reading it from the store each time was a tenth of a
+ * forwarded request's CPU with the registrations (bench "Hub forwarding";
+ * those are now the registry's, per registration generation). A change
  * reaches forwarding within `ttlMs`.
  */
 export class Recent<T> {

@@ -329,6 +329,11 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     const down = await viaHub("GET", "/2.2.1/sender/locations", { to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
     expect(down.status).toBe(502);
     expect(down.body.status_code).toBe(4003);
+    // unregistered at the hub: refused from the moment that write returned (the current registration
+    // generation), not after the second the hub once kept its partner list for
+    await hub.registry.unregister("slow");
+    const gone = await viaHub("GET", "/2.2.1/sender/locations", { to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
+    expect(gone.body).toMatchObject({ status_code: 4003, status_message: "Receiver NL/SLO is not connected" });
   }, 15_000);
 
   it("a 20 MB page is streamed through the hub (same version), never held whole", async () => {
