@@ -57,7 +57,7 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
   },
   // Long (a million requests, bounded by BENCH_MEMORY_MAX_SECONDS); runs last in a full run.
   "cache-memory": async () =>
-    writeResults("Memory: RSS after 100,000 and 1,000,000 cached GET /locations?limit=50", memoryTable(await benchCacheMemory())),
+    writeResults("Memory: RSS after 100,000 and 1,000,000 cached GET /locations?limit=50", memoryTable(await benchCacheMemory(storesAsked()))),
 };
 
 /** Run only when asked by name (`npm run bench -- profile`): the profiler slows the gateway, so its figures are not results. */
