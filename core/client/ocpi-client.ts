@@ -26,8 +26,27 @@ export interface CallTarget {
 export interface CallResult<T = unknown> {
   httpStatus: number;
   envelope: Envelope<T>;
-  headers: Headers;
+  headers: AnswerHeaders;
 }
+
+/** The answer's headers, read by name as `Headers.get` reads them (several values joined with ", "), without building a `Headers`. */
+export interface AnswerHeaders {
+  get(name: string): string | null;
+}
+
+const answerHeaders = (raw: Record<string, string | string[] | undefined>): AnswerHeaders => ({
+  get: (name) => {
+    const value = raw[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  },
+});
+
+/** Rejects what it bounds with a TimeoutError after `ms`, as AbortSignal.timeout does, at less cost per call (no transferable signal); `clear` when done. */
+const deadline = (ms: number): { signal: AbortSignal; clear(): void } => {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`The operation timed out after ${ms} ms`, "TimeoutError")), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+};
 
 /** `refused`: the URL is outside the partner's outbound policy; nothing was sent. */
 export type CallFailureKind = "unreachable" | "timeout" | "http" | "malformed" | "ocpi" | "refused";
@@ -83,22 +102,37 @@ export class OcpiClient {
       ...routingHeaders(target.headerPrefix, target.from, target.to),
     };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const where = `${method} ${safeUrl(target.url)}`;
+    const where = () => `${method} ${safeUrl(target.url)}`;
+    // the whole exchange, the answer's body included, within the timeout
+    const timeout = deadline(this.timeoutMs);
+    try {
+      return await this.exchange<T>(method, target, headers, body, timeout.signal, where);
+    } finally {
+      timeout.clear();
+    }
+  }
+
+  private async exchange<T>(
+    method: string,
+    target: CallTarget,
+    headers: Record<string, string>,
+    body: unknown,
+    signal: AbortSignal,
+    where: () => string,
+  ): Promise<RawAnswer<T>> {
     let response: Awaited<ReturnType<typeof request>>;
     try {
       response = await request(target.url, {
         method: method as "GET",
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal,
         dispatcher: this.dispatchers.for(needsPublicAddress(target.url, target.policy)),
       });
     } catch (error) {
-      throw this.networkFailure(where, error);
+      throw this.networkFailure(where(), error);
     }
-    const answer = new Headers();
-    for (const [name, value] of Object.entries(response.headers))
-      for (const v of [value ?? []].flat()) answer.append(name, v);
+    const answer = answerHeaders(response.headers);
     if (response.statusCode >= 300 && response.statusCode < 400) {
       await response.body.dump().catch(() => undefined);
       return { httpStatus: response.statusCode, envelope: undefined as never, headers: answer, text: "" };
@@ -108,8 +142,8 @@ export class OcpiClient {
       text = await response.body.text();
     } catch (error) {
       // The connection can drop after the headers arrived; that is the partner being unreachable, not a bug here.
-      const failure = this.networkFailure(where, error);
-      throw failure.kind === "timeout" ? failure : new PartnerCallError("unreachable", `${where} failed while reading the answer: ${describeNetworkError(error)}`);
+      const failure = this.networkFailure(where(), error);
+      throw failure.kind === "timeout" ? failure : new PartnerCallError("unreachable", `${where()} failed while reading the answer: ${describeNetworkError(error)}`);
     }
     let parsed: unknown;
     try {
