@@ -5,7 +5,7 @@ import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { Envelope } from "../http/envelope";
 import { routingHeaders } from "../http/routing-headers";
 import { encodeToken } from "../partners/token-vault";
-import { needsPublicAddress, outboundProblem, type OutboundPolicy } from "../partners/outbound-policy";
+import { needsPublicAddress, outboundProblem, parse as parseUrl, type OutboundPolicy } from "../partners/outbound-policy";
 import { GuardedDispatchers, OutboundAddressError } from "./guarded-dispatcher";
 import { answerExcerpt } from "./answer-excerpt";
 
@@ -81,19 +81,20 @@ export class OcpiClient {
   constructor(private readonly timeoutMs: number) {}
 
   async call<T = unknown>(method: string, target: CallTarget, body?: unknown): Promise<CallResult<T>> {
-    const problem = outboundProblem(target.url, target.policy);
+    const url = parseUrl(target.url);
+    const problem = outboundProblem(url ?? target.url, target.policy);
     if (problem) throw new PartnerCallError("refused", `${method} ${safeUrl(target.url)} refused by the outbound URL policy: URL ${problem}`);
     const encodings: ("raw" | "base64")[] =
       target.encoding !== "auto" ? [target.encoding] : target.version === "2.1.1" ? ["raw", "base64"] : ["base64", "raw"];
     let result: RawAnswer<T> | undefined;
     for (const encoding of encodings) {
-      result = await this.once<T>(method, target, encoding, body);
+      result = await this.once<T>(method, target, url!, encoding, body);
       if (result.httpStatus !== 401) break;
     }
     return this.check(method, target.url, result!, target.token);
   }
 
-  private async once<T>(method: string, target: CallTarget, encoding: "raw" | "base64", body: unknown): Promise<RawAnswer<T>> {
+  private async once<T>(method: string, target: CallTarget, url: URL, encoding: "raw" | "base64", body: unknown): Promise<RawAnswer<T>> {
     const headers: Record<string, string> = {
       Authorization: `Token ${encodeToken(target.token, encoding)}`,
       "X-Request-ID": randomUUID(),
@@ -106,7 +107,7 @@ export class OcpiClient {
     // the whole exchange, the answer's body included, within the timeout
     const timeout = deadline(this.timeoutMs);
     try {
-      return await this.exchange<T>(method, target, headers, body, timeout.signal, where);
+      return await this.exchange<T>(method, target, url, headers, body, timeout.signal, where);
     } finally {
       timeout.clear();
     }
@@ -115,6 +116,7 @@ export class OcpiClient {
   private async exchange<T>(
     method: string,
     target: CallTarget,
+    url: URL,
     headers: Record<string, string>,
     body: unknown,
     signal: AbortSignal,
@@ -127,7 +129,7 @@ export class OcpiClient {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        dispatcher: this.dispatchers.for(needsPublicAddress(target.url, target.policy)),
+        dispatcher: this.dispatchers.for(needsPublicAddress(url, target.policy)),
       });
     } catch (error) {
       throw this.networkFailure(where(), error);

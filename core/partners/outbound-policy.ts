@@ -15,7 +15,7 @@ export interface OutboundPolicy {
   readonly namedOrigins: ReadonlySet<string>;
 }
 
-const parse = (url: string | undefined): URL | undefined => {
+export const parse = (url: string | undefined): URL | undefined => {
   if (url === undefined) return undefined;
   try {
     return new URL(url);
@@ -31,6 +31,17 @@ const parse = (url: string | undefined): URL | undefined => {
  * the origin of the versions URL it registered with.
  */
 export const outboundPolicy = (config: Pick<PartnerConfig, "versions_url" | "callback_hosts">, registeredVersionsUrl?: string): OutboundPolicy => {
+  // every call to a partner asks for its policy: built once per config object (the loaded config is never changed) and registered URL
+  let byUrl = policies.get(config);
+  if (!byUrl) policies.set(config, (byUrl = new Map()));
+  let policy = byUrl.get(registeredVersionsUrl ?? "");
+  if (!policy) byUrl.set(registeredVersionsUrl ?? "", (policy = policyOf(config, registeredVersionsUrl)));
+  return policy;
+};
+
+const policies = new WeakMap<object, Map<string, OutboundPolicy>>();
+
+const policyOf = (config: Pick<PartnerConfig, "versions_url" | "callback_hosts">, registeredVersionsUrl?: string): OutboundPolicy => {
   const namedOrigins = new Set<string>();
   const configured = parse(config.versions_url);
   if (configured) namedOrigins.add(configured.origin);
@@ -95,8 +106,8 @@ export const isPublicAddress = (address: string): boolean => {
  * `originOnly` leaves the address out, for URLs checked when a partner
  * hands them to us. Messages name hosts and origins, never paths or queries.
  */
-export const outboundProblem = (url: string, policy: OutboundPolicy, originOnly = false): string | undefined => {
-  const parsed = parse(url);
+export const outboundProblem = (url: string | URL, policy: OutboundPolicy, originOnly = false): string | undefined => {
+  const parsed = typeof url === "string" ? parse(url) : url;
   if (!parsed) return "must be an absolute http(s) URL";
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return "must use http or https";
   if (parsed.username || parsed.password) return "must not carry a user name or password";
@@ -113,7 +124,7 @@ export const outboundProblem = (url: string, policy: OutboundPolicy, originOnly 
 };
 
 /** Whether connections to `url` must be limited to public addresses: its origin is not one the operator named. */
-export const needsPublicAddress = (url: string, policy: OutboundPolicy): boolean => {
-  const parsed = parse(url);
+export const needsPublicAddress = (url: string | URL, policy: OutboundPolicy): boolean => {
+  const parsed = typeof url === "string" ? parse(url) : url;
   return !parsed || !policy.namedOrigins.has(parsed.origin);
 };
