@@ -19,6 +19,17 @@ const status = (partnerId: string, s: string, extra: Partial<EnqueueRequest> = {
   ...extra,
 });
 
+/** The names of the store's script calls (RedisStore.scriptOnOneRedis), as they are made. */
+const scriptCalls = (store: Store): string[] => {
+  const calls: string[] = [];
+  const script = (store as unknown as { scriptOnOneRedis: (...a: unknown[]) => unknown }).scriptOnOneRedis.bind(store);
+  (store as unknown as { scriptOnOneRedis: unknown }).scriptOnOneRedis = (name: string, ...rest: unknown[]) => {
+    calls.push(name);
+    return script(name, ...rest);
+  };
+  return calls;
+};
+
 describe("Outbox.enqueueAll on one Redis", () => {
   let store: Store;
   beforeEach(async () => {
@@ -29,12 +40,7 @@ describe("Outbox.enqueueAll on one Redis", () => {
 
   it("takes one script call for a change's messages to several partners, in positions after every one taken before", async () => {
     const outbox = new Outbox(store);
-    const calls: string[] = [];
-    const script = (store as unknown as { scriptOnOneRedis: (...a: unknown[]) => unknown }).scriptOnOneRedis.bind(store);
-    (store as unknown as { scriptOnOneRedis: unknown }).scriptOnOneRedis = (name: string, ...rest: unknown[]) => {
-      calls.push(name);
-      return script(name, ...rest);
-    };
+    const calls = scriptCalls(store);
     await outbox.enqueueAll([status("a", "CHARGING", { collapseKey: undefined }), status("b", "CHARGING", { collapseKey: undefined })]);
     const ids = await outbox.enqueueAll([status("a", "BLOCKED"), status("b", "BLOCKED"), status("a", "AVAILABLE", { collapseKey: undefined, id: "stable" })]);
     expect(calls).toEqual(["outboxEnqueue", "outboxEnqueue"]);
@@ -86,12 +92,7 @@ describe("Outbox.enqueueAll on one Redis", () => {
 
   it("claims in one script call, keeping the body as it was queued, and a claim after a failure marks it in flight again", async () => {
     const outbox = new Outbox(store);
-    const calls: string[] = [];
-    const script = (store as unknown as { scriptOnOneRedis: (...a: unknown[]) => unknown }).scriptOnOneRedis.bind(store);
-    (store as unknown as { scriptOnOneRedis: unknown }).scriptOnOneRedis = (name: string, ...rest: unknown[]) => {
-      calls.push(name);
-      return script(name, ...rest);
-    };
+    const calls = scriptCalls(store);
     await outbox.enqueue(status("p", "CHARGING"));
     const [waiting] = (await outbox.pending("p")).items;
     const claimed = await outbox.claim(waiting);
