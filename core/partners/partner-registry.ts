@@ -35,11 +35,11 @@ interface KnownToken {
 /** Tokens (known or not) remembered per generation; past this, lookups go to the store without being remembered. */
 const MAX_REMEMBERED_TOKENS = 10_000;
 
-/** The partner records read under one registration generation; `byId` once they are in. */
+/** The partner records read under one registration generation; `read` (the records and their index by id) once they are in. */
 interface Listing {
   generation: string;
   records: Promise<readonly PartnerRecord[]>;
-  byId?: ReadonlyMap<string, PartnerRecord>;
+  read?: { records: readonly PartnerRecord[]; byId: ReadonlyMap<string, PartnerRecord> };
 }
 
 /**
@@ -147,7 +147,7 @@ export class PartnerRegistry {
   lastListing(): { records: readonly PartnerRecord[]; guard: StoreGuard } | undefined {
     const listed = this.listed;
     const guard = listed && this.generation.guard(listed.generation);
-    return listed?.byId && guard ? { records: [...listed.byId.values()], guard } : undefined;
+    return listed?.read && guard ? { records: listed.read.records, guard } : undefined;
   }
 
   private async listing(): Promise<{ records: readonly PartnerRecord[]; byId: ReadonlyMap<string, PartnerRecord> }> {
@@ -157,8 +157,8 @@ export class PartnerRegistry {
     if (listed?.generation !== generation) {
       const entry: Listing = { generation, records: Promise.resolve([]) };
       entry.records = this.list().then((items) => {
-        const records = items.map(deepFreeze);
-        entry.byId = new Map(records.map((r) => [r.id, r]));
+        const records = Object.freeze(items.map(deepFreeze));
+        entry.read = { records, byId: new Map(records.map((r) => [r.id, r])) };
         return records;
       });
       listed = this.listed = entry;
@@ -167,8 +167,8 @@ export class PartnerRegistry {
         if (this.listed === entry) this.listed = undefined;
       });
     }
-    const records = await listed.records;
-    return { records, byId: listed.byId! };
+    await listed.records;
+    return listed.read!;
   }
 
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */
