@@ -5,7 +5,7 @@ import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { Envelope } from "../http/envelope";
 import { routingHeaders } from "../http/routing-headers";
 import { encodeToken } from "../partners/token-vault";
-import { needsPublicAddress, outboundProblem, parse as parseUrl, type OutboundPolicy } from "../partners/outbound-policy";
+import { needsPublicAddress, outboundProblem, parseUrl, type OutboundPolicy } from "../partners/outbound-policy";
 import { GuardedDispatchers, OutboundAddressError } from "./guarded-dispatcher";
 import { answerExcerpt } from "./answer-excerpt";
 

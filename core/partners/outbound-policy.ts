@@ -15,7 +15,8 @@ export interface OutboundPolicy {
   readonly namedOrigins: ReadonlySet<string>;
 }
 
-export const parse = (url: string | undefined): URL | undefined => {
+/** The URL, or undefined when it is none: what every check here reads (a caller that checks one URL several times parses it once). */
+export const parseUrl = (url: string | undefined): URL | undefined => {
   if (url === undefined) return undefined;
   try {
     return new URL(url);
@@ -43,17 +44,17 @@ const policies = new WeakMap<object, Map<string, OutboundPolicy>>();
 
 const policyOf = (config: Pick<PartnerConfig, "versions_url" | "callback_hosts">, registeredVersionsUrl?: string): OutboundPolicy => {
   const namedOrigins = new Set<string>();
-  const configured = parse(config.versions_url);
+  const configured = parseUrl(config.versions_url);
   if (configured) namedOrigins.add(configured.origin);
   for (const entry of config.callback_hosts) {
     for (const scheme of ["http:", "https:"]) {
-      const url = parse(`${scheme}//${entry}`);
+      const url = parseUrl(`${scheme}//${entry}`);
       if (url) namedOrigins.add(url.origin);
     }
   }
   const origins = new Set(namedOrigins);
   if (!configured) {
-    const registered = parse(registeredVersionsUrl);
+    const registered = parseUrl(registeredVersionsUrl);
     if (registered) origins.add(registered.origin);
   }
   return { origins, namedOrigins };
@@ -107,7 +108,7 @@ export const isPublicAddress = (address: string): boolean => {
  * hands them to us. Messages name hosts and origins, never paths or queries.
  */
 export const outboundProblem = (url: string | URL, policy: OutboundPolicy, originOnly = false): string | undefined => {
-  const parsed = typeof url === "string" ? parse(url) : url;
+  const parsed = typeof url === "string" ? parseUrl(url) : url;
   if (!parsed) return "must be an absolute http(s) URL";
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return "must use http or https";
   if (parsed.username || parsed.password) return "must not carry a user name or password";
@@ -125,6 +126,6 @@ export const outboundProblem = (url: string | URL, policy: OutboundPolicy, origi
 
 /** Whether connections to `url` must be limited to public addresses: its origin is not one the operator named. */
 export const needsPublicAddress = (url: string | URL, policy: OutboundPolicy): boolean => {
-  const parsed = typeof url === "string" ? parse(url) : url;
+  const parsed = typeof url === "string" ? parseUrl(url) : url;
   return !parsed || !policy.namedOrigins.has(parsed.origin);
 };
