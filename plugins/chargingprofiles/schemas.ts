@@ -6,16 +6,18 @@ import { CHARGING_PROFILE_RESPONSE_TYPES, CHARGING_PROFILE_RESULT_TYPES, CHARGIN
 
 const seconds = () => z.int({ message: "must be a whole number of seconds" }).min(0, { message: "must be >= 0" });
 
-export const chargingProfileSchema = () =>
-  z.looseObject({
-    start_date_time: dateTime().optional(),
-    duration: seconds().optional(),
-    charging_rate_unit: enumeration(CHARGING_RATE_UNITS),
-    min_charging_rate: z.number().optional(),
-    charging_profile_period: z.array(z.looseObject({ start_period: seconds(), limit: z.number() })).optional(),
-  });
+// built once (core/model/common-schemas.ts perVersion): the receivers and the sender parse with them per request
+const CHARGING_PROFILE = z.looseObject({
+  start_date_time: dateTime().optional(),
+  duration: seconds().optional(),
+  charging_rate_unit: enumeration(CHARGING_RATE_UNITS),
+  min_charging_rate: z.number().optional(),
+  charging_profile_period: z.array(z.looseObject({ start_period: seconds(), limit: z.number() })).optional(),
+});
+export const chargingProfileSchema = () => CHARGING_PROFILE;
 
-export const activeChargingProfileSchema = () => z.looseObject({ start_date_time: dateTime(), charging_profile: chargingProfileSchema() });
+const ACTIVE_CHARGING_PROFILE = z.looseObject({ start_date_time: dateTime(), charging_profile: CHARGING_PROFILE });
+export const activeChargingProfileSchema = () => ACTIVE_CHARGING_PROFILE;
 
 export const setChargingProfileSchema = () => z.looseObject({ charging_profile: chargingProfileSchema(), response_url: url() });
 

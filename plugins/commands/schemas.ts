@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { VersionNumber } from "../../core/protocol/types";
-import { ciString, dateTime, displayText, enumeration, text, url } from "../../core/model/common-schemas";
+import { ciString, dateTime, displayText, enumeration, perVersion, text, url } from "../../core/model/common-schemas";
 import { tokenSchema } from "../tokens/schemas";
 import { COMMAND_RESPONSE_TYPES, COMMAND_RESPONSE_TYPES_211, COMMAND_RESULT_TYPES } from "./model";
 
@@ -58,7 +58,9 @@ export const commandResponseSchema = (version: VersionNumber) =>
       });
 
 /** 2.1.1 posts a CommandResponse to the response_url (2.1.1-d2); 2.2+ a CommandResult. */
-export const commandResultSchema = (version: VersionNumber) =>
+const COMMAND_RESULT_SCHEMAS = perVersion((version) =>
   version === "2.1.1"
     ? z.looseObject({ result: enumeration(COMMAND_RESPONSE_TYPES_211) })
-    : z.looseObject({ result: enumeration(COMMAND_RESULT_TYPES), message: z.array(displayText()).optional() });
+    : z.looseObject({ result: enumeration(COMMAND_RESULT_TYPES), message: z.array(displayText()).optional() }),
+);
+export const commandResultSchema = (version: VersionNumber) => COMMAND_RESULT_SCHEMAS[version];

@@ -3,8 +3,8 @@ import type { VersionNumber } from "../../core/protocol/types";
 import {
   businessDetails,
   ciString,
-  countryCode,
   country3,
+  countryCode,
   dateTime,
   displayText,
   energyMix,
@@ -14,6 +14,7 @@ import {
   nonEmptyArray,
   partyId,
   patchOf,
+  perVersion,
   text,
   timeOfDay,
   url,
@@ -291,10 +292,6 @@ const publishRule = (l: Record<string, unknown>, ctx: z.RefinementCtx) => {
   if (l.publish === true && Array.isArray(l.publish_allowed_to) && l.publish_allowed_to.length)
     ctx.addIssue({ code: "custom", path: ["publish_allowed_to"], message: "is only allowed when publish is false" });
 };
-
-const VERSIONS: VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
-const perVersion = <T>(build: (v: VersionNumber) => T): Record<VersionNumber, T> =>
-  Object.fromEntries(VERSIONS.map((v) => [v, build(v)])) as Record<VersionNumber, T>;
 
 export const LOCATION_SCHEMAS = perVersion((v) => z.looseObject(locationShape(v)).superRefine(publishRule));
 export const EVSE_SCHEMAS = perVersion((v) => z.looseObject(evseShape(v)));

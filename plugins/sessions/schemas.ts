@@ -9,6 +9,7 @@ import {
   nonEmptyArray,
   partyId,
   patchOf,
+  perVersion,
   price,
   text,
 } from "../../core/model/common-schemas";
@@ -81,7 +82,8 @@ const sessionShape211 = () => ({
 
 const shapeOf = (version: VersionNumber) => (version === "2.1.1" ? sessionShape211() : sessionShape(version));
 
-export const sessionSchema = (version: VersionNumber) => z.looseObject(shapeOf(version));
+const SESSION_SCHEMAS = perVersion((v) => z.looseObject(shapeOf(v)));
+export const sessionSchema = (version: VersionNumber) => SESSION_SCHEMAS[version];
 
 /** Every field optional, `last_updated` required in 2.2+ (not in 2.1.1). */
 export const sessionPatchSchema = (version: VersionNumber) => patchOf(shapeOf(version), version);

@@ -9,6 +9,7 @@ import {
   language,
   partyId,
   patchOf,
+  perVersion,
   text,
 } from "../../core/model/common-schemas";
 import { tokenType } from "../../core/model/charging";
@@ -55,7 +56,8 @@ const tokenShape211 = () => ({
 
 const shapeOf = (version: VersionNumber) => (version === "2.1.1" ? tokenShape211() : tokenShape22(version));
 
-export const tokenSchema = (version: VersionNumber) => z.looseObject(shapeOf(version));
+const TOKEN_SCHEMAS = perVersion((v) => z.looseObject(shapeOf(v)));
+export const tokenSchema = (version: VersionNumber) => TOKEN_SCHEMAS[version];
 
 /** PATCH: every field optional, `last_updated` required in 2.2+ (patchOf). */
 export const tokenPatchSchema = (version: VersionNumber) => patchOf(shapeOf(version), version);

@@ -2,6 +2,7 @@ import type { OcpiRequest } from "../../core/plugin";
 import type { VersionNumber } from "../../core/protocol/types";
 import { invalid, invalidFields } from "../../core/http/errors";
 import { tokenType } from "../../core/model/charging";
+import { perVersion } from "../../core/model/common-schemas";
 import { issuesOf } from "../../core/model/object-type";
 import { DEFAULT_TOKEN_TYPE, type Token, type TokenRef, type TokenType } from "./model";
 import { tokenSchema } from "./schemas";
@@ -14,17 +15,12 @@ import { tokenSchema } from "./schemas";
 export const queryTokenType = (req: OcpiRequest): TokenType | undefined => {
   const raw = req.query.type;
   if (raw === undefined || raw === "") return undefined;
-  if (!tokenTypeOf(req.ctx.version).safeParse(raw).success) throw invalid(`query parameter type: ${raw} is not a TokenType of OCPI ${req.ctx.version}`);
+  if (!TOKEN_TYPES[req.ctx.version].safeParse(raw).success) throw invalid(`query parameter type: ${raw} is not a TokenType of OCPI ${req.ctx.version}`);
   return raw;
 };
 
-/** A version's TokenType schema, built once: built per request it cost a Token PUT a fifth of its throughput (bench receivers, 0.23 -> 0.29 x Koa on SQLite). */
-const tokenTypes = new Map<VersionNumber, ReturnType<typeof tokenType>>();
-const tokenTypeOf = (version: VersionNumber) => {
-  let schema = tokenTypes.get(version);
-  if (!schema) tokenTypes.set(version, (schema = tokenType(version)));
-  return schema;
-};
+/** Each version's TokenType schema, built once: built per request it cost a Token PUT a fifth of its throughput (bench receivers, 0.23 -> 0.29 x Koa on SQLite). */
+const TOKEN_TYPES = perVersion(tokenType);
 
 /**
  * Which stored tokens a receiver path may mean. 2.2+: uid with `?type=`,
