@@ -55,8 +55,6 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50: number;
   p99: number;
-  /** paced runs only */
-  p999?: number;
   non2xx: number;
   errors: number;
 }
@@ -65,7 +63,7 @@ export interface LoadResult {
  * A bounded load run (duration and connections fixed) against one loopback
  * URL: as many requests as the server answers (autocannon, closed loop), or
  * with `rate` that many per second in all, evenly spaced and each timed from
- * when it was due (pacedLoad: open loop, for latency at a given load).
+ * when it was issued (pacedLoad: open loop, for latency at a given load).
  */
 export const load = async (
   name: string,

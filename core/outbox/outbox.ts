@@ -200,6 +200,10 @@ if m.inFlight ~= true then
 end
 return json`;
 
+/** The store's scripts on one Redis (RedisStore.scriptOnOneRedis); none on SQLite, and on a cluster each call answers undefined. */
+const scriptOnOneRedisOf = (store: Store): RedisStore["scriptOnOneRedis"] | undefined =>
+  (store as Partial<Pick<RedisStore, "scriptOnOneRedis">>).scriptOnOneRedis?.bind(store as RedisStore);
+
 const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
 
 /**
@@ -271,8 +275,8 @@ export class Outbox {
    * (ENQUEUE_LUA), doing exactly what `place` and `collapse` do one store call at a time. Undefined elsewhere.
    */
   private enqueueOnOneRedis(messages: readonly EnqueueRequest[], guard: StoreGuard | undefined): Promise<string[] | null> | undefined {
-    const redis = this.store as Partial<Pick<RedisStore, "scriptOnOneRedis">>;
-    if (!redis.scriptOnOneRedis) return undefined;
+    const script = scriptOnOneRedisOf(this.store);
+    if (!script) return undefined;
     const queues = [...new Set(messages.map((m) => m.partnerId))];
     const collections = [META, PARTNERS, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
     const now = Date.now();
@@ -296,7 +300,7 @@ export class Outbox {
         JSON.stringify({ partnerId: message.partnerId }),
       );
     }
-    return redis.scriptOnOneRedis<string[] | null>("outboxEnqueue", ENQUEUE_LUA, collections, args);
+    return script<string[] | null>("outboxEnqueue", ENQUEUE_LUA, collections, args);
   }
 
   private async place(message: EnqueueRequest, seq: number): Promise<string> {
@@ -364,12 +368,7 @@ export class Outbox {
    */
   async claim(message: OutboxMessage): Promise<OutboxMessage | undefined> {
     if (!message.collapseKey) return message;
-    const atOnce = (this.store as Partial<Pick<RedisStore, "scriptOnOneRedis">>).scriptOnOneRedis?.<string | null>(
-      "outboxClaim",
-      CLAIM_LUA,
-      [queueOf(message.partnerId)],
-      [message.id, message.seq],
-    );
+    const atOnce = scriptOnOneRedisOf(this.store)?.<string | null>("outboxClaim", CLAIM_LUA, [queueOf(message.partnerId)], [message.id, message.seq]);
     if (atOnce) {
       const json = await atOnce;
       return json === null ? undefined : (JSON.parse(json) as OutboxMessage);

@@ -35,11 +35,17 @@ interface KnownToken {
 /** Tokens (known or not) remembered per generation; past this, lookups go to the store without being remembered. */
 const MAX_REMEMBERED_TOKENS = 10_000;
 
-/** The partner records read under one registration generation; `read` (the records and their index by id) once they are in. */
+/** The partner records of one registration generation, and their index by id. */
+interface ListedRecords {
+  records: readonly PartnerRecord[];
+  byId: ReadonlyMap<string, PartnerRecord>;
+}
+
+/** The listing under one registration generation: its read, and what it read once it is in. */
 interface Listing {
   generation: string;
-  records: Promise<readonly PartnerRecord[]>;
-  read?: { records: readonly PartnerRecord[]; byId: ReadonlyMap<string, PartnerRecord> };
+  read: Promise<ListedRecords>;
+  settled?: ListedRecords;
 }
 
 /**
@@ -147,28 +153,28 @@ export class PartnerRegistry {
   lastListing(): { records: readonly PartnerRecord[]; guard: StoreGuard } | undefined {
     const listed = this.listed;
     const guard = listed && this.generation.guard(listed.generation);
-    return listed?.read && guard ? { records: listed.read.records, guard } : undefined;
+    return listed?.settled && guard ? { records: listed.settled.records, guard } : undefined;
   }
 
-  private async listing(): Promise<{ records: readonly PartnerRecord[]; byId: ReadonlyMap<string, PartnerRecord> }> {
+  private async listing(): Promise<ListedRecords> {
     if (this.renewalPending) await this.renewGeneration();
     const generation = await this.generation.read();
     let listed = this.listed;
     if (listed?.generation !== generation) {
-      const entry: Listing = { generation, records: Promise.resolve([]) };
-      entry.records = this.list().then((items) => {
-        const records = Object.freeze(items.map(deepFreeze));
-        entry.read = { records, byId: new Map(records.map((r) => [r.id, r])) };
-        return records;
-      });
+      const entry: Listing = {
+        generation,
+        read: this.list().then((items) => {
+          const records = Object.freeze(items.map(deepFreeze));
+          return (entry.settled = { records, byId: new Map(records.map((r) => [r.id, r])) });
+        }),
+      };
       listed = this.listed = entry;
       // a failed read is not kept: the next caller reads again
-      entry.records.catch(() => {
+      entry.read.catch(() => {
         if (this.listed === entry) this.listed = undefined;
       });
     }
-    await listed.records;
-    return listed.read!;
+    return listed.read;
   }
 
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */
