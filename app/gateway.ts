@@ -106,7 +106,7 @@ export class Gateway {
       container.registerInstance(ChangeFeed, changes);
       const cache = ResponseCache.fromConfig(config, log, store);
       container.registerInstance(ResponseCache, cache);
-      changes.subscribe((change) => cache.invalidate(change.module, change.owner));
+      changes.subscribe((change) => cache.invalidation(change.module, change.owner));
       const outbox = new Outbox(store);
       container.registerInstance(Outbox, outbox);
       const background = new BackgroundServices();

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { freshToken } from "./generations";
 import { createRedisClient, type RedisClient, type RedisTarget } from "../store/redis-connection";
 import type { SharedReads } from "../store/redis-store";
+import type { Staged } from "../events/change-feed";
 
 // A cache command that takes longer than this is treated as Redis being unavailable: the request goes on without it.
 const COMMAND_TIMEOUT_MS = 250;
@@ -158,10 +159,33 @@ export class RedisTier {
     }
   }
 
-  /** New tokens for `keys` on every instance; kept for later when Redis cannot be reached now. */
-  async renew(keys: string[]): Promise<void> {
+  /**
+   * New tokens for `keys` on every instance; kept for later when Redis
+   * cannot be reached now. `done` settles when they are written (or kept).
+   * On the store's connection, with nothing pending, they are sent at once
+   * and `sent` settles at once: a command sent after this call on that
+   * connection (an outbox enqueue) is answered after them. Otherwise `sent`
+   * is `done`.
+   */
+  renew(keys: string[]): Staged {
+    if (this.shared?.ready && this.pending.size === 0 && Date.now() >= this.retryAt) {
+      const done = this.setNow(this.shared, keys);
+      return { sent: Promise.resolve(), done };
+    }
     for (const key of keys) this.pending.add(key);
-    await this.flush();
+    const done = this.flush();
+    return { sent: done, done };
+  }
+
+  /** Sends the SETs in this call (SharedReads.setToken sends at once); what fails is kept for later, as by flush(). */
+  private async setNow(shared: SharedReads, keys: string[]): Promise<void> {
+    try {
+      await Promise.all(keys.map((key) => shared.setToken(key, freshToken())));
+      this.succeeded();
+    } catch (error) {
+      for (const key of keys) this.pending.add(key);
+      this.failed(error as Error);
+    }
   }
 
   async close(): Promise<void> {

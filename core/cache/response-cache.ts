@@ -13,6 +13,7 @@ import { RedisTier } from "./redis-tier";
 import type { RedisTarget } from "../store/redis-connection";
 import type { Store } from "../store/port";
 import type { SharedReads } from "../store/redis-store";
+import type { Staged } from "../events/change-feed";
 
 interface LocalEntry {
   /** the generation the answer was stored under; a different current generation means it was invalidated */
@@ -157,10 +158,21 @@ export class ResponseCache {
    * ChangeFeed, e.g. sync upserts into a receiver adapter. Never throws.
    */
   async invalidate(module: string, owner?: PartyRef): Promise<void> {
-    if (this.ttlMs(module) === 0) return;
+    await this.invalidation(module, owner).done;
+  }
+
+  /**
+   * invalidate() for the ChangeFeed, whose later listeners need only wait
+   * until it is `sent`: this instance's entries are dropped at once, and
+   * the shared renewal is sent before anything the store sends on its
+   * connection after this call (RedisTier.renew), so a push the outbox
+   * queues next is never delivered before it. `done` is invalidate().
+   */
+  invalidation(module: string, owner?: PartyRef): Staged {
+    if (this.ttlMs(module) === 0) return NOTHING_TO_RENEW;
     const name = owner ? generationName(module, partyKey(owner)) : module;
     this.generations.renew(name);
-    await this.redis?.renew([this.redis.key(module, "gen", name)]);
+    return this.redis?.renew([this.redis.key(module, "gen", name)]) ?? NOTHING_TO_RENEW;
   }
 
   async close(): Promise<void> {
@@ -253,6 +265,8 @@ export class ResponseCache {
     return `${this.generations.token(module)}.${this.generations.token(generationName(module, party))}`;
   }
 }
+
+const NOTHING_TO_RENEW: Staged = { sent: Promise.resolve(), done: Promise.resolve() };
 
 const generationName = (module: string, party: string): string => `${module}:${party}`;
 

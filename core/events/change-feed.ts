@@ -21,9 +21,25 @@ export interface DataChange {
   withheld?: boolean;
 }
 
-export type ChangeListener = (change: DataChange) => void | Promise<void>;
+/**
+ * What a listener hands back when the listeners after it need not wait for
+ * all of its work: `sent` settles once what they do is done after it (the
+ * response cache's invalidation is on the wire, on the connection the
+ * outbox's enqueue goes on: Redis answers one connection's commands in
+ * order), `done` once its work is.
+ */
+export interface Staged {
+  sent: Promise<void>;
+  done: Promise<void>;
+}
 
-/** In-process fan-out of DataChanges; listeners run in order and one failing does not stop the others. */
+export type ChangeListener = (change: DataChange) => void | Promise<void> | Staged;
+
+/**
+ * In-process fan-out of DataChanges. Listeners run in order: each starts
+ * when the one before it has finished, or has `sent` what must come first
+ * (Staged). One failing does not stop the others.
+ */
 export class ChangeFeed {
   private readonly listeners: ChangeListener[] = [];
 
@@ -35,16 +51,25 @@ export class ChangeFeed {
     };
   }
 
-  /** Resolves when every listener has taken the change (e.g. written it to the outbox). */
+  /** Resolves when every listener has taken the change (e.g. written it to the outbox) and every Staged one is done. */
   async publish(change: DataChange): Promise<void> {
     const failures: unknown[] = [];
+    const finishing: Promise<void>[] = [];
     for (const listener of [...this.listeners]) {
       try {
-        await listener(change);
+        const answer = listener(change);
+        if (isStaged(answer)) {
+          finishing.push(answer.done.catch((error: unknown) => void failures.push(error)));
+          await answer.sent.catch(() => undefined);
+        } else await answer;
       } catch (error) {
         failures.push(error);
       }
     }
+    await Promise.all(finishing);
     if (failures.length) throw new AggregateError(failures, `${failures.length} change listener(s) failed`);
   }
 }
+
+const isStaged = (answer: void | Promise<void> | Staged): answer is Staged =>
+  typeof answer === "object" && answer !== null && !(answer instanceof Promise) && "sent" in answer;
