@@ -6,7 +6,7 @@ import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
 import { ChangeFeed, type DataChange } from "../../core/events/change-feed";
 import { Outbox } from "../../core/outbox/outbox";
-import { createRedisClient, whenReady, type RedisClient } from "../../core/store/redis-connection";
+import { Redis } from "ioredis";
 import type { Store } from "../../core/store/port";
 
 /**
@@ -20,10 +20,13 @@ import type { Store } from "../../core/store/port";
 
 const HOST = "127.0.0.1";
 let gateway: Gateway;
-let monitor: RedisClient;
+let monitor: Redis;
+/** the MONITOR connection ioredis opens beside `monitor` */
+let watching: Redis;
 
 afterAll(async () => {
   await gateway?.close();
+  watching?.disconnect();
   monitor?.disconnect();
 });
 
@@ -64,10 +67,9 @@ describe("a change published on the Redis store", () => {
     // the first change lists the partners; the next ones are queued under that listing's generation
     await feed.publish(change());
 
-    monitor = createRedisClient({ url: process.env.REDIS_URL! }, { commandTimeoutMs: 2000 });
-    await whenReady(monitor, 5000, () => undefined);
+    monitor = new Redis(process.env.REDIS_URL!);
     const seen: { command: string; key: string; source: string }[] = [];
-    const watching = await monitor.monitor();
+    watching = await monitor.monitor();
     watching.on("monitor", (_time: string, args: string[], source: string) => {
       const key = args.find((a) => a.startsWith(prefix)) ?? "";
       if (key) seen.push({ command: args[0].toLowerCase(), key: key.slice(prefix.length), source });
