@@ -531,6 +531,86 @@ describe("SqliteStore on a file written before counts were kept", () => {
   });
 });
 
+/**
+ * Issue #11: the writes and batches issued in one turn share one commit (a serial outbox enqueue joins the
+ * worker's claims and removals instead of committing alone); each keeps its own outcome, and nothing outside
+ * the group sees or joins it before it is committed.
+ */
+describe("SqliteStore group commit", () => {
+  const countCommits = (store: SqliteStore) => {
+    const commit = (store as unknown as { stmt(sql: string): { run(...a: unknown[]): unknown } }).stmt("COMMIT");
+    const run = commit.run.bind(commit);
+    const counted = { commits: 0 };
+    commit.run = (...a: unknown[]) => {
+      counted.commits++;
+      return run(...a);
+    };
+    return counted;
+  };
+
+  it("commits the writes and batches of one turn together, each with its own outcome", async () => {
+    const store = SqliteStore.open(path.join(tmpDir, "group.db"));
+    try {
+      await store.put<Doc>("g", "a", { id: "a", n: 0 }, 0);
+      const counted = countCommits(store);
+      const outcomes = await Promise.allSettled([
+        store.put<Doc>("g", "a", { id: "a", n: 1 }, 1),
+        store.batch(async () => {
+          await store.put<Doc>("g", "b", { id: "b", n: 2 }, 2);
+          await store.put<Doc>("g", "c", { id: "c", n: 3 }, 3);
+          return "batch";
+        }),
+        store.update<Doc>("g", "a", () => {
+          throw new Error("refused");
+        }),
+        store.batch(async () => {
+          await store.put<Doc>("g", "d", { id: "d", n: 4 }, 4);
+          throw new Error("half-way");
+        }),
+        store.delete("g", "nothing"),
+      ]);
+      expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual([undefined, "batch", "refused", "half-way", false]);
+      expect(counted.commits).toBe(1);
+      expect((await store.range<Doc>("g", { offset: 0, limit: 10 })).items).toEqual([
+        { id: "a", n: 1 },
+        { id: "b", n: 2 },
+        { id: "c", n: 3 },
+        { id: "d", n: 4 },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("keeps a write from outside a batch under way waiting, and another connection from seeing the batch, until it is committed", async () => {
+    const file = path.join(tmpDir, "group-isolation.db");
+    const store = SqliteStore.open(file);
+    const other = SqliteStore.open(file);
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const batch = store.batch(async () => {
+        await store.put<Doc>("iso", "in", { id: "in", n: 1 }, 1);
+        await gate;
+      });
+      await sleep(20);
+      let outsideDone = false;
+      const outside = store.put<Doc>("iso", "out", { id: "out", n: 2 }, 2).then(() => (outsideDone = true));
+      await sleep(20);
+      expect(outsideDone).toBe(false);
+      expect(await other.get("iso", "in")).toBeUndefined();
+      release();
+      await batch;
+      await outside;
+      expect(await other.get("iso", "in")).toEqual({ id: "in", n: 1 });
+      expect(await other.get("iso", "out")).toEqual({ id: "out", n: 2 });
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+});
+
 const redisUrl = process.env.REDIS_URL;
 if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
 const redisPrefix = `test:store-contract:${randomUUID()}:`;
