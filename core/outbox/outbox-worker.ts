@@ -83,6 +83,8 @@ export class OutboxWorker implements BackgroundService {
    * the store was failing): should it find one again, it removes it without sending it a second time.
    */
   private readonly sentUnconfirmed = new Map<string, Sent>();
+  /** enqueues in this process per partner, counted: a lane reads its queue again only when it may hold more (deliverQueue) */
+  private readonly enqueues = new Map<string, number>();
   /** when this instance last forgot each partner's old sent markers */
   private readonly forgotSentAt = new Map<string, number>();
 
@@ -101,7 +103,12 @@ export class OutboxWorker implements BackgroundService {
     // A partner whose queue a lane of this instance is delivering needs no scan: the lane reads its queue
     // again before it ends, and a lane that ends looks for more (scan, via kick) anyway.
     outbox.onEnqueue((partnerIds) => {
-      for (const id of partnerIds) if (!this.lanes.has(id)) return this.kick();
+      let kick = false;
+      for (const id of partnerIds) {
+        this.enqueues.set(id, (this.enqueues.get(id) ?? 0) + 1);
+        kick ||= !this.lanes.has(id);
+      }
+      if (kick) this.kick();
     });
   }
 
@@ -280,9 +287,19 @@ export class OutboxWorker implements BackgroundService {
       if (head.orderKey !== undefined) keysOf.set(tag, head.orderKey);
       return delivery;
     };
+    /** the last read of the queue's head, and what made it: enough to tell whether it can be used again */
+    let read: { items: OutboxMessage[]; limit: number; enqueues: number } | undefined;
     try {
       while (!halted) {
-        const { items } = await this.outbox.pending(partnerId, BATCH + active.size);
+        // Read again unless, with deliveries still under way, the last read held the whole queue and this
+        // process queued nothing for the partner since: its messages not started yet are all there is then
+        // (another instance's enqueue is read once those under way have ended, below, or by the next lane).
+        const enqueues = this.enqueues.get(partnerId) ?? 0;
+        if (!read || active.size === 0 || read.items.length >= read.limit || read.enqueues !== enqueues) {
+          const limit = BATCH + active.size;
+          read = { items: (await this.outbox.pending(partnerId, limit)).items, limit, enqueues };
+        }
+        const { items } = read;
         /** order keys of messages of this read left waiting for an earlier one of their object */
         const waiting: string[] = [];
         let fresh = 0;
