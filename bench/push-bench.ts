@@ -25,6 +25,8 @@ export interface PushResult {
   ms: number;
   /** time until every change was queued (the gateway only) */
   enqueueMs?: number;
+  /** CPU time of this process (the gateway: queueing and delivering) per delivery, µs (the gateway only) */
+  cpuPerDelivery?: number;
 }
 
 /** 10,000 status changes of distinct EVSEs (nothing collapses), as an adapter reports them. */
@@ -119,6 +121,7 @@ const throughGateway = async (ports: number[], redisUrl?: string): Promise<PushR
     const feed = gateway.container.resolve(ChangeFeed);
     const outbox = gateway.container.resolve(Outbox);
     const started = Date.now();
+    const cpu = process.cpuUsage();
     for (let i = 0; i < CHANGES; i++) await feed.publish(change(i));
     const enqueueMs = Date.now() - started;
     let delivered = 0;
@@ -129,9 +132,16 @@ const throughGateway = async (ports: number[], redisUrl?: string): Promise<PushR
       delivered = CHANGES * partners.length - left.reduce((a, b) => a + b, 0);
     }
     const ms = Date.now() - started;
+    const { user, system } = process.cpuUsage(cpu);
     const counted = (await Promise.all(partners.map((id) => outbox.counts(id)))).reduce((sum, c) => sum + c.delivered, 0);
     if (counted !== delivered) throw new Error(`push bench: ${counted} deliveries counted, ${delivered} expected`);
-    return { name: `gateway: ChangeFeed → outbox (${redisUrl ? "Redis" : "SQLite"}) → worker`, deliveries: delivered, ms, enqueueMs };
+    return {
+      name: `gateway: ChangeFeed → outbox (${redisUrl ? "Redis" : "SQLite"}) → worker`,
+      deliveries: delivered,
+      ms,
+      enqueueMs,
+      cpuPerDelivery: (user + system) / delivered,
+    };
   } finally {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
@@ -154,15 +164,16 @@ export const benchPushFanOut = async (stores: ("SQLite" | "Redis")[] = ["SQLite"
 export const pushTable = (rows: PushResult[]): { title: string; lines: string[] } => ({
   title: `Push fan-out of ${CHANGES.toLocaleString("en-US")} EVSE status changes to ${PARTNERS} partners vs sending the same PATCHes directly`,
   lines: [
-    `Distinct EVSEs, so nothing collapses: every change is one PATCH per partner, sent by undici as core/client/ocpi-client.ts does (the baseline: fetch), in order per partner. The receivers (one child process on the server core) answer at once; the gateway's time runs from the first change to the last delivery and includes queueing every message durably in the store (SQLite, or Redis), the fan-out (partner lookup, translation), the in-flight claim and the removal after delivery. The baseline sends the PATCHes of the first ${BASELINE_CHANGES.toLocaleString("en-US")} changes. The ratio compares deliveries/s.`,
+    `Distinct EVSEs, so nothing collapses: every change is one PATCH per partner, sent by undici as core/client/ocpi-client.ts does (the baseline: fetch), in order per partner. The receivers (one child process on the server core) answer at once; the gateway's time runs from the first change to the last delivery and includes queueing every message durably in the store (SQLite, or Redis), the fan-out (partner lookup, translation), the in-flight claim and the removal after delivery. The baseline sends the PATCHes of the first ${BASELINE_CHANGES.toLocaleString("en-US")} changes. The ratio compares deliveries/s. CPU: this process's (the gateway's and the bench loop's, which only polls the queue lengths every 50 ms) user and system time from the first change to the last delivery, per delivery; Redis' own CPU is not in it.`,
     "",
-    "| target | deliveries | seconds | deliveries/s | ratio to baseline | changes queued/s |",
-    "|---|---:|---:|---:|---:|---:|",
+    "| target | deliveries | seconds | deliveries/s | ratio to baseline | changes queued/s | gateway CPU µs/delivery |",
+    "|---|---:|---:|---:|---:|---:|---:|",
     ...rows.map((r) => {
       const perSecond = (r.deliveries / r.ms) * 1000;
       const base = (rows[0].deliveries / rows[0].ms) * 1000;
       const queued = r.enqueueMs === undefined ? "—" : Math.round((CHANGES / r.enqueueMs) * 1000);
-      return `| ${r.name} | ${r.deliveries} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / base).toFixed(2)} | ${queued} |`;
+      const cpu = r.cpuPerDelivery === undefined ? "—" : Math.round(r.cpuPerDelivery);
+      return `| ${r.name} | ${r.deliveries} | ${(r.ms / 1000).toFixed(1)} | ${Math.round(perSecond)} | ${(perSecond / base).toFixed(2)} | ${queued} | ${cpu} |`;
     }),
   ],
 });
