@@ -200,6 +200,14 @@ if m.inFlight ~= true then
 end
 return json`;
 
+/**
+ * A message with fields added or replaced, as `{ ...message, ...fields }` would make it: on Node 20 a spread
+ * followed by more fields is a slow path of V8 (spreading a new message was 3 % of the push bench's CPU
+ * samples, this 0.2 %: bench/RESULTS.md). Object.assign sets, where a spread defines: the same for a
+ * message, whose own fields are ours, never a partner's (its body is one of them, copied by reference).
+ */
+const withFields = <T extends object, F extends object>(message: T, fields: F): Omit<T, keyof F> & F => Object.assign({}, message, fields);
+
 /** The store's scripts on one Redis (RedisStore.scriptOnOneRedis); none on SQLite, and on a cluster each call answers undefined. */
 const scriptOnOneRedisOf = (store: Store): RedisStore["scriptOnOneRedis"] | undefined =>
   (store as Partial<Pick<RedisStore, "scriptOnOneRedis">>).scriptOnOneRedis?.bind(store as RedisStore);
@@ -283,10 +291,10 @@ export class Outbox {
     // the guard's value as the store encodes it (JSON), compared with the stored text
     const args: (string | number)[] = [now, messages.length, guard?.key ?? "", guard ? JSON.stringify(guard.value) : ""];
     for (const message of messages) {
-      const { id, ...rest } = message;
+      const id = message.id;
       const [slot0, slot1] = message.collapseKey ? slotsOf(message.collapseKey) : ["", ""];
-      // the message as `fresh` writes it, but for id and seq, which the script appends
-      const fresh = { ...rest, once: id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: now };
+      // the message as `fresh` writes it, but for id and seq, which the script appends (an undefined id is not written)
+      const fresh = withFields(message, { id: undefined, once: id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: now });
       args.push(
         5 + 2 * queues.indexOf(message.partnerId),
         message.partnerId,
@@ -314,7 +322,7 @@ export class Outbox {
   }
 
   private fresh(message: EnqueueRequest, id: string, seq: number): OutboxMessage {
-    return { ...message, id, seq, once: message.id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() };
+    return withFields(message, { id, seq, once: message.id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: Date.now() });
   }
 
   /**
@@ -335,7 +343,7 @@ export class Outbox {
         if (!current) return { value: this.fresh(message, id, seq), sortKey: seq };
         // another instance may have collapsed a newer change in already: this one is then superseded as it is
         if (current.seq > seq) return undefined;
-        return { value: { ...current, seq, request: message.request, label: message.label, enqueuedAt: Date.now() }, sortKey: seq };
+        return { value: withFields(current, { seq, request: message.request, label: message.label, enqueuedAt: Date.now() }), sortKey: seq };
       });
       if (placed) return id;
     }
@@ -376,7 +384,7 @@ export class Outbox {
     let found = false;
     const claimed = await this.store.update<OutboxMessage>(queueOf(message.partnerId), message.id, (current) => {
       found = current !== undefined && current.seq === message.seq;
-      return found ? { value: { ...current!, inFlight: true } } : undefined;
+      return found ? { value: withFields(current!, { inFlight: true }) } : undefined;
     });
     return found ? claimed : undefined;
   }
