@@ -374,7 +374,11 @@ export class SqliteStore implements Store {
       }
       this.guard(() => this.stmt("COMMIT").run());
     } catch (error) {
-      if (this.db.inTransaction) this.stmt("ROLLBACK").run();
+      try {
+        if (this.db.inTransaction) this.stmt("ROLLBACK").run();
+      } catch {
+        // a file that could not commit may not roll back either: the writes get the commit's error
+      }
       for (const w of writes) w.reject(error);
       return;
     } finally {
