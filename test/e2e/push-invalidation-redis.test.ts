@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
+import { testGatewayConfig } from "../support/gateway-config";
 import { Gateway } from "../../app/gateway";
-import { ChangeFeed, type DataChange } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/events/change-feed";
+import { evseStatusChanges } from "../support/data-changes";
 import { Outbox } from "../../core/outbox/outbox";
 import { Redis } from "ioredis";
 import type { Store } from "../../core/store/port";
@@ -30,26 +32,16 @@ afterAll(async () => {
   monitor?.disconnect();
 });
 
-const config = (prefix: string): GatewayConfig => {
-  if (!process.env.REDIS_URL) throw new Error("REDIS_URL is not set: the jest global setup starts a redis-server");
-  return {
-    server: { port: 0, host: HOST, public_url: `http://${HOST}:1`, max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 5000, log_level: "warn" },
-    parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Test CPO" } }],
-    store: { type: "redis", url: process.env.REDIS_URL, key_prefix: prefix },
+const config = (prefix: string): GatewayConfig =>
+  testGatewayConfig({
+    // never listened on: the outbox worker is not started, so what a change queues stays queued
+    port: 8080,
+    store: { type: "redis", key_prefix: prefix },
     modules: { locations: { adapter: "local" } },
-    adapters: { local: {} },
-    partners: [{ id: "p1", versions_url: `http://${HOST}:9/ocpi/versions`, versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
-  } as GatewayConfig;
-};
+    partners: [{ id: "p1", versions_url: `http://${HOST}:9/ocpi/versions`, versions: ["2.3.0"] }],
+  });
 
-let n = 0;
-const change = (): DataChange => ({
-  module: "locations",
-  owner: { country_code: "NL", party_id: "GWY" },
-  path: ["LOC1", `EVSE${++n}`],
-  kind: "patch",
-  object: { status: "CHARGING", last_updated: new Date(Date.UTC(2026, 0, 1) + n).toISOString() },
-});
+const change = evseStatusChanges();
 
 describe("a change published on the Redis store", () => {
   it("sends the cache invalidation and the push enqueue in one write, the invalidation first, and resolves when both are answered", async () => {

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
-import { ChangeFeed, type DataChange } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/events/change-feed";
+import { evseStatusChanges } from "../support/data-changes";
 import { Outbox } from "../../core/outbox/outbox";
 import { PARTNERS } from "../../core/partners/partner-record";
 import type { Store } from "../../core/store/port";
@@ -57,14 +58,7 @@ const register = (gateway: Gateway, id: string, i: number) =>
     tokenToPartner: `token-${id}`,
   });
 
-let n = 0;
-const change = (): DataChange => ({
-  module: "locations",
-  owner: { country_code: "NL", party_id: "GWY" },
-  path: ["LOC1", `EVSE${++n}`],
-  kind: "patch",
-  object: { status: "CHARGING", last_updated: new Date(Date.UTC(2026, 0, 1) + n).toISOString() },
-});
+const change = evseStatusChanges();
 
 const queued = async (gateway: Gateway, id: string) => (await gateway.container.resolve(Outbox).pending(id)).total;
 
