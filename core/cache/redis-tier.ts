@@ -169,7 +169,7 @@ export class RedisTier {
    */
   renew(keys: string[]): Staged {
     if (this.shared?.ready && this.pending.size === 0 && Date.now() >= this.retryAt) {
-      const done = this.setNow(this.shared, keys);
+      const done = this.setNow(keys);
       return { sent: Promise.resolve(), done };
     }
     for (const key of keys) this.pending.add(key);
@@ -178,9 +178,9 @@ export class RedisTier {
   }
 
   /** Sends the SETs in this call (SharedReads.setToken sends at once); what fails is kept for later, as by flush(). */
-  private async setNow(shared: SharedReads, keys: string[]): Promise<void> {
+  private async setNow(keys: string[]): Promise<void> {
     try {
-      await Promise.all(keys.map((key) => shared.setToken(key, freshToken())));
+      await this.setTokens(keys);
       this.succeeded();
     } catch (error) {
       for (const key of keys) this.pending.add(key);
@@ -213,10 +213,7 @@ export class RedisTier {
       const keys = [...this.pending];
       this.pending.clear();
       try {
-        // One SET per key: keys of different modules live in different cluster slots. With the store's shared
-        // reads, on their connection: a read asked after an invalidation started is read after its SET.
-        const shared = this.shared;
-        await Promise.all(keys.map((key) => (shared ? shared.setToken(key, freshToken()) : this.redis.set(key, freshToken()))));
+        await this.setTokens(keys);
       } catch (error) {
         for (const key of keys) this.pending.add(key);
         this.failed(error as Error);
@@ -227,6 +224,16 @@ export class RedisTier {
         return;
       }
     }
+  }
+
+  /**
+   * A fresh token for each key, one SET per key: keys of different modules live in different cluster slots.
+   * With the store's shared reads, on their connection: a read asked after an invalidation started is read
+   * after its SET.
+   */
+  private setTokens(keys: string[]): Promise<unknown> {
+    const shared = this.shared;
+    return Promise.all(keys.map((key) => (shared ? shared.setToken(key, freshToken()) : this.redis.set(key, freshToken()))));
   }
 
   /** The connection generation tokens are read and set on is up: the store's with shared reads, else this tier's. */

@@ -293,7 +293,7 @@ export class SqliteStore implements Store {
    * and rejects (StoreUnavailableError). A batch within a batch joins it.
    */
   async batch<R>(work: () => Promise<R>): Promise<R> {
-    if (this.openGroup && this.batchScope.getStore() === this.openGroup.token) return work();
+    if (this.inOpenGroup()) return work();
     await this.turn();
     return new Promise<R>((resolve, reject) => this.enqueueWrite({ work, resolve: resolve as (value: unknown) => void, reject }));
   }
@@ -329,10 +329,8 @@ export class SqliteStore implements Store {
    * that fails fails them all.
    */
   private async written<R>(operation: () => R): Promise<R> {
-    if (this.openGroup) {
-      if (this.batchScope.getStore() === this.openGroup.token) return this.guard(operation);
-      await this.turn();
-    }
+    if (this.inOpenGroup()) return this.guard(operation);
+    if (this.openGroup) await this.turn();
     return new Promise<R>((resolve, reject) => this.enqueueWrite({ operation, resolve: resolve as (value: unknown) => void, reject }));
   }
 
@@ -394,7 +392,12 @@ export class SqliteStore implements Store {
 
   /** A write outside the group under way waits until it is committed. */
   private async turn(): Promise<void> {
-    while (this.openGroup && this.batchScope.getStore() !== this.openGroup.token) await this.openGroup.done;
+    while (this.openGroup && !this.inOpenGroup()) await this.openGroup.done;
+  }
+
+  /** Called from a batch of the group under way (its async context): its writes run at once, in its transaction. */
+  private inOpenGroup(): boolean {
+    return this.openGroup !== undefined && this.batchScope.getStore() === this.openGroup.token;
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
