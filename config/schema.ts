@@ -49,6 +49,7 @@ export const MESSAGES = {
   storeType: oneOf(["sqlite", "redis", "redis-cluster"]),
   redisNodes: "must list at least one redis:// or rediss:// URL of a cluster node",
   storeTimeout: "must be a whole number of milliseconds between 1 and 60000",
+  generationLease: "must be a whole number of milliseconds between 0 and 1000",
   sqlitePath: "must be a non-empty file path",
   redisUrl: "must be a redis:// or rediss:// URL",
   keyPrefix: "must be a string of at most 100 characters",
@@ -277,6 +278,7 @@ const redisStoreSchema = z.strictObject({
     .max(100, { error: MESSAGES.keyPrefix })
     .default(DEFAULT_REDIS_KEY_PREFIX),
   command_timeout_ms: int(1, 60_000, MESSAGES.storeTimeout).optional(),
+  generation_lease_ms: int(0, 1_000, MESSAGES.generationLease).optional(),
 });
 
 const redisNodesSchema = z
@@ -286,7 +288,7 @@ const redisNodesSchema = z
   )
   .min(1, { error: MESSAGES.redisNodes });
 
-const redisClusterStoreSchema = redisStoreSchema.omit({ type: true, url: true }).extend({
+const redisClusterStoreSchema = redisStoreSchema.omit({ type: true, url: true, generation_lease_ms: true }).extend({
   type: z.literal("redis-cluster"),
   nodes: redisNodesSchema,
   replica_ack_timeout_ms: int(1, 60_000, MESSAGES.storeTimeout).optional(),

@@ -97,7 +97,7 @@ export const DEFAULT_INBOUND: InboundServerConfig = {
 /** Timeouts (ms) bound how long a request waits for a store that is down; unset: the store's defaults (core/store). */
 export type StoreConfig =
   | { type: "sqlite"; path: string; busy_timeout_ms?: number }
-  | { type: "redis"; url: string; key_prefix: string; command_timeout_ms?: number }
+  | { type: "redis"; url: string; key_prefix: string; command_timeout_ms?: number; generation_lease_ms?: number }
   | { type: "redis-cluster"; nodes: string[]; key_prefix: string; command_timeout_ms?: number; replica_ack_timeout_ms?: number };
 
 export interface ModuleRouteConfig {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { freshToken } from "./generations";
 import { createRedisClient, type RedisClient, type RedisTarget } from "../store/redis-connection";
-import type { SharedReads } from "../store/redis-store";
+import type { SharedReads } from "../store/shared-reads";
 import type { Staged } from "../events/change-feed";
 
 // A cache command that takes longer than this is treated as Redis being unavailable: the request goes on without it.

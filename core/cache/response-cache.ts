@@ -12,7 +12,7 @@ import { Generations } from "./generations";
 import { RedisTier } from "./redis-tier";
 import type { RedisTarget } from "../store/redis-connection";
 import type { Store } from "../store/port";
-import type { SharedReads } from "../store/redis-store";
+import type { SharedReads } from "../store/shared-reads";
 import type { Staged } from "../events/change-feed";
 
 interface LocalEntry {

@@ -3,6 +3,7 @@ import type { Store, StoredPage, StoreGuard } from "../store/port";
 import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
 import type { PartnerAnswer } from "./partner-answer";
 import type { RedisStore } from "../store/redis-store";
+import { GENERATION_LEASE } from "../store/shared-reads";
 
 /** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */
 export type OutboundTarget = { module: string; role: InterfaceRole; path?: string; query?: Record<string, string> } | { url: string };
@@ -117,24 +118,37 @@ const REJECTIONS = "outbox:last-rejected";
 
 /**
  * Outbox.enqueueAll on one Redis, as one script (RedisStore.scriptOnOneRedis): KEYS are the values hash and
- * sort index of outbox:meta, outbox:partners, then of each partner's queue, then (with a guard) the guard's
- * values hash and index; ARGV[1] the time, ARGV[2] the number of messages, ARGV[3] and ARGV[4] the guard's
- * key and value ('' without one: a guard whose entry does not hold that value queues nothing and returns
- * nil), then 10 per message (see enqueueOnOneRedis). Per message, in order: the positions
- * (reserveSeqs), the collapse slots (collapse: a waiting message is replaced and moved to the tail, one in
- * flight or already tried is left as it is, a newer one already there is kept), else the queue entry (put, or
- * putIfAbsent for a stable id), then the partner's outbox:partners entry (putIfAbsent). Returns the ids.
+ * sort index of outbox:meta, outbox:partners, the generation lease (its values key: SharedReads), then of
+ * each partner's queue, then (with a guard) the guard's values hash and index; ARGV[1] the time, ARGV[2] the
+ * number of messages, ARGV[3] and ARGV[4] the guard's key and value ('' without one: a guard whose entry
+ * does not hold that value queues nothing and returns nil), then 10 per message (see enqueueOnOneRedis).
+ * Per message, in order: the positions (reserveSeqs), the collapse slots (collapse: a waiting message is
+ * replaced and moved to the tail, one in flight or already tried is left as it is, a newer one already there
+ * is kept), else the queue entry (put, or putIfAbsent for a stable id), then the partner's outbox:partners
+ * entry (putIfAbsent). Returns the ids.
+ *
+ * While a generation lease runs (an instance busy serving cached answers uses the generations it read for a
+ * few milliseconds: SharedReads), the messages are due only once it has ended (nextAttemptAt, by Redis's
+ * clock, as every instance's retry times are compared with its own): a change's push, queued right after
+ * its cache invalidation was sent, never reaches a partner while an instance may still answer from what
+ * the change made stale.
  */
 const ENQUEUE_LUA = `
 local now, count = ARGV[1], tonumber(ARGV[2])
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[#KEYS - 1], ARGV[3]) ~= ARGV[4] then return nil end
+local due = 0
+local lease = redis.call('PTTL', KEYS[5])
+if lease > 0 then
+  local t = redis.call('TIME')
+  due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + lease + 1
+end
 local meta = redis.call('HGET', KEYS[1], 'seq')
 local last = (meta and cjson.decode(meta).seq or 0) + count
 redis.call('HSET', KEYS[1], 'seq', '{"seq":' .. string.format('%d', last) .. '}')
 redis.call('ZADD', KEYS[2], 'NX', 0, 'seq')
 local function int(n) return string.format('%d', n) end
 local function complete(json, id, seq)
-  return string.sub(json, 1, -2) .. ',"id":' .. cjson.encode(id) .. ',"seq":' .. int(seq) .. '}'
+  return string.sub(json, 1, -2) .. ',"id":' .. cjson.encode(id) .. ',"seq":' .. int(seq) .. ',"nextAttemptAt":' .. int(due) .. '}'
 end
 local ids = {}
 for m = 0, count - 1 do
@@ -157,9 +171,10 @@ for m = 0, count - 1 do
         if c.inFlight ~= true and c.attempts == 0 then
           placed = slot
           if c.seq <= seq then
-            c.request, c.seq, c.enqueuedAt, c.label = nil, nil, nil, label
+            local at = math.max(c.nextAttemptAt or 0, due)
+            c.request, c.seq, c.enqueuedAt, c.label, c.nextAttemptAt = nil, nil, nil, label, nil
             local json = string.sub(cjson.encode(c), 1, -2)
-            redis.call('HSET', qv, slot, json .. ',"seq":' .. int(seq) .. ',"enqueuedAt":' .. now .. ',"request":' .. request .. '}')
+            redis.call('HSET', qv, slot, json .. ',"seq":' .. int(seq) .. ',"nextAttemptAt":' .. int(at) .. ',"enqueuedAt":' .. now .. ',"request":' .. request .. '}')
             redis.call('ZADD', qi, seq, slot)
           end
         end
@@ -286,17 +301,17 @@ export class Outbox {
     const script = scriptOnOneRedisOf(this.store);
     if (!script) return undefined;
     const queues = [...new Set(messages.map((m) => m.partnerId))];
-    const collections = [META, PARTNERS, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
+    const collections = [META, PARTNERS, GENERATION_LEASE, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
     const now = Date.now();
     // the guard's value as the store encodes it (JSON), compared with the stored text
     const args: (string | number)[] = [now, messages.length, guard?.key ?? "", guard ? JSON.stringify(guard.value) : ""];
     for (const message of messages) {
       const id = message.id;
       const [slot0, slot1] = message.collapseKey ? slotsOf(message.collapseKey) : ["", ""];
-      // the message as `fresh` writes it, but for id and seq, which the script appends (an undefined id is not written)
-      const fresh = withFields(message, { id: undefined, once: id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: 0, enqueuedAt: now });
+      // the message as `fresh` writes it, but for id, seq and nextAttemptAt, which the script appends (an undefined field is not written)
+      const fresh = withFields(message, { id: undefined, once: id !== undefined ? true : undefined, attempts: 0, nextAttemptAt: undefined, enqueuedAt: now });
       args.push(
-        5 + 2 * queues.indexOf(message.partnerId),
+        7 + 2 * queues.indexOf(message.partnerId),
         message.partnerId,
         slot0,
         slot1,

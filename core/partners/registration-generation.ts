@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Store, StoreGuard } from "../store/port";
-import type { SharedReads } from "../store/redis-store";
+import type { SharedReads } from "../store/shared-reads";
 
 /** Store collection of the one entry below: a random token renewed by every write of partners or tokens. */
 export const REGISTRATION_GENERATION = "partners:generation";
@@ -23,7 +23,8 @@ const ABSENT = "-";
  * waits for the next one. On one Redis (not a cluster) the read is one of
  * the store's shared reads (SharedReads in core/store/redis-store.ts): the
  * same batching, and the response cache's generation tokens read on the
- * same round trip.
+ * same round trip; while this instance is busy, a read is used for a few
+ * milliseconds (its lease), and a renewal waits those out before it settles.
  */
 export class RegistrationGeneration {
   private next?: Promise<string>;
@@ -55,8 +56,10 @@ export class RegistrationGeneration {
     return token === ABSENT ? undefined : { collection: REGISTRATION_GENERATION, key: KEY, value: token };
   }
 
+  /** Settles once every instance refuses what the generation replaced: on one Redis, when the read leases taken before it have ended (SharedReads). */
   async renew(): Promise<void> {
-    await this.store.put(REGISTRATION_GENERATION, KEY, randomBytes(9).toString("base64url"));
+    const write = () => this.store.put(REGISTRATION_GENERATION, KEY, randomBytes(9).toString("base64url"));
+    await (this.shared ? this.shared.writing(write) : write());
   }
 }
 

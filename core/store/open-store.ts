@@ -14,6 +14,7 @@ export async function openStore(config: StoreConfig, log?: Logger): Promise<Stor
         target: { url: config.url },
         keyPrefix: config.key_prefix,
         commandTimeoutMs: config.command_timeout_ms,
+        generationLeaseMs: config.generation_lease_ms,
         log,
       });
     case "redis-cluster":

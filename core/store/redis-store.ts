@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { RangeQuery, Store, StoreEntry, StoredPage, UpdateDecision } from "./port";
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
 import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
+import { SharedReads } from "./shared-reads";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -15,6 +16,8 @@ export interface RedisStoreOptions {
    * StoreUnavailableError when none did, so an acknowledged write survives the failover of its master; default 500
    */
   replicaAckTimeoutMs?: number;
+  /** one Redis only: how long a busy instance's generation reads are used (SharedReads); default 5, 0: every batch reads */
+  generationLeaseMs?: number;
   /** outages are logged here, once when they start and once when they end */
   log?: Logger;
 }
@@ -70,22 +73,6 @@ for i = 1, #members, 500 do
 end
 return out`;
 
-// The reads of one batch (SharedReads) in one script: ARGV[1] hash fields read first (KEYS[i], field
-// ARGV[i + 1]), then generation tokens, each created from its ARGV when absent (see core/cache/redis-tier.ts).
-const SHARED_READS_LUA = `
-local fields = tonumber(ARGV[1])
-local out = {}
-for i = 1, fields do out[i] = redis.call('HGET', KEYS[i], ARGV[i + 1]) end
-for i = fields + 1, #KEYS do
-  local token = redis.call('GET', KEYS[i])
-  if not token then
-    token = ARGV[i + 1]
-    redis.call('SET', KEYS[i], token)
-  end
-  out[i] = token
-end
-return out`;
-
 const ACQUIRE_LOCK_LUA = `
 local owner = redis.call('GET', KEYS[1])
 if owner == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
@@ -121,7 +108,6 @@ const WRITE_SCRIPTS = {
 type WriteScript = keyof typeof WRITE_SCRIPTS;
 
 interface Scripts {
-  storeSharedReads(count: number, ...keysThenArgs: string[]): Promise<(string | null)[]>;
   storeRange(
     values: string,
     index: string,
@@ -199,9 +185,8 @@ export class RedisStore implements Store {
     this.redis.on("ready", () => this.health.succeeded(true));
     for (const [name, script] of Object.entries(WRITE_SCRIPTS)) this.redis.defineCommand(name, script);
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
-    this.redis.defineCommand("storeSharedReads", { lua: SHARED_READS_LUA });
     // one Redis, every key on it: the reads of a batch can go in one script (a cluster's keys sit in different slots)
-    if (!cluster) this.sharedReads = new SharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0]);
+    if (!cluster) this.sharedReads = new SharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
   }
 
   /**
@@ -406,118 +391,5 @@ export class RedisStore implements Store {
 
   private lockKey(name: string): string {
     return `${this.prefix}lock:${name}`;
-  }
-}
-
-interface Waiting<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-const waiting = <T>(): Waiting<T> => {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-};
-
-interface Batch {
-  /** store entries read as RedisStore.get reads them: values hash and key */
-  fields: Map<string, { hash: string; field: string; result: Waiting<unknown> }>;
-  /** generation tokens: their keys, the tokens to create absent ones with */
-  tokens: Map<string, { keys: string[]; fresh: string[]; result: Waiting<string[]> }>;
-}
-
-/**
- * The reads of generations that arrive together, in one script on one round
- * trip: the store's registration generation (core/partners/
- * registration-generation.ts) and the response cache's generation tokens
- * (core/cache/redis-tier.ts). A batch is sent in the check phase after the
- * I/O that brought its readers, so it starts after each of them asked and
- * sees every write that completed before; a reader asking once it was sent
- * waits for the next one. The same read asked twice in a batch is read once.
- *
- * A store entry read here fails as RedisStore.get fails (StoreUnavailableError
- * on an outage); the tokens' reader decides for itself what a failure means.
- */
-export class SharedReads {
-  private next?: Batch;
-
-  constructor(
-    private readonly redis: Client,
-    private readonly run: <R>(command: () => Promise<R>) => Promise<R>,
-    private readonly valuesKey: (collection: string) => string,
-  ) {}
-
-  /** The connection is up (reads are not queued while it is not: they fail). */
-  get ready(): boolean {
-    return this.redis.status === "ready";
-  }
-
-  /** What RedisStore.get(collection, key) answers, read in the next batch. */
-  get<T>(collection: string, key: string): Promise<T | undefined> {
-    const hash = this.valuesKey(collection);
-    const id = `${hash}\n${key}`;
-    const fields = this.batch().fields;
-    let read = fields.get(id);
-    if (!read) fields.set(id, (read = { hash, field: key, result: waiting() }));
-    return read.result.promise as Promise<T | undefined>;
-  }
-
-  /**
-   * The generation tokens stored under `keys` (string keys, absent ones set
-   * to `fresh()` each), read in the next batch; `id` names the keys (the
-   * same keys, the same id).
-   */
-  tokens(keys: string[], fresh: () => string, id = keys.join("\n")): Promise<string[]> {
-    const tokens = this.batch().tokens;
-    let read = tokens.get(id);
-    if (!read) tokens.set(id, (read = { keys, fresh: keys.map(() => fresh()), result: waiting() }));
-    return read.result.promise;
-  }
-
-  /**
-   * Sets a generation token, on the connection the batches go on: a batch
-   * asked for after this was called is read after it (Redis answers one
-   * connection's commands in order), so it never reads the token this
-   * replaces. Fails as the tokens' batches fail.
-   */
-  async setToken(key: string, token: string): Promise<void> {
-    await this.run(() => this.redis.set(key, token));
-  }
-
-  private batch(): Batch {
-    if (this.next) return this.next;
-    const batch: Batch = (this.next = { fields: new Map(), tokens: new Map() });
-    setImmediate(() => {
-      this.next = undefined;
-      void this.send(batch);
-    });
-    return batch;
-  }
-
-  private async send(batch: Batch): Promise<void> {
-    const fields = [...batch.fields.values()];
-    const tokens = [...batch.tokens.values()];
-    const keys = [...fields.map((f) => f.hash), ...tokens.flatMap((t) => t.keys)];
-    const args = [String(fields.length), ...fields.map((f) => f.field), ...tokens.flatMap((t) => t.fresh)];
-    let answer: (string | null)[];
-    try {
-      answer = await this.run(() => this.redis.storeSharedReads(keys.length, ...keys, ...args));
-    } catch (error) {
-      for (const read of [...fields, ...tokens]) read.result.reject(error);
-      return;
-    }
-    fields.forEach((read, i) => {
-      const json = answer[i];
-      try {
-        read.result.resolve(json === null ? undefined : JSON.parse(json));
-      } catch (error) {
-        read.result.reject(error);
-      }
-    });
-    let at = fields.length;
-    for (const read of tokens) read.result.resolve(answer.slice(at, (at += read.keys.length)) as string[]);
   }
 }

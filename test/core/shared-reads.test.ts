@@ -5,6 +5,8 @@ import { RedisStore } from "../../core/store/redis-store";
 import { RegistrationGeneration, REGISTRATION_GENERATION } from "../../core/partners/registration-generation";
 import { ResponseCache } from "../../core/cache/response-cache";
 import { StoreUnavailableError } from "../../core/store/store-unavailable";
+import { DEFAULT_GENERATION_LEASE_MS } from "../../core/store/shared-reads";
+import { Outbox } from "../../core/outbox/outbox";
 import type { GatewayConfig } from "../../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../../config/types";
 
@@ -111,5 +113,70 @@ describe("shared reads of generations on one Redis", () => {
     expect(generation).toEqual({ status: "fulfilled", value: tokenBefore });
     // and the next batch reads the store again
     expect(await registration.read()).toBe((await store.get<string>(REGISTRATION_GENERATION, "current")) ?? "-");
+  });
+});
+
+describe("read leases of a busy instance on one Redis", () => {
+  /** Reads one after another, each in a batch of its own unless a lease answers it, until `stop` is set. */
+  const keepReading = (read: () => Promise<unknown>) => {
+    const state = { stop: false, reads: 0 };
+    const done = (async () => {
+      while (!state.stop) {
+        await read();
+        state.reads++;
+      }
+    })();
+    return { state, done };
+  };
+
+  it("answer reads from a recent batch, and still never serve what a write that completed replaced, on any instance", async () => {
+    const { cache, otherCache, client, registration, otherRegistration } = await setup();
+    const scripts = jest.spyOn(client, "storeSharedReads");
+    const busy = keepReading(() => Promise.all([registration.read(), Promise.resolve(cache.generation("locations", party))]));
+    for (let i = 0; i < 10; i++) {
+      // let the busy reader take a lease on what it reads now
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      const [registered, generation] = await Promise.all([registration.read(), Promise.resolve(cache.generation("locations", party))]);
+      // on the other instance: settles once the leases taken before it ended
+      await otherRegistration.renew();
+      expect(await registration.read()).not.toBe(registered);
+      await otherCache.invalidate("locations", party);
+      expect(await cache.generation("locations", party)).not.toBe(generation);
+    }
+    busy.state.stop = true;
+    await busy.done;
+    // the leases were used: far fewer round trips than reads
+    expect(busy.state.reads).toBeGreaterThan(100);
+    expect(scripts.mock.calls.length).toBeLessThan(busy.state.reads / 4);
+  });
+
+  it("are not taken with generation_lease_ms 0: every batch is a round trip", async () => {
+    const keyPrefix = `test:shared:${randomUUID()}:`;
+    const store = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: 0 });
+    opened.push(store);
+    const client = (store as unknown as { redis: Record<string, (...args: unknown[]) => unknown> }).redis;
+    const scripts = jest.spyOn(client, "storeSharedReads");
+    const registration = new RegistrationGeneration(store);
+    for (let i = 0; i < 50; i++) await registration.read();
+    expect(scripts).toHaveBeenCalledTimes(50);
+  });
+
+  it("queue a change's messages as due only once the leases taken before them have ended", async () => {
+    const { store, registration } = await setup();
+    const outbox = new Outbox(store);
+    const message = (partnerId: string) => ({ partnerId, label: "test", request: { method: "PUT" as const, target: { module: "locations", role: "RECEIVER" as const, path: "NL/GWY/LOC1" }, body: {} } });
+    // nobody reading: due at once
+    await outbox.enqueue(message("idle"));
+    expect((await outbox.pending("idle")).items[0].nextAttemptAt).toBe(0);
+    // a busy reader holding a lease: due after it
+    const busy = keepReading(() => registration.read());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = Date.now();
+    await outbox.enqueue(message("busy"));
+    busy.state.stop = true;
+    await busy.done;
+    const due = (await outbox.pending("busy")).items[0].nextAttemptAt;
+    expect(due).toBeGreaterThan(before);
+    expect(due).toBeLessThanOrEqual(Date.now() + DEFAULT_GENERATION_LEASE_MS + 1);
   });
 });

@@ -84,12 +84,17 @@ describe("a change published on the Redis store", () => {
     expect(await gateway.container.resolve(Outbox).pending("p1").then((p) => p.total)).toBe(2);
 
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // what the gateway sent (not what its scripts ran), up to the pending() read above
+    // what the gateway sent, up to the pending() read above: the script that sets the generation token (and
+    // reads the generation lease, SharedReads), then the enqueue script, on one connection
     const ours = seen.filter((s) => s.source !== "lua").slice(0, 2);
     expect(ours.map((s) => [s.command, s.key])).toEqual([
-      ["set", "cache:{locations}:gen:locations:NLGWY"],
+      ["evalsha", "cache:{locations}:gen:locations:NLGWY"],
       ["evalsha", expect.stringMatching(/^\{outbox:/)],
     ]);
     expect(new Set(ours.map((s) => s.source)).size).toBe(1);
+    // and what they ran: the token set before anything is queued
+    const ran = seen.filter((s) => s.source === "lua" && s.command !== "pttl" && s.command !== "time");
+    expect([ran[0].command, ran[0].key]).toEqual(["set", "cache:{locations}:gen:locations:NLGWY"]);
+    expect(ran.slice(1).every((s) => s.key.startsWith("{outbox:") || s.key.startsWith("{partners:"))).toBe(true);
   });
 });

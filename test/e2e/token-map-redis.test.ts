@@ -6,7 +6,8 @@ import { LocationsBackend, partner, startCacheGateway, testLocation, type CacheG
  * Issue #11: tokens are resolved from an in-process map that the store's
  * registration generation invalidates. Two instances on one Redis: a token
  * rotated or unregistered on one is refused by the other on its very next
- * request, although the other had it in its map.
+ * request, although the other had it in its map, and while the other is
+ * busy enough to answer from its read leases (core/store/shared-reads.ts).
  */
 
 const LIST = "/ocpi/2.3.0/sender/locations?limit=1";
@@ -55,6 +56,38 @@ describe("two instances on one Redis", () => {
     await a.gateway.registry.unregister(EMSP.id);
     expect(await status(b, again)).toBe(401);
     expect(await status(a, again)).toBe(401);
+  });
+
+  it("refuse a rotated-out token at once while the other instance is busy and answers from its read leases", async () => {
+    const backend = new LocationsBackend();
+    backend.store(testLocation(1));
+    const store = redisStore();
+    const busyPartner = partner("busy", "2.3.0", "FR", "BSY");
+    const rotating = partner("rotating", "2.3.0", "BE", "ROT");
+    const a = await startCacheGateway({ backend, partners: [busyPartner, rotating], store });
+    gateways.push(a);
+    const b = await startCacheGateway({ backend, partners: [busyPartner, rotating], store, register: false });
+    gateways.push(b);
+    // another partner's requests keep B busy: its generation reads are leased (SharedReads)
+    let stop = false;
+    let served = 0;
+    const load = Array.from({ length: 4 }, async () => {
+      while (!stop) {
+        expect(await status(b, a.auth[busyPartner.id])).toBe(200);
+        served++;
+      }
+    });
+    let current = a.auth[rotating.id];
+    for (let i = 0; i < 5; i++) {
+      expect(await status(b, current)).toBe(200);
+      const next = header(await a.gateway.registry.issueToken(rotating.id));
+      expect(await status(b, current)).toBe(401);
+      expect(await status(b, next)).toBe(200);
+      current = next;
+    }
+    stop = true;
+    await Promise.all(load);
+    expect(served).toBeGreaterThan(20);
   });
 
   it("take a token issued on the other instance at once", async () => {
