@@ -5,7 +5,6 @@ import { RedisStore } from "../../core/store/redis-store";
 import { RegistrationGeneration, REGISTRATION_GENERATION } from "../../core/partners/registration-generation";
 import { ResponseCache } from "../../core/cache/response-cache";
 import { StoreUnavailableError } from "../../core/store/store-unavailable";
-import { DEFAULT_GENERATION_LEASE_MS } from "../../core/store/shared-reads";
 import { Outbox } from "../../core/outbox/outbox";
 import type { GatewayConfig } from "../../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../../config/types";
@@ -21,6 +20,7 @@ const url = process.env.REDIS_URL;
 if (!url) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
 
 const log = pino({ level: "silent" });
+const LEASE_MS = 5;
 const party = { country_code: "NL", party_id: "GWY" };
 const opened: { close(): Promise<void> }[] = [];
 
@@ -30,10 +30,11 @@ afterAll(async () => {
 
 const setup = async () => {
   const keyPrefix = `test:shared:${randomUUID()}:`;
-  const store = await RedisStore.connect({ target: { url }, keyPrefix });
+  // leases on (store.generation_lease_ms), as a deployment that sets it
+  const store = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: LEASE_MS });
   opened.push(store);
   // another instance on the same Redis
-  const other = await RedisStore.connect({ target: { url }, keyPrefix });
+  const other = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: LEASE_MS });
   opened.push(other);
   const config = { store: { type: "redis", url, key_prefix: keyPrefix }, cache: DEFAULT_CACHE_CONFIG } as unknown as GatewayConfig;
   const cache = ResponseCache.fromConfig(config, log, store);
@@ -150,9 +151,9 @@ describe("read leases of a busy instance on one Redis", () => {
     expect(scripts.mock.calls.length).toBeLessThan(busy.state.reads / 4);
   });
 
-  it("are not taken with generation_lease_ms 0: every batch is a round trip", async () => {
+  it("are not taken by default: every batch is a round trip", async () => {
     const keyPrefix = `test:shared:${randomUUID()}:`;
-    const store = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: 0 });
+    const store = await RedisStore.connect({ target: { url }, keyPrefix });
     opened.push(store);
     const client = (store as unknown as { redis: Record<string, (...args: unknown[]) => unknown> }).redis;
     const scripts = jest.spyOn(client, "storeSharedReads");
@@ -177,6 +178,6 @@ describe("read leases of a busy instance on one Redis", () => {
     await busy.done;
     const due = (await outbox.pending("busy")).items[0].nextAttemptAt;
     expect(due).toBeGreaterThan(before);
-    expect(due).toBeLessThanOrEqual(Date.now() + DEFAULT_GENERATION_LEASE_MS + 1);
+    expect(due).toBeLessThanOrEqual(Date.now() + LEASE_MS + 1);
   });
 });

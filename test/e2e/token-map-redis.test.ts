@@ -61,7 +61,7 @@ describe("two instances on one Redis", () => {
   it("refuse a rotated-out token at once while the other instance is busy and answers from its read leases", async () => {
     const backend = new LocationsBackend();
     backend.store(testLocation(1));
-    const store = redisStore();
+    const store = { ...redisStore(), generation_lease_ms: 5 };
     const busyPartner = partner("busy", "2.3.0", "FR", "BSY");
     const rotating = partner("rotating", "2.3.0", "BE", "ROT");
     const a = await startCacheGateway({ backend, partners: [busyPartner, rotating], store });

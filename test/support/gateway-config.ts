@@ -15,7 +15,7 @@ export interface PartySpec {
 }
 
 /** SQLite: a file (default: `gateway.db` in a fresh temp dir). Redis: the run's server (REDIS_URL) with a unique key prefix. */
-export type StoreSpec = { type: "sqlite"; path?: string } | { type: "redis"; url?: string; key_prefix?: string };
+export type StoreSpec = { type: "sqlite"; path?: string } | { type: "redis"; url?: string; key_prefix?: string; generation_lease_ms?: number };
 
 /** A partner entry as written in the YAML; everything but the id has the config's defaults. */
 export type PartnerSpec = { id: string } & Partial<Omit<PartnerConfig, "id">>;
@@ -57,7 +57,8 @@ const resolveStore = (store: StoreSpec | undefined): Record<string, unknown> => 
   if (spec.type === "sqlite") return { type: "sqlite", path: spec.path ?? path.join(tempDir(), "gateway.db") };
   const url = spec.url ?? process.env.REDIS_URL;
   if (!url) throw new Error("REDIS_URL is not set: the jest global setup starts a redis-server and sets it");
-  return { type: "redis", url, key_prefix: spec.key_prefix ?? `test:${randomUUID()}:` };
+  const lease = spec.generation_lease_ms !== undefined ? { generation_lease_ms: spec.generation_lease_ms } : {};
+  return { type: "redis", url, key_prefix: spec.key_prefix ?? `test:${randomUUID()}:`, ...lease };
 };
 
 /** The config as plain data, ready to be written as YAML. The store is resolved (temp file, unique Redis prefix) here. */
