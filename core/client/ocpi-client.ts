@@ -142,7 +142,7 @@ export class OcpiClient {
   ): Promise<RawAnswer<T>> {
     let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await request(target.url, {
+      response = await request(url, {
         method: method as "GET",
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),

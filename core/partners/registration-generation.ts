@@ -21,10 +21,11 @@ const ABSENT = "-";
  * each of its requests arrived and sees every write that completed before
  * then (on another instance too). A request arriving once a read has started
  * waits for the next one. On one Redis (not a cluster) the read is one of
- * the store's shared reads (SharedReads in core/store/redis-store.ts): the
+ * the store's shared reads (SharedReads in core/store/shared-reads.ts): the
  * same batching, and the response cache's generation tokens read on the
- * same round trip; while this instance is busy, a read is used for a few
- * milliseconds (its lease), and a renewal waits those out before it settles.
+ * same round trip; with `store.generation_lease_ms` set, a busy instance
+ * uses a read for that long (its lease), and a renewal waits those out
+ * before it settles.
  */
 export class RegistrationGeneration {
   private next?: Promise<string>;
