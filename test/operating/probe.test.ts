@@ -103,13 +103,14 @@ describe("probe against this gateway", () => {
   it("fails on an unknown token, and the CLI prints the readable report and --json", async () => {
     expect((await probePartner(cpoVersions, "not-a-token-of-anyone-0000")).passed).toBe(false);
     const token = (await emsp.registry.get("cpo"))!.tokenToPartner!;
-    const readable = await runCli(["probe", cpoVersions, "--token", token]);
+    // one "=" with the value: an issued token (base64url) may start with "-", which a separate argument cannot
+    const readable = await runCli(["probe", cpoVersions, `--token=${token}`]);
     expect(readable.stderr).toBe("");
     expect(readable.code).toBe(0);
     expect(readable.stdout).toMatch(/^PASS {2}locations SENDER: Link walk: ended after 3 pages, 5 objects$/m);
     expect(readable.stdout).toMatch(/^PASSED: \d+ passed, 0 failed, 0 warnings, 0 skipped$/m);
     expect(readable.stdout).not.toContain(token);
-    const json = await runCli(["probe", cpoVersions, "--token", token, "--json"]);
+    const json = await runCli(["probe", cpoVersions, `--token=${token}`, "--json"]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ versionsUrl: cpoVersions, version: "2.3.0", passed: true, quirks: [] });
     expect((await runCli(["probe", cpoVersions])).code).toBe(2);
