@@ -3,7 +3,7 @@ import type { Store, StoredPage, StoreGuard } from "../store/port";
 import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
 import type { PartnerAnswer } from "./partner-answer";
 import type { RedisStore } from "../store/redis-store";
-import { GENERATION_LEASE } from "../store/shared-reads";
+import { GENERATION_LEASES, LEASES_LUA, type SharedReads } from "../store/shared-reads";
 
 /** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */
 export type OutboundTarget = { module: string; role: InterfaceRole; path?: string; query?: Record<string, string> } | { url: string };
@@ -118,30 +118,27 @@ const REJECTIONS = "outbox:last-rejected";
 
 /**
  * Outbox.enqueueAll on one Redis, as one script (RedisStore.scriptOnOneRedis): KEYS are the values hash and
- * sort index of outbox:meta, outbox:partners, the generation lease (its values key: SharedReads), then of
- * each partner's queue, then (with a guard) the guard's values hash and index; ARGV[1] the time, ARGV[2] the
- * number of messages, ARGV[3] and ARGV[4] the guard's key and value ('' without one: a guard whose entry
- * does not hold that value queues nothing and returns nil), then 10 per message (see enqueueOnOneRedis).
+ * sort index of outbox:meta, outbox:partners, the generation leases (their values key: SharedReads), then
+ * of each partner's queue, then (with a guard) the guard's values hash and index; ARGV[1] the time, ARGV[2]
+ * the number of messages, ARGV[3] and ARGV[4] the guard's key and value ('' without one: a guard whose entry
+ * does not hold that value queues nothing and returns nil), ARGV[5] this instance's lease holder, then 10 per
+ * message (see enqueueOnOneRedis).
  * Per message, in order: the positions (reserveSeqs), the collapse slots (collapse: a waiting message is
  * replaced and moved to the tail, one in flight or already tried is left as it is, a newer one already there
  * is kept), else the queue entry (put, or putIfAbsent for a stable id), then the partner's outbox:partners
  * entry (putIfAbsent). Returns the ids.
  *
- * While a generation lease runs (an instance busy serving cached answers uses the generations it read for a
- * few milliseconds: SharedReads), the messages are due only once it has ended (nextAttemptAt, by Redis's
+ * While another instance's generation lease runs (an instance busy serving cached answers uses the
+ * generations it read for a few milliseconds: SharedReads), the messages are due only once it has ended (nextAttemptAt, by Redis's
  * clock, as every instance's retry times are compared with its own): a change's push, queued right after
  * its cache invalidation was sent, never reaches a partner while an instance may still answer from what
  * the change made stale.
  */
-const ENQUEUE_LUA = `
+const ENQUEUE_LUA = `${LEASES_LUA}
 local now, count = ARGV[1], tonumber(ARGV[2])
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[#KEYS - 1], ARGV[3]) ~= ARGV[4] then return nil end
-local due = 0
-local lease = redis.call('PTTL', KEYS[5])
-if lease > 0 then
-  local t = redis.call('TIME')
-  due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + lease + 1
-end
+local due = others_lease_end(KEYS[5], ARGV[5], lease_now())
+if due > 0 then due = due + 1 end
 local meta = redis.call('HGET', KEYS[1], 'seq')
 local last = (meta and cjson.decode(meta).seq or 0) + count
 redis.call('HSET', KEYS[1], 'seq', '{"seq":' .. string.format('%d', last) .. '}')
@@ -152,7 +149,7 @@ local function complete(json, id, seq)
 end
 local ids = {}
 for m = 0, count - 1 do
-  local a = 5 + m * 10
+  local a = 6 + m * 10
   local k = tonumber(ARGV[a])
   local qv, qi = KEYS[k], KEYS[k + 1]
   local partner, slot0, slot1, id, mode = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
@@ -301,10 +298,12 @@ export class Outbox {
     const script = scriptOnOneRedisOf(this.store);
     if (!script) return undefined;
     const queues = [...new Set(messages.map((m) => m.partnerId))];
-    const collections = [META, PARTNERS, GENERATION_LEASE, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
+    const collections = [META, PARTNERS, GENERATION_LEASES, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
     const now = Date.now();
     // the guard's value as the store encodes it (JSON), compared with the stored text
-    const args: (string | number)[] = [now, messages.length, guard?.key ?? "", guard ? JSON.stringify(guard.value) : ""];
+    // and whose leases are not waited for: this instance's (SharedReads drops them as its writes complete)
+    const holder = (this.store as { sharedReads?: SharedReads }).sharedReads?.holder ?? "";
+    const args: (string | number)[] = [now, messages.length, guard?.key ?? "", guard ? JSON.stringify(guard.value) : "", holder];
     for (const message of messages) {
       const id = message.id;
       const [slot0, slot1] = message.collapseKey ? slotsOf(message.collapseKey) : ["", ""];

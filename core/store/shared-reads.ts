@@ -1,49 +1,79 @@
+import { randomUUID } from "node:crypto";
 import type { RedisClient } from "./redis-connection";
 
 /**
  * How long the answers of a leased batch are used (SharedReads): the
- * store's `generation_lease_ms`. Off unless set: every write of a generation
- * waits out the leases, so a publisher of changes one after another (a
- * poller) is held to one change per lease while an instance, this one
- * included (its outbox worker reads the registration generation), is busy
- * reading (bench/RESULTS.md: pushes on Redis 5,058 → 2,580 deliveries/s
- * with a 5 ms lease).
+ * store's `generation_lease_ms`, 0 to turn leases off. 5 ms is what was
+ * measured (bench/RESULTS.md).
  */
-export const DEFAULT_GENERATION_LEASE_MS = 0;
+export const DEFAULT_GENERATION_LEASE_MS = 5;
 
 /**
- * The store collection whose values key is the lease: a plain string with an
- * expiry that every lease extends, never read as a collection. The outbox's
- * enqueue script reads its remaining time too (core/outbox/outbox.ts).
+ * The store collection whose values key holds the leases: a hash of holder
+ * (one per SharedReads, so one per instance) → the Redis time (ms) its lease
+ * ends, never read as a collection. The outbox's enqueue script reads it too
+ * (core/outbox/outbox.ts).
  */
-export const GENERATION_LEASE = "generation-lease";
+export const GENERATION_LEASES = "generation-leases";
 
-// The reads of one batch in one script. KEYS[1] the lease, extended to ARGV[2] ms unless that is 0 (or it
-// has longer to run); then ARGV[1] hash fields (KEYS[i + 1], field ARGV[i + 2]), then generation tokens,
-// each created from its ARGV when absent (see core/cache/redis-tier.ts).
-const SHARED_READS_LUA = `
+/**
+ * Lua, for the scripts that read the leases (these and the outbox's enqueue):
+ * `lease_now()`, Redis's clock in ms, and `others_lease_end(key, holder, now)`,
+ * when the last lease of another holder than `holder` ends (0: none runs),
+ * removing the leases that ended. A lease stored as ending at e (ms, rounded
+ * down) ran at most until e + 1: one is over once e < now.
+ */
+export const LEASES_LUA = `
+local function lease_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function others_lease_end(key, holder, now)
+  local last, held = 0, redis.call('HGETALL', key)
+  for i = 1, #held, 2 do
+    local ends = tonumber(held[i + 1])
+    if ends < now then redis.call('HDEL', key, held[i])
+    elseif held[i] ~= holder and ends > last then last = ends end
+  end
+  return last
+end`;
+
+// The reads of one batch in one script. KEYS[1] the leases, where holder ARGV[3]'s lease is set to end ARGV[2]
+// ms from now unless that is 0 (the hash kept at least as long); then ARGV[1] hash fields (KEYS[i + 1],
+// field ARGV[i + 3]), then generation tokens, each created from its ARGV when absent (see core/cache/redis-tier.ts).
+const SHARED_READS_LUA = `${LEASES_LUA}
 local fields, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
-if lease > 0 and redis.call('PTTL', KEYS[1]) < lease then redis.call('SET', KEYS[1], '1', 'PX', lease) end
+if lease > 0 then
+  redis.call('HSET', KEYS[1], ARGV[3], lease_now() + lease)
+  if redis.call('PTTL', KEYS[1]) <= lease then redis.call('PEXPIRE', KEYS[1], lease + 1) end
+end
 local out = {}
-for i = 1, fields do out[i] = redis.call('HGET', KEYS[i + 1], ARGV[i + 2]) end
+for i = 1, fields do out[i] = redis.call('HGET', KEYS[i + 1], ARGV[i + 3]) end
 for i = fields + 1, #KEYS - 1 do
   local token = redis.call('GET', KEYS[i + 1])
   if not token then
-    token = ARGV[i + 2]
+    token = ARGV[i + 3]
     redis.call('SET', KEYS[i + 1], token)
   end
   out[i] = token
 end
 return out`;
 
-// A generation token KEYS[1] set to ARGV[1]; answers how long the lease KEYS[2] has to run (ms, < 0: none).
-const SET_GENERATION_LUA = `
+// How long (ms; 0: none) the last lease in KEYS[1] of another holder than ARGV[1] has to run.
+const OTHERS_LEASE_LUA = `${LEASES_LUA}
+local now = lease_now()
+return math.max(0, others_lease_end(KEYS[1], ARGV[1], now) - now)`;
+
+// A generation token KEYS[1] set to ARGV[1]; then as OTHERS_LEASE_LUA for the leases KEYS[2] and holder ARGV[2].
+const SET_GENERATION_LUA = `${LEASES_LUA}
 redis.call('SET', KEYS[1], ARGV[1])
-return redis.call('PTTL', KEYS[2])`;
+local now = lease_now()
+return math.max(0, others_lease_end(KEYS[2], ARGV[2], now) - now)`;
 
 type Client = RedisClient & {
   storeSharedReads(count: number, ...keysThenArgs: (string | number)[]): Promise<(string | null)[]>;
-  storeSetGeneration(key: string, lease: string, token: string): Promise<number>;
+  storeSetGeneration(key: string, leases: string, token: string, holder: string): Promise<number>;
+  storeOthersLease(leases: string, holder: string): Promise<number>;
 };
 
 interface Waiting<T> {
@@ -83,25 +113,28 @@ interface Leased<T> {
  *
  * Leases. While batches follow each other closely (the last one sent less
  * than two lease lengths ago: a busy instance), a batch also takes a lease
- * in Redis: the lease key, expiring `leaseMs` after the script ran. Readers
- * asking within `leaseMs` of the batch being sent take its answers instead
- * of waiting for a round trip of their own. That stays exact because every
- * write of a generation waits out the leases before it completes:
- * `setToken` (the cache's invalidations) and `writing` (the registration
- * generation's renewal) settle only once the lease key they saw after the
- * write has expired, and the outbox queues a message behind
- * a lease as not due before that (core/outbox/outbox.ts). A batch sent at
- * t0 ran its script at tr ≥ t0: a write before tr is in its answers, and a
+ * in Redis: this instance's entry in the leases hash, set to end `leaseMs`
+ * after the script ran (by Redis's clock). Readers asking within `leaseMs`
+ * of the batch being sent take its answers instead of waiting for a round
+ * trip of their own. That stays exact because every write of a generation
+ * waits out the other instances' leases before it completes: `setToken`
+ * (the cache's invalidations) and `writing` (the registration generation's
+ * renewal) settle only once the last lease of another instance they saw
+ * after the write has ended, and the outbox queues a message behind such a
+ * lease as not due before that (core/outbox/outbox.ts). A batch sent at t0
+ * ran its script at tr ≥ t0: a write before tr is in its answers, and a
  * write after tr completes after tr + leaseMs ≥ t0 + leaseMs, past which
- * nobody takes them. So a request that arrives after a write completed
- * (a token revoked, an answer invalidated, on any instance) is never
- * served under what that write replaced. Writers wait only while some
- * instance is busy reading, and at most `leaseMs`. Durations, not clock
- * readings, cross processes here (Redis's expiry and this process's
- * monotonic clock), so instances need no common clock. A write of this
- * instance drops its lease as it starts, so what this instance reads after
- * its own write began is read after it; a connection that closes drops its
- * lease at once.
+ * nobody takes them. This instance's own leases are dropped instead, as
+ * its write starts and again once it is done (a batch sent in between may
+ * have been read before the write): what this instance reads after its
+ * own write completed is read after it, and a write never waits for the
+ * instance's own readers (one instance alone never waits). So a request
+ * that arrives after a write completed (a token revoked, an answer
+ * invalidated, on any instance) is never served under what that write
+ * replaced. Writers wait only while another instance is busy reading, and
+ * at most `leaseMs`. Durations, not clock readings, cross processes here
+ * (Redis's clock and this process's monotonic clock), so instances need
+ * no common clock. A connection that closes drops the leases at once.
  *
  * A store entry read here fails as RedisStore.get fails (StoreUnavailableError
  * on an outage); the tokens' reader decides for itself what a failure means.
@@ -112,8 +145,10 @@ export class SharedReads {
   private readonly leasedFields = new Map<string, Leased<unknown>>();
   private readonly leasedTokens = new Map<string, Leased<string[]>>();
   private lastSentAt = -Infinity;
-  private readonly leaseKey: string;
+  private readonly leasesKey: string;
   private readonly redis: Client;
+  /** whose leases this takes, in the leases hash (GENERATION_LEASES): one per instance */
+  readonly holder = randomUUID();
 
   /** `redis`: the store's connection, on which this defines its scripts */
   constructor(
@@ -122,9 +157,10 @@ export class SharedReads {
     private readonly valuesKey: (collection: string) => string,
     private readonly leaseMs = DEFAULT_GENERATION_LEASE_MS,
   ) {
-    this.leaseKey = valuesKey(GENERATION_LEASE);
+    this.leasesKey = valuesKey(GENERATION_LEASES);
     redis.defineCommand("storeSharedReads", { lua: SHARED_READS_LUA });
     redis.defineCommand("storeSetGeneration", { numberOfKeys: 2, lua: SET_GENERATION_LUA });
+    redis.defineCommand("storeOthersLease", { numberOfKeys: 1, lua: OTHERS_LEASE_LUA });
     redis.on("close", () => this.dropLeases());
     this.redis = redis as Client;
   }
@@ -164,23 +200,26 @@ export class SharedReads {
    * Sets a generation token, on the connection the batches go on: a batch
    * asked for after this was called is read after it (Redis answers one
    * connection's commands in order), so it never reads the token this
-   * replaces. Settles once the leases taken before it have ended. Fails as
-   * the tokens' batches fail.
+   * replaces. Settles once the other instances' leases taken before it
+   * have ended. Fails as the tokens' batches fail.
    */
   async setToken(key: string, token: string): Promise<void> {
     this.dropLeases();
-    await outlast(await this.run(() => this.redis.storeSetGeneration(key, this.leaseKey, token)));
+    const othersLease = await this.run(() => this.redis.storeSetGeneration(key, this.leasesKey, token, this.holder));
+    this.dropLeases();
+    await outlast(othersLease);
   }
 
   /**
    * A write of a generation kept in the store (the registration generation):
    * a read asked after it started waits for a batch sent after it, and it
-   * settles once the leases taken before it have ended.
+   * settles once the other instances' leases taken before it have ended.
    */
   async writing(write: () => Promise<void>): Promise<void> {
     this.dropLeases();
     await write();
-    await outlast(await this.run(() => this.redis.pttl(this.leaseKey)));
+    this.dropLeases();
+    await outlast(await this.run(() => this.redis.storeOthersLease(this.leasesKey, this.holder)));
   }
 
   private dropLeases(): void {
@@ -209,8 +248,8 @@ export class SharedReads {
       for (const [id, read] of batch.fields) this.leasedFields.set(id, { until, answer: read.result.promise });
       for (const [id, read] of batch.tokens) this.leasedTokens.set(id, { until, answer: read.result.promise });
     }
-    const keys = [this.leaseKey, ...fields.map((f) => f.hash), ...tokens.flatMap((t) => t.keys)];
-    const args = [fields.length, leaseMs, ...fields.map((f) => f.field), ...tokens.flatMap((t) => t.fresh)];
+    const keys = [this.leasesKey, ...fields.map((f) => f.hash), ...tokens.flatMap((t) => t.keys)];
+    const args = [fields.length, leaseMs, this.holder, ...fields.map((f) => f.field), ...tokens.flatMap((t) => t.fresh)];
     let answer: (string | null)[];
     try {
       answer = await this.run(() => this.redis.storeSharedReads(keys.length, ...keys, ...args));
@@ -240,8 +279,8 @@ const heldIn = <T>(leased: Map<string, Leased<T>>, id: string): Promise<T> | und
 };
 
 /**
- * Waits out a lease that had `ms` to run (PTTL; < 0: none) when it was read: at least that long by this
- * process's monotonic clock, plus 1 ms for PTTL's rounding down (a timer can fire early by what the event
+ * Waits out a lease that had `ms` to run (0: none) when it was read: at least that long by this
+ * process's monotonic clock, plus 1 ms for the rounding down of Redis's clock (a timer can fire early by what the event
  * loop's cached time lags, so the time left is measured, not assumed).
  */
 const outlast = async (ms: number): Promise<void> => {

@@ -151,9 +151,16 @@ describe("read leases of a busy instance on one Redis", () => {
     expect(scripts.mock.calls.length).toBeLessThan(busy.state.reads / 4);
   });
 
-  it("are not taken by default: every batch is a round trip", async () => {
+  it("are taken by default, and not with generation_lease_ms 0: every batch is a round trip then", async () => {
     const keyPrefix = `test:shared:${randomUUID()}:`;
-    const store = await RedisStore.connect({ target: { url }, keyPrefix });
+    const byDefault = await RedisStore.connect({ target: { url }, keyPrefix });
+    opened.push(byDefault);
+    const defaultScripts = jest.spyOn((byDefault as unknown as { redis: Record<string, (...args: unknown[]) => unknown> }).redis, "storeSharedReads");
+    const defaultRegistration = new RegistrationGeneration(byDefault);
+    // (many reads: on a loaded machine some may be further apart than two leases, and take none)
+    for (let i = 0; i < 200; i++) await defaultRegistration.read();
+    expect(defaultScripts.mock.calls.length).toBeLessThan(100);
+    const store = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: 0 });
     opened.push(store);
     const client = (store as unknown as { redis: Record<string, (...args: unknown[]) => unknown> }).redis;
     const scripts = jest.spyOn(client, "storeSharedReads");
@@ -162,24 +169,59 @@ describe("read leases of a busy instance on one Redis", () => {
     expect(scripts).toHaveBeenCalledTimes(50);
   });
 
-  it("queue a change's messages as due only once the leases taken before them have ended", async () => {
-    // a long lease, so it still runs when the enqueue does on a loaded machine
-    const lease = 1000;
-    const store = await RedisStore.connect({ target: { url }, keyPrefix: `test:shared:${randomUUID()}:`, generationLeaseMs: lease });
+  /** Two instances on one Redis with long leases (still running when a write follows on a loaded machine). */
+  const longLeases = async (lease: number) => {
+    const keyPrefix = `test:shared:${randomUUID()}:`;
+    const store = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: lease });
     opened.push(store);
-    const registration = new RegistrationGeneration(store);
+    const other = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: lease });
+    opened.push(other);
+    return { keyPrefix, store, other, registration: new RegistrationGeneration(store), otherRegistration: new RegistrationGeneration(other) };
+  };
+
+  it("queue a change's messages as due only once the other instances' leases taken before them have ended", async () => {
+    const lease = 1000;
+    const { store, registration, otherRegistration } = await longLeases(lease);
     const outbox = new Outbox(store);
     const message = (partnerId: string) => ({ partnerId, label: "test", request: { method: "PUT" as const, target: { module: "locations", role: "RECEIVER" as const, path: "NL/GWY/LOC1" }, body: {} } });
     // nobody reading: due at once
     await outbox.enqueue(message("idle"));
     expect((await outbox.pending("idle")).items[0].nextAttemptAt).toBe(0);
-    // two reads one after another: the second takes a lease
+    // this instance busy (two reads one after another: the second takes a lease): its own leases are not waited for
     await registration.read();
     await registration.read();
+    await outbox.enqueue(message("own"));
+    expect((await outbox.pending("own")).items[0].nextAttemptAt).toBe(0);
+    // the other instance busy: due once its lease ends
+    await otherRegistration.read();
+    await otherRegistration.read();
     const before = Date.now();
     await outbox.enqueue(message("busy"));
     const due = (await outbox.pending("busy")).items[0].nextAttemptAt;
     expect(due).toBeGreaterThan(before);
     expect(due).toBeLessThanOrEqual(Date.now() + lease + 1);
+  });
+
+  it("never hold a write up for the writer's own leases, and still read it right after", async () => {
+    const lease = 1000;
+    const { keyPrefix, store, registration } = await longLeases(lease);
+    const config = { store: { type: "redis", url, key_prefix: keyPrefix }, cache: DEFAULT_CACHE_CONFIG } as unknown as GatewayConfig;
+    const cache = ResponseCache.fromConfig(config, log, store);
+    opened.push(cache);
+    for (let i = 0; i < 5; i++) {
+      // this instance busy: the second read takes a lease, the third is answered from it
+      await registration.read();
+      await cache.generation("locations", party);
+      const registered = await registration.read();
+      const generation = await cache.generation("locations", party);
+      expect(await registration.read()).toBe(registered);
+      const started = performance.now();
+      await registration.renew();
+      await cache.invalidate("locations", party);
+      // far sooner than a lease: nothing waited for one
+      expect(performance.now() - started).toBeLessThan(lease / 2);
+      expect(await registration.read()).not.toBe(registered);
+      expect(await cache.generation("locations", party)).not.toBe(generation);
+    }
   });
 });
