@@ -287,17 +287,28 @@ export class OutboxWorker implements BackgroundService {
       if (head.orderKey !== undefined) keysOf.set(tag, head.orderKey);
       return delivery;
     };
-    /** the last read of the queue's head, and what made it: enough to tell whether it can be used again */
-    let read: { items: OutboxMessage[]; limit: number; enqueues: number } | undefined;
+    /**
+     * the last read of the queue's head, and what made it: whether it held the whole queue, the enqueues of
+     * this process it saw, and the last position it reached (enough to tell whether it can be used again)
+     */
+    let read: { items: OutboxMessage[]; whole: boolean; enqueues: number; lastSeq: number } | undefined;
     try {
       while (!halted) {
         // Read again unless, with deliveries still under way, the last read held the whole queue and this
         // process queued nothing for the partner since: its messages not started yet are all there is then
         // (another instance's enqueue is read once those under way have ended, below, or by the next lane).
+        // When this process did queue more, only the queue's tail past the last read is read: a message is
+        // queued at a position past every one before it (Outbox.enqueueAll), a collapse moves one there too
+        // (its old place, read before, is found gone by `claim`), and nothing moves back.
         const enqueues = this.enqueues.get(partnerId) ?? 0;
-        if (!read || active.size === 0 || read.items.length >= read.limit || read.enqueues !== enqueues) {
+        if (!read || active.size === 0 || !read.whole) {
           const limit = BATCH + active.size;
-          read = { items: (await this.outbox.pending(partnerId, limit)).items, limit, enqueues };
+          const { items } = await this.outbox.pending(partnerId, limit);
+          read = { items, whole: items.length < limit, enqueues, lastSeq: items.at(-1)?.seq ?? 0 };
+        } else if (read.enqueues !== enqueues) {
+          const tail = await this.outbox.pendingAfter(partnerId, read.lastSeq, BATCH);
+          const waiting = read.items.filter((m) => !started.has(`${m.id}@${m.seq}`));
+          read = { items: [...waiting, ...tail], whole: tail.length < BATCH, enqueues, lastSeq: tail.at(-1)?.seq ?? read.lastSeq };
         }
         const { items } = read;
         /** order keys of messages of this read left waiting for an earlier one of their object */

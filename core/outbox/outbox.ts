@@ -377,6 +377,11 @@ export class Outbox {
     return (await this.pending(partnerId, 1)).items[0];
   }
 
+  /** The first `limit` messages of the partner's queue past position `seq`, oldest first. */
+  async pendingAfter(partnerId: string, seq: number, limit: number): Promise<OutboxMessage[]> {
+    return (await this.store.range<OutboxMessage>(queueOf(partnerId), { from: seq + 1, offset: 0, limit })).items;
+  }
+
   /** The first `limit` messages of the partner's queue, oldest first, and the queue's length. */
   async pending(partnerId: string, limit = 100_000): Promise<{ items: OutboxMessage[]; total: number }> {
     return this.store.range<OutboxMessage>(queueOf(partnerId), { offset: 0, limit });
