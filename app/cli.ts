@@ -11,6 +11,7 @@ import { runSyncCommand } from "./sync-command";
 import { runOutboxCommand } from "./outbox-command";
 import { runProbeCommand } from "./probe/probe-command";
 import { runTerminalsCommand } from "./terminals-command";
+import { applyHeapGrowth } from "./heap-growth";
 
 const USAGE = `Usage:
   ocpi-gateway start [--config FILE]
@@ -50,6 +51,8 @@ const main = async (argv: string[]): Promise<number> => {
   if (command === "probe") return runProbeCommand(rest, values.token, values.json ?? false, out, err);
   const file = values.config ?? process.env.GATEWAY_CONFIG ?? "./gateway.config.yaml";
   const config = loadConfig(file);
+  // this process runs the gateway (serving, or a pull of `sync`): V8's heap growth as configured
+  applyHeapGrowth(config.server);
   switch (command) {
     case "start":
       return start(config);

@@ -7,6 +7,7 @@ const MOCK_PARTNER = path.resolve(__dirname, "mock-partner.js");
 const PULL_CLIENT = path.resolve(__dirname, "pull-client.js");
 const PAGE_SIZE = 1000;
 const SIZES = [10_000, 100_000];
+const V8_OWN_GROWTH = "V8's own heap growth (server.heap_growth_percent: 0)";
 
 export interface PullResult {
   name: string;
@@ -27,11 +28,12 @@ const measure = (
   mode: "baseline" | "gateway",
   listUrl: string,
   redisUrl?: string,
+  heapGrowth?: number,
 ): Promise<{ objects: number; pages: number; ms: number; cpuMs: number; peakRssMb: number; bytes?: number }> =>
   new Promise((resolve, reject) => {
     // BENCH_CPU_PROF=<dir>: the gateway's pull writes a CPU profile there
     const profile = mode === "gateway" && process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
-    const child = spawn(process.execPath, [...profile, PULL_CLIENT, mode, listUrl, ...(redisUrl ? [redisUrl] : [])], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...profile, PULL_CLIENT, mode, listUrl, redisUrl ?? "", ...(heapGrowth !== undefined ? [String(heapGrowth)] : [])], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -88,14 +90,22 @@ export const benchPull = async (stores: ("SQLite" | "Redis")[] = ["SQLite", "Red
         };
         for (let i = 0; i < RUNS; i++) {
           await run("baseline", () => measure("baseline", listUrl));
-          for (const store of stores) await run(store, () => measure("gateway", listUrl, store === "Redis" ? redis!.url : undefined));
+          for (const store of stores) {
+            const redisUrl = store === "Redis" ? redis!.url : undefined;
+            await run(store, () => measure("gateway", listUrl, redisUrl));
+            // the same with V8's own heap growth (app/heap-growth.ts): what the default is there for
+            await run(`${store} ${V8_OWN_GROWTH}`, () => measure("gateway", listUrl, redisUrl, 0));
+          }
         }
         const baseline = medianOf(runs.get("baseline")!);
         const shared = { baselinePerSecond: (baseline.objects / baseline.ms) * 1000, listMb: (baseline.bytes ?? 0) / 1048576 };
         const count = total.toLocaleString("en-US");
         rows.push({ name: `raw fetch + JSON.parse, ${count} objects (baseline)`, ...baseline, ...shared });
-        for (const store of stores)
+        for (const store of stores) {
           rows.push({ name: `gateway sync pull into local adapter (${store}), ${count} objects`, ...medianOf(runs.get(store)!), ...shared });
+          const own = `${store} ${V8_OWN_GROWTH}`;
+          rows.push({ name: `the same, ${V8_OWN_GROWTH}`, ...medianOf(runs.get(own)!), ...shared });
+        }
       } finally {
         await stop(mock);
       }
@@ -109,7 +119,7 @@ export const benchPull = async (stores: ("SQLite" | "Redis")[] = ["SQLite", "Red
 export const pullTable = (rows: PullResult[]): { title: string; lines: string[] } => ({
   title: `Full sync pull of a mock partner's Locations (${PAGE_SIZE} per page, Link headers) vs fetching the same pages`,
   lines: [
-    `Each pull runs ${RUNS} times, each time in a fresh process, the baseline and the gateway's pulls in turn; every figure is the median of its runs. Peak RSS is that process's maximum resident set (Node itself included), to be set against the size of the list's JSON. The ratio compares objects/s with the baseline row of the same size. CPU µs per object is the pulling process's user + system time during the pull (Redis's own time not included): on a machine shared with other work it varies less than the wall-clock rate.`,
+    `Each pull runs ${RUNS} times, each time in a fresh process, the baseline and the gateway's pulls in turn; every figure is the median of its runs. Peak RSS is that process's maximum resident set (Node itself included), to be set against the size of the list's JSON. The gateway's process sets V8's heap growth as \`ocpi-gateway start\` does (\`server.heap_growth_percent\`, default 50: app/heap-growth.ts); the rows marked "V8's own heap growth" leave V8's choice (\`0\`), as the baseline does. The ratio compares objects/s with the baseline row of the same size. CPU µs per object is the pulling process's user + system time during the pull (Redis's own time not included): on a machine shared with other work it varies less than the wall-clock rate.`,
     "",
     "| target | objects | pages | seconds | objects/s | ratio to baseline | CPU µs per object | list JSON MB | peak RSS MB |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|",

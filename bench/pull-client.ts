@@ -5,16 +5,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { GatewayConfig } from "../config/types";
 import { Gateway } from "../app/gateway";
 import { SyncPuller } from "../core/sync/sync-puller";
+import { applyHeapGrowth } from "../app/heap-growth";
 
 /**
  * One measured pull of a mock partner's Location list, in a process of its
  * own so its peak RSS is the pull's alone. Prints one JSON line:
- * `{ objects, pages, ms, cpuMs, peakRssMb }`. Arguments: mode, list URL.
+ * `{ objects, pages, ms, cpuMs, peakRssMb }`. Arguments: mode, list URL, Redis URL or '' (SQLite), and for the
+ * gateway optionally its `server.heap_growth_percent` (default: the config's default).
  * - `baseline`: fetch and JSON.parse every page, following Link headers, and count the objects;
  * - `gateway`: the gateway's sync pull (validation, translation, upsert into the `local` adapter on SQLite,
  *   or on the Redis at the third argument).
  */
-const [mode, listUrl, redisUrl] = process.argv.slice(2);
+const [mode, listUrl, redisUrl, heapGrowth] = process.argv.slice(2);
 
 interface Measured {
   objects: number;
@@ -55,7 +57,16 @@ const rawPull = async (): Promise<Measured> => {
 const gatewayPull = async (): Promise<Measured> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-pull-bench-"));
   const config: GatewayConfig = {
-    server: { port: 0, host: "127.0.0.1", public_url: "http://127.0.0.1:1", max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 30_000, log_level: "warn" },
+    server: {
+      port: 0,
+      host: "127.0.0.1",
+      public_url: "http://127.0.0.1:1",
+      max_page_limit: 100,
+      token_grace_seconds: 0,
+      request_timeout_ms: 30_000,
+      log_level: "warn",
+      ...(heapGrowth ? { heap_growth_percent: Number(heapGrowth) } : {}),
+    },
     parties: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "Bench eMSP" } }],
     store: redisUrl ? { type: "redis", url: redisUrl, key_prefix: `pull-bench-${process.pid}:` } : { type: "sqlite", path: path.join(dir, "gateway.db") },
     modules: { locations: { adapter: "local" } },
@@ -65,6 +76,8 @@ const gatewayPull = async (): Promise<Measured> => {
       { id: "mock", versions_url: new URL("/ocpi/versions", listUrl).toString(), versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] },
     ],
   };
+  // this process stands for the CLI's (`ocpi-gateway sync`, `start`), which sets the heap's growth once it has read the config
+  applyHeapGrowth(config.server);
   const gateway = await Gateway.create(config);
   try {
     // The partner registered the way a credentials exchange leaves it; the mock serves only its list.

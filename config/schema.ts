@@ -12,7 +12,7 @@ import { validate as validateCron } from "node-cron";
 import { isIP } from "node:net";
 import type { GatewayConfig } from "./types";
 import { INTERFACE_ROLES, ROLES, SUPPORTED_VERSIONS } from "../core/protocol/vocabulary";
-import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_INBOUND } from "./types";
+import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_HEAP_GROWTH_PERCENT, DEFAULT_INBOUND } from "./types";
 
 // ---------------------------------------------------------------------------
 // Messages (exported so other modules and tests can refer to them)
@@ -76,6 +76,7 @@ export const MESSAGES = {
   pushConcurrency: "must be a whole number between 1 and 256",
   adapterSettings: "must be a mapping of adapter settings",
   commandTimeout: "must be a whole number of seconds between 1 and 86400",
+  heapGrowth: "must be a whole number of per cent between 0 and 400 (0: V8's own choice)",
   cacheTtl: "must be a number of seconds between 0 and 86400 (0: not cached)",
   cacheMaxEntries: "must be an integer between 1 and 10000000",
   cacheRedis: "must be true or false",
@@ -227,6 +228,7 @@ export const serverSchema = z.strictObject({
     z.strictObject({ port: int(1, 65535, MESSAGES.metricsPort).optional(), host: z.string({ error: msg(MESSAGES.host) }).min(1, { error: MESSAGES.host }).default("127.0.0.1") }).optional(),
   ),
   shutdown_delay_ms: int(0, 600_000, MESSAGES.shutdownDelay).optional(),
+  heap_growth_percent: int(0, 400, MESSAGES.heapGrowth).default(DEFAULT_HEAP_GROWTH_PERCENT),
   // Hubs and forwarding (issue #13): connection status of partners' parties and how it is watched.
   hub: nullAsAbsent(
     z

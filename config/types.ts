@@ -59,6 +59,11 @@ export interface ServerConfig {
   shutdown_delay_ms?: number;
   /** the gateway as a hub (README "Hubs and forwarding"): how partners' connection status is watched */
   hub?: HubServerConfig;
+  /**
+   * how far V8 lets the heap grow past what its last full collection kept before it collects again, per cent, in
+   * the processes of the CLI (`start`, `sync` …) (app/heap-growth.ts); 0: V8's own choice; default DEFAULT_HEAP_GROWTH_PERCENT
+   */
+  heap_growth_percent?: number;
 }
 
 export interface HubServerConfig {
@@ -71,6 +76,9 @@ export interface HubServerConfig {
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
+
+/** server.heap_growth_percent unless set (app/heap-growth.ts says why and what it was measured to do) */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
 
 /** Limits of the inbound HTTP server; each guards the gateway against a slow or greedy client. */
 export interface InboundServerConfig {

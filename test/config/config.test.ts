@@ -53,6 +53,7 @@ describe("example gateway.config.yaml", () => {
         request_timeout_ms: 10000,
         log_level: "info",
         command_timeout_seconds: 30,
+        heap_growth_percent: 50,
       },
       parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Example CPO" } }],
       store: { type: "sqlite", path: "./data/gateway.db" },
@@ -107,6 +108,7 @@ describe("defaults", () => {
       request_timeout_ms: 10000,
       log_level: "info",
       command_timeout_seconds: 30,
+      heap_growth_percent: 50,
     });
     expect(config.store).toEqual({ type: "sqlite", path: "./data/gateway.db" });
     expect(config.modules).toEqual({});
@@ -425,7 +427,7 @@ describe("ConfigError", () => {
     const err = errorOf(text);
     const expected = [
       "server.port: must be an integer between 1 and 65535",
-      "server.colour: unknown key (allowed here: port, host, public_url, max_page_limit, token_grace_seconds, request_timeout_ms, log_level, hub_party_id, admin_token, command_timeout_seconds, inbound, metrics, shutdown_delay_ms, hub)",
+      "server.colour: unknown key (allowed here: port, host, public_url, max_page_limit, token_grace_seconds, request_timeout_ms, log_level, hub_party_id, admin_token, command_timeout_seconds, inbound, metrics, shutdown_delay_ms, heap_growth_percent, hub)",
       "parties[0].country_code: must be exactly 2 uppercase letters (ISO 3166-1 alpha-2)",
       "store.url: is required",
       "partners[0].token_a: environment variable MISSING_TOKEN is not set and has no default (write ${MISSING_TOKEN:-default} to give one)",
