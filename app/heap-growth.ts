@@ -11,8 +11,9 @@ import { DEFAULT_HEAP_GROWTH_PERCENT } from "../config/types";
  * 24 GB bench machine); with a large limit it lets the heap grow to several times what stayed alive (here from
  * about 36 MB to 156 MB between two full collections of a pull, `--trace-gc`). Garbage that lives a little while
  * before it dies, such as a sync pull's pages waiting for the store's answers, is promoted and kept until then: a
- * 100,000-Location pull into Redis peaked at 215-283 MB RSS, and at about 170 MB with 50 % (bench/RESULTS.md,
- * "Full sync pull"). The cost is more frequent full collections, mostly concurrent; the benches run with it.
+ * 100,000-Location pull into Redis peaked at 215-283 MB RSS, at 182-202 MB with 100 % (the default) and at about
+ * 170 MB with 50 %, which cost about 10 % more CPU in the pull and the push benches (bench/RESULTS.md, "Full sync
+ * pull"). The cost is more frequent full collections, mostly concurrent; the benches run with the default.
  *
  * V8 reads the flag whenever it sets its next limit, so setting it at start-up takes effect for the whole run
  * (`test/operating/heap-growth.test.ts` measures that it does). 0 leaves V8's own choice.

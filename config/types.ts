@@ -78,7 +78,7 @@ export interface HubServerConfig {
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
 
 /** server.heap_growth_percent unless set (app/heap-growth.ts says why and what it was measured to do) */
-export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
+export const DEFAULT_HEAP_GROWTH_PERCENT = 100;
 
 /** Limits of the inbound HTTP server; each guards the gateway against a slow or greedy client. */
 export interface InboundServerConfig {

@@ -53,7 +53,7 @@ describe("example gateway.config.yaml", () => {
         request_timeout_ms: 10000,
         log_level: "info",
         command_timeout_seconds: 30,
-        heap_growth_percent: 50,
+        heap_growth_percent: 100,
       },
       parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Example CPO" } }],
       store: { type: "sqlite", path: "./data/gateway.db" },
@@ -108,7 +108,7 @@ describe("defaults", () => {
       request_timeout_ms: 10000,
       log_level: "info",
       command_timeout_seconds: 30,
-      heap_growth_percent: 50,
+      heap_growth_percent: 100,
     });
     expect(config.store).toEqual({ type: "sqlite", path: "./data/gateway.db" });
     expect(config.modules).toEqual({});
