@@ -202,6 +202,26 @@ describe("read leases of a busy instance on one Redis", () => {
     expect(due).toBeLessThanOrEqual(Date.now() + lease + 1);
   });
 
+  it("read a write of this instance right after it, though a batch was read while its command was still to be sent", async () => {
+    const { store, registration } = await longLeases(1000);
+    const shared = store.sharedReads!;
+    const read = () => shared.get<string>(REGISTRATION_GENERATION, "current");
+    // busy: the second read takes a lease
+    await registration.read();
+    await registration.read();
+    const before = await read();
+    const written = `written-${randomUUID()}`;
+    const writing = shared.writing(async () => {
+      // the write's command leaves a few turns later, as a write behind other I/O does
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      await store.put(REGISTRATION_GENERATION, "current", written);
+    });
+    // asked once the write started: its batch is sent (and leased) before the write's command
+    expect(await read()).toBe(before);
+    await writing;
+    expect(await read()).toBe(written);
+  });
+
   it("never hold a write up for the writer's own leases, and still read it right after", async () => {
     const lease = 1000;
     const { keyPrefix, store, registration } = await longLeases(lease);
