@@ -23,9 +23,9 @@ const ABSENT = "-";
  * waits for the next one. On one Redis (not a cluster) the read is one of
  * the store's shared reads (SharedReads in core/store/shared-reads.ts): the
  * same batching, and the response cache's generation tokens read on the
- * same round trip; with `store.generation_lease_ms` set, a busy instance
- * uses a read for that long (its lease), and a renewal waits those out
- * before it settles.
+ * same round trip; a busy instance uses a read for `store.generation_lease_ms`
+ * (its lease, 5 ms by default), and a renewal waits out the other instances'
+ * leases before it settles.
  */
 export class RegistrationGeneration {
   private next?: Promise<string>;

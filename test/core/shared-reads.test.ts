@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const setup = async () => {
   const keyPrefix = `test:shared:${randomUUID()}:`;
-  // leases on (store.generation_lease_ms), as a deployment that sets it
+  // leases on (store.generation_lease_ms), as by default
   const store = await RedisStore.connect({ target: { url }, keyPrefix, generationLeaseMs: LEASE_MS });
   opened.push(store);
   // another instance on the same Redis
