@@ -12,7 +12,7 @@ import { validate as validateCron } from "node-cron";
 import { isIP } from "node:net";
 import type { GatewayConfig } from "./types";
 import { INTERFACE_ROLES, ROLES, SUPPORTED_VERSIONS } from "../core/protocol/vocabulary";
-import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_HEAP_GROWTH_PERCENT, DEFAULT_INBOUND } from "./types";
+import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_HEAP_GROWTH_PERCENT, DEFAULT_INBOUND, MAX_GENERATION_LEASE_MS } from "./types";
 
 // ---------------------------------------------------------------------------
 // Messages (exported so other modules and tests can refer to them)
@@ -280,7 +280,7 @@ const redisStoreSchema = z.strictObject({
     .max(100, { error: MESSAGES.keyPrefix })
     .default(DEFAULT_REDIS_KEY_PREFIX),
   command_timeout_ms: int(1, 60_000, MESSAGES.storeTimeout).optional(),
-  generation_lease_ms: int(0, 1_000, MESSAGES.generationLease).optional(),
+  generation_lease_ms: int(0, MAX_GENERATION_LEASE_MS, MESSAGES.generationLease).optional(),
 });
 
 const redisNodesSchema = z

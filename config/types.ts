@@ -77,6 +77,12 @@ export interface HubServerConfig {
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
 
+/**
+ * The longest `store.generation_lease_ms`: also the longest a write waits for another instance's lease
+ * (core/store/shared-reads.ts), whatever the leases hash holds.
+ */
+export const MAX_GENERATION_LEASE_MS = 1000;
+
 /** server.heap_growth_percent unless set (app/heap-growth.ts says why and what it was measured to do) */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 100;
 

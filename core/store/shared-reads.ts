@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RedisClient } from "./redis-connection";
+import { MAX_GENERATION_LEASE_MS } from "../../config/types";
 
 /**
  * How long the answers of a leased batch are used (SharedReads): the
@@ -21,7 +22,11 @@ export const GENERATION_LEASES = "generation-leases";
  * `lease_now()`, Redis's clock in ms, and `others_lease_end(key, holder, now)`,
  * when the last lease of another holder than `holder` ends (0: none runs),
  * removing the leases that ended. A lease stored as ending at e (ms, rounded
- * down) ran at most until e + 1: one is over once e < now.
+ * down) ran at most until e + 1: one is over once e < now. No lease runs
+ * longer than MAX_GENERATION_LEASE_MS from when it was taken, so an end
+ * further away than that (Redis's clock set back since) counts as that far:
+ * a step of the clock never holds writes up for longer. (A step forward
+ * shortens the waits, as it shortens every key's expiry in Redis.)
  */
 export const LEASES_LUA = `
 local function lease_now()
@@ -35,7 +40,7 @@ local function others_lease_end(key, holder, now)
     if ends < now then redis.call('HDEL', key, held[i])
     elseif held[i] ~= holder and ends > last then last = ends end
   end
-  return last
+  return math.min(last, now + ${MAX_GENERATION_LEASE_MS})
 end`;
 
 // The reads of one batch in one script. KEYS[1] the leases, where holder ARGV[3]'s lease is set to end ARGV[2]

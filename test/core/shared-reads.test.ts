@@ -7,7 +7,8 @@ import { ResponseCache } from "../../core/cache/response-cache";
 import { StoreUnavailableError } from "../../core/store/store-unavailable";
 import { Outbox } from "../../core/outbox/outbox";
 import type { GatewayConfig } from "../../config/types";
-import { DEFAULT_CACHE_CONFIG } from "../../config/types";
+import { DEFAULT_CACHE_CONFIG, MAX_GENERATION_LEASE_MS } from "../../config/types";
+import { GENERATION_LEASES } from "../../core/store/shared-reads";
 
 /**
  * Issue #11: on one Redis the registration generation (authentication) and
@@ -220,6 +221,27 @@ describe("read leases of a busy instance on one Redis", () => {
     expect(await read()).toBe(before);
     await writing;
     expect(await read()).toBe(written);
+  });
+
+  it("never hold a write or a push up for longer than the longest lease, whatever the leases hash holds (Redis's clock set back)", async () => {
+    const { store, other, otherRegistration } = await longLeases(5);
+    const redis = (store as unknown as { redis: { time(): Promise<[string, string]> } }).redis;
+    const [seconds, micros] = await redis.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    // another instance's lease ending an hour from now: one taken before Redis's clock was set back an hour
+    await store.put(GENERATION_LEASES, "set-back", now + 3_600_000);
+    const started = performance.now();
+    await otherRegistration.renew();
+    const waited = performance.now() - started;
+    // waited out as a lease of the longest length, not an hour
+    expect(waited).toBeGreaterThanOrEqual(MAX_GENERATION_LEASE_MS);
+    expect(waited).toBeLessThan(MAX_GENERATION_LEASE_MS + 5_000);
+    const outbox = new Outbox(other);
+    const before = Date.now();
+    await outbox.enqueue({ partnerId: "p", label: "test", request: { method: "PUT", target: { module: "locations", role: "RECEIVER", path: "NL/GWY/LOC1" }, body: {} } });
+    const due = (await outbox.pending("p")).items[0].nextAttemptAt;
+    expect(due).toBeGreaterThan(before);
+    expect(due).toBeLessThanOrEqual(Date.now() + MAX_GENERATION_LEASE_MS + 50);
   });
 
   it("never hold a write up for the writer's own leases, and still read it right after", async () => {
