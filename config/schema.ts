@@ -49,7 +49,7 @@ export const MESSAGES = {
   storeType: oneOf(["sqlite", "redis", "redis-cluster"]),
   redisNodes: "must list at least one redis:// or rediss:// URL of a cluster node",
   storeTimeout: "must be a whole number of milliseconds between 1 and 60000",
-  generationLease: "must be a whole number of milliseconds between 0 and 1000",
+  generationLease: `must be a whole number of milliseconds between 0 and ${MAX_GENERATION_LEASE_MS}`,
   sqlitePath: "must be a non-empty file path",
   redisUrl: "must be a redis:// or rediss:// URL",
   keyPrefix: "must be a string of at most 100 characters",

@@ -38,6 +38,9 @@ const related = (a: string, b: string): boolean => a === b || b.startsWith(`${a}
 const LOCK_TTL_MS = 30_000;
 /** messages read from a queue's head at once */
 const BATCH = 100;
+
+/** A message's place in a pass of its lane: its id and seq (a collapse slot's id is reused, its seq is not). */
+const tagOf = (message: OutboxMessage): string => `${message.id}@${message.seq}`;
 /** pause between attempts to record what became of a sent message while the store is failing (doubling up to the max) */
 const ACK_RETRY_MIN_MS = 50;
 const ACK_RETRY_MAX_MS = 1000;
@@ -245,7 +248,7 @@ export class OutboxWorker implements BackgroundService {
       );
       return renewing;
     };
-    /** deliveries under way by `id@seq` (a collapse slot's id is reused, its seq is not), with their order keys */
+    /** deliveries under way by tag (tagOf), with their order keys */
     const active = new Map<string, Promise<void>>();
     const keysOf = new Map<string, string>();
     /** messages of this pass started already: read again while under way, they are not started twice */
@@ -307,7 +310,7 @@ export class OutboxWorker implements BackgroundService {
           read = { items, whole: items.length < limit, enqueues, lastSeq: items.at(-1)?.seq ?? 0 };
         } else if (read.enqueues !== enqueues) {
           const tail = await this.outbox.pendingAfter(partnerId, read.lastSeq, BATCH);
-          const waiting = read.items.filter((m) => !started.has(`${m.id}@${m.seq}`));
+          const waiting = read.items.filter((m) => !started.has(tagOf(m)));
           read = { items: [...waiting, ...tail], whole: tail.length < BATCH, enqueues, lastSeq: tail.at(-1)?.seq ?? read.lastSeq };
         }
         const { items } = read;
@@ -315,7 +318,7 @@ export class OutboxWorker implements BackgroundService {
         const waiting: string[] = [];
         let fresh = 0;
         for (const head of items) {
-          const tag = `${head.id}@${head.seq}`;
+          const tag = tagOf(head);
           if (started.has(tag)) continue;
           fresh++;
           if (halted || !this.started || head.nextAttemptAt > Date.now()) {

@@ -129,10 +129,10 @@ const REJECTIONS = "outbox:last-rejected";
  * entry (putIfAbsent). Returns the ids.
  *
  * While another instance's generation lease runs (an instance busy serving cached answers uses the
- * generations it read for a few milliseconds: SharedReads), the messages are due only once it has ended (nextAttemptAt, by Redis's
- * clock, as every instance's retry times are compared with its own): a change's push, queued right after
- * its cache invalidation was sent, never reaches a partner while an instance may still answer from what
- * the change made stale.
+ * generations it read for a few milliseconds: SharedReads), the messages are due only once it has ended
+ * (nextAttemptAt, by Redis's clock, as every instance's retry times are compared with its own): a change's
+ * push, queued right after its cache invalidation was sent, never reaches a partner while an instance may
+ * still answer from what the change made stale.
  */
 const ENQUEUE_LUA = `${LEASES_LUA}
 local now, count = ARGV[1], tonumber(ARGV[2])

@@ -16,7 +16,7 @@ export interface RedisStoreOptions {
    * StoreUnavailableError when none did, so an acknowledged write survives the failover of its master; default 500
    */
   replicaAckTimeoutMs?: number;
-  /** one Redis only: how long a busy instance's generation reads are used (SharedReads); default 0: every batch reads */
+  /** one Redis only: how long a busy instance's generation reads are used (SharedReads); default DEFAULT_GENERATION_LEASE_MS, 0: every batch reads */
   generationLeaseMs?: number;
   /** outages are logged here, once when they start and once when they end */
   log?: Logger;

@@ -19,9 +19,10 @@ export const GENERATION_LEASES = "generation-leases";
 
 /**
  * Lua, for the scripts that read the leases (these and the outbox's enqueue):
- * `lease_now()`, Redis's clock in ms, and `others_lease_end(key, holder, now)`,
+ * `lease_now()`, Redis's clock in ms, `others_lease_end(key, holder, now)`,
  * when the last lease of another holder than `holder` ends (0: none runs),
- * removing the leases that ended. A lease stored as ending at e (ms, rounded
+ * removing the leases that ended, and `others_lease_left(key, holder)`, how
+ * long that is from now (ms; 0: none). A lease stored as ending at e (ms, rounded
  * down) ran at most until e + 1: one is over once e < now. No lease runs
  * longer than MAX_GENERATION_LEASE_MS from when it was taken, so an end
  * further away than that (Redis's clock set back since) counts as that far:
@@ -41,6 +42,10 @@ local function others_lease_end(key, holder, now)
     elseif held[i] ~= holder and ends > last then last = ends end
   end
   return math.min(last, now + ${MAX_GENERATION_LEASE_MS})
+end
+local function others_lease_left(key, holder)
+  local now = lease_now()
+  return math.max(0, others_lease_end(key, holder, now) - now)
 end`;
 
 // The reads of one batch in one script. KEYS[1] the leases, where holder ARGV[3]'s lease is set to end ARGV[2]
@@ -66,14 +71,12 @@ return out`;
 
 // How long (ms; 0: none) the last lease in KEYS[1] of another holder than ARGV[1] has to run.
 const OTHERS_LEASE_LUA = `${LEASES_LUA}
-local now = lease_now()
-return math.max(0, others_lease_end(KEYS[1], ARGV[1], now) - now)`;
+return others_lease_left(KEYS[1], ARGV[1])`;
 
 // A generation token KEYS[1] set to ARGV[1]; then as OTHERS_LEASE_LUA for the leases KEYS[2] and holder ARGV[2].
 const SET_GENERATION_LUA = `${LEASES_LUA}
 redis.call('SET', KEYS[1], ARGV[1])
-local now = lease_now()
-return math.max(0, others_lease_end(KEYS[2], ARGV[2], now) - now)`;
+return others_lease_left(KEYS[2], ARGV[2])`;
 
 type Client = RedisClient & {
   storeSharedReads(count: number, ...keysThenArgs: (string | number)[]): Promise<(string | null)[]>;
