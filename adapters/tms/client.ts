@@ -19,11 +19,12 @@ export class TmsError extends Error {
 }
 
 /**
- * The TMS v1 REST API (API.md), with the API key on every call. A 4xx is a
- * TmsError; a 5xx (503: maintenance), a timeout, a refused connection or a
- * 401 (our key is wrong: the operator must act, the partner can only wait)
- * is BackendUnavailableError, answered HTTP 503 + 3000. The key never
- * appears in an error or a log line.
+ * The TMS v1 REST API (docs/tms-v1.md, "Calls and authentication" and
+ * "Errors and how they are answered"), with the API key on every call.
+ * A 4xx is a TmsError; a 5xx (503: maintenance), a timeout, a refused
+ * connection or a 401 (our key is wrong: the operator must act, the
+ * partner can only wait) is BackendUnavailableError, answered HTTP 503 +
+ * 3000. The key never appears in an error or a log line.
  */
 export class TmsClient {
   private loggedKeyRefused = false;

@@ -1,6 +1,7 @@
 /**
- * The TMS v1 objects as its API sends them (../shared/legacy-tms/API.md):
- * timestamps in epoch milliseconds, money in minor units incl. VAT.
+ * The TMS v1 objects as its API sends them (docs/tms-v1.md, "Objects and
+ * their mapping"): timestamps in epoch milliseconds, money in minor units
+ * incl. VAT.
  */
 
 export type DeviceState = "pending" | "active" | "inactive";

@@ -8,7 +8,7 @@ import { webhookRoute } from "./webhook";
 
 /**
  * The `tms` adapter: the gateway as a payment-terminal provider (PTP) in
- * front of a terminal system speaking TMS v1 (../shared/legacy-tms/API.md).
+ * front of a terminal system speaking TMS v1 (docs/tms-v1.md).
  * It serves the payments SENDER port from the system (ports.ts), reports
  * its changes on the change feed from the signed webhook
  * (`POST /adapters/<name>/webhook`, webhook.ts) and a `changed_after` poll

@@ -2,8 +2,9 @@ import { ocpiTimestamp, type FinancialAdviceConfirmation, type PartyRef, type Te
 import type { ActivationRequest, Device, DeviceUpdate, Settlement, TmsSite } from "./contract";
 
 /**
- * Devices ↔ Terminals and settlements → FACs, field by field as API.md's
- * tables map them (Part A "Terminal", "FinancialAdviceConfirmation").
+ * Devices ↔ Terminals and settlements → FACs, field by field as
+ * docs/tms-v1.md, "Objects and their mapping", lists them (OCPI 2.3.0
+ * Payments, Part A "Terminal", "FinancialAdviceConfirmation").
  */
 
 /** epoch ms → OCPI DateTime (UTC, seconds) */

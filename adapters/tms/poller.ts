@@ -13,7 +13,8 @@ const LOCK_TTL_MS = 60_000;
 type List = "devices" | "settlements";
 
 /**
- * The safety net under the webhook (API.md: "a gateway must also poll"):
+ * The safety net under the webhook, whose delivery is best effort
+ * (docs/tms-v1.md, "Polling"):
  * every `poll_interval_ms`, the devices and settlements changed after the
  * watermark (minus `poll_overlap_ms`), page by page, each reported once
  * (TmsPublisher). The watermark moves after each page, so a poll broken

@@ -85,9 +85,10 @@ const pageOf = async <Item extends { updated: number }, T>(
 };
 
 /**
- * The system's refusals as the port's outcomes (API.md "Errors"): 404
- * `not_found` an unknown terminal; 404 `no_stock` and 409 `conflict` a
- * refusal naming terminal_id; another 4xx a refusal in its own words.
+ * The system's refusals as the port's outcomes (docs/tms-v1.md, "Errors
+ * and how they are answered"): 404 `not_found` an unknown terminal; 404
+ * `no_stock` and 409 `conflict` a refusal naming terminal_id; another 4xx
+ * a refusal in its own words.
  * 503 and the like were thrown as BackendUnavailableError (HTTP 503 + 3000).
  */
 const outcomeOf = async (call: () => Promise<TerminalOutcome>): Promise<TerminalOutcome> => {

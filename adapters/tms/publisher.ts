@@ -8,10 +8,12 @@ const PUBLISHED = "tms:published";
 /**
  * Reports changes of the system's devices and settlements on the change
  * feed (then pushed to the CPO partners: a Terminal to the CPO it names, a
- * FAC to every CPO partner; plugins/payments/push.ts), each state once:
- * whichever of our own write, the webhook or the poll sees it first
- * reports it, the others find it reported (kept in the store, so a
- * restart repeats nothing and several instances report it once).
+ * FAC to the CPO party it is attributed to; plugins/payments/push.ts),
+ * each state once: whichever of our own write, the webhook or the poll
+ * sees it first reports it, the others find it reported (kept in the
+ * store, so a restart repeats nothing and instances share it; two paths
+ * seeing one state at the same moment may both report it: the partner
+ * gets the same object again).
  */
 export class TmsPublisher {
   constructor(

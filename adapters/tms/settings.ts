@@ -3,7 +3,7 @@ import { httpUrlSetting, millisecondsSetting as ms, settingsErrors } from "../ki
 
 /**
  * `adapters.tms` in gateway.config.yaml (a payment-terminal system, TMS v1:
- * ../shared/legacy-tms/API.md):
+ * docs/tms-v1.md, "Settings"):
  *
  *   base_url          the system's URL, e.g. http://tms.internal:9300
  *   api_key           sent as X-Api-Key; a secret: write it as ${TMS_API_KEY}

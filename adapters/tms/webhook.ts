@@ -8,7 +8,7 @@ import type { TmsPublisher } from "./publisher";
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
 /**
- * The system's change notifications (API.md "Change notifications"):
+ * The system's change notifications (docs/tms-v1.md, "Webhook"):
  * `POST /adapters/<name>/webhook`, signed with `X-Tms-Signature:
  * sha256=<hex HMAC-SHA256 of the raw body>`. The signature is compared in
  * constant time over the bytes as they came, before the body is read; a

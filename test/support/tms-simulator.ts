@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Device, Settlement, TmsSite } from "../../adapters/tms/contract";
 
 /**
- * A payment-terminal system speaking TMS v1 (../shared/legacy-tms/API.md)
+ * A payment-terminal system speaking TMS v1 (docs/tms-v1.md)
  * on a free loopback port, for the `tms` adapter's tests: X-Api-Key,
  * cursor-paged lists by `changed_after` in ascending `updated`, devices
  * (activation with and without serial, 409 on a second activation,
