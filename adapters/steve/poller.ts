@@ -8,7 +8,7 @@ import { publishStatuses, rememberStatuses, statusesOf } from "./poll/statuses";
 
 /**
  * Change detection on SteVe's database (it has no events for third parties:
- * shared/steve/README.md §3.3). Every poll_interval_ms, from watermarks kept
+ * docs/steve.md, "Polling"). Every poll_interval_ms, from watermarks kept
  * in the KeyValue:
  *
  * 1. charge boxes changed (updated_at on 3.13+, every box before: the

@@ -6,7 +6,7 @@ import type { SteveRest } from "./rest/client";
 import type { TagOwners } from "./tag-owners";
 
 /**
- * Tokens of partners' eMSPs as SteVe `ocpp_tag`s (shared/steve/README.md §4.1).
+ * Tokens of partners' eMSPs as SteVe `ocpp_tag`s (docs/steve.md, "Tokens and idTags").
  *
  * - idTag: the token's uid when SteVe takes it (≤20 characters of
  *   [a-zA-Z0-9.:_#-], the OCPP 1.6 idTag limit its API enforces) and no other

@@ -12,7 +12,7 @@ import { ALPHA, at, BETA, createSteveSchema, seedSteve, writerPool } from "../su
 
 /**
  * The end-to-end setup of issue #10 for one SteVe schema generation
- * (test/support/steve-schema.ts, from shared/steve/README.md §2.1: "3.14"
+ * (test/support/steve-schema.ts; docs/steve.md, "Versions supported": "3.14"
  * for 3.13+, `evse`/`evse_connector`; "3.12" for 3.9–3.12, `connector`): a
  * real MariaDB seeded with test/support/steve-seed.ts, the fake SteVe REST
  * API, a CPO gateway whose modules run on the `steve` adapter, and an eMSP

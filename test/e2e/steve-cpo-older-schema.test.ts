@@ -6,7 +6,7 @@ import { eventually, expectedLocations, startSteveCpo, type Json, type SteveCpo 
 /**
  * The steve adapter end to end on SteVe's older schema generation (3.9 to
  * 3.12: table `connector`, no `evse_connector`, no update times, no address
- * time zone; shared/steve/README.md §2.1), which the adapter detects at
+ * time zone; docs/steve.md, "Versions supported"), which the adapter detects at
  * start: the eMSP pulls every mapped Location field, a station's status row
  * becomes an EVSE PATCH, and a session started and stopped by command
  * reaches it as a Session PUT and PATCHes and exactly one priced CDR.

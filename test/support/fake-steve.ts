@@ -4,7 +4,7 @@ import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
 
 /**
  * A fake SteVe (≥3.11) REST API on loopback for the steve adapter's tests
- * (shared/steve/README.md §3.1): HTTP Basic auth, the operations the
+ * (docs/steve.md, "REST operations called"): HTTP Basic auth, the operations the
  * adapter calls, answered in SteVe's OcppOperationResponse shape, and the
  * ocppTags resource. It "plays the station" by writing, through the
  * writer pool, the rows SteVe would write once the station acts

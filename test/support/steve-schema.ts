@@ -1,6 +1,6 @@
 /**
- * A SteVe-compatible schema, written from the column facts in
- * shared/steve/README.md §2 (no SteVe file copied): only the tables and
+ * A SteVe-compatible schema, written from SteVe's column facts (no SteVe
+ * file copied; docs/steve.md, "Tables and columns read"): only the tables and
  * columns the steve adapter reads, with SteVe's keys, so queries that work
  * here work on a real SteVe database.
  *

@@ -2,7 +2,7 @@ import type { Pool, RowDataPacket } from "mysql2/promise";
 
 /**
  * What the connected SteVe schema has, read from information_schema at
- * start (shared/steve/README.md §2.1): 3.13 renamed `connector` to `evse`
+ * start (docs/steve.md, "Versions supported"): 3.13 renamed `connector` to `evse`
  * and added `evse_connector` and created_at/updated_at; coordinates moved
  * from charge_box to address in 3.9; address.time_zone came in 3.14.1.
  */

@@ -10,7 +10,7 @@ const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, "Z")
 /**
  * What the gateway knows about a transaction and SteVe does not: whose token
  * the idTag is, how it was authorized, the eMSP's authorization reference.
- * Unknown here means a local RFID card of our own (shared/steve/README.md §4.1).
+ * Unknown here means a local RFID card of our own (docs/steve.md, "Sessions and CDRs").
  */
 export interface TransactionContext {
   token?: CdrToken;

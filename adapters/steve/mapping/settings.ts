@@ -2,7 +2,7 @@ import type { GeoLocation } from "../../kit";
 
 /**
  * What SteVe does not know and the operator's YAML (`adapters.steve.locations`)
- * supplies (shared/steve/README.md §4.4). Validation of these settings belongs
+ * supplies (docs/steve.md, "What the YAML supplies"). Validation of these settings belongs
  * to the config schema; the mapping takes them as given.
  */
 

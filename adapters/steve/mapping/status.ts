@@ -1,7 +1,7 @@
 import type { EvseStatusFacts } from "../db/rows";
 import type { StatusPolicy } from "./settings";
 
-/** OCPP 1.6 (and 1.5) ChargePointStatus → OCPI EVSE status (shared/steve/README.md §4.2). */
+/** OCPP 1.6 (and 1.5) ChargePointStatus → OCPI EVSE status (docs/steve.md, "EVSE status"). */
 export function ocppToOcpi(status: string | null, policy: StatusPolicy): string {
   switch (status) {
     case "Available":

@@ -1,5 +1,5 @@
 /**
- * SteVe's REST API (≥3.11; shared/steve/README.md §3.1): the operations
+ * SteVe's REST API (≥3.11; docs/steve.md, "REST operations called"): the operations
  * calls and the ocppTags resource, with HTTP Basic auth (a web user and its
  * API password). Every failure becomes a SteveRestError whose message names
  * the call without credentials: the password never reaches a message or log.

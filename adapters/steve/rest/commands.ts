@@ -9,7 +9,7 @@ import { SteveRestError, type SteveRest } from "./client";
 import { failureResult, resultOf } from "./results";
 
 /**
- * OCPI commands → SteVe operations calls (shared/steve/README.md §4.3).
+ * OCPI commands → SteVe operations calls (docs/steve.md, "Commands").
  *
  * SteVe holds an operations call open until the station answers, so the
  * call runs in the background: the immediate answer waits at most
