@@ -55,8 +55,10 @@ export const paymentsAdminRoutes = (desk: PtpDesk): AdminRoute[] => {
 
 /**
  * As the PTP: `GET /admin/v1/payments/withheld-financial-advice-confirmations[?offset&limit]`,
- * the FACs pushed to no partner because no single CPO party could be
- * found for them (fac-owner.ts), with the reason, oldest first.
+ * the FACs no single CPO party can be found for (fac-owner.ts), hidden
+ * from every partner, oldest first: with the reason, the CPO parties
+ * claiming each, and the one it was already delivered to (`delivered_to`,
+ * null when none) if another's claim came after its push.
  */
 export const withheldFacsRoute = (owners: FacOwners): AdminRoute => ({
   method: "GET",

@@ -89,7 +89,7 @@ export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, Payment
   connect(role: InterfaceRole, port: unknown): void {
     super.connect(role, port);
     if (role === "RECEIVER") this.changes.subscribe((change) => this.references.follow(change));
-    else this.references.onPartnerLink((reference) => this.owners.release(reference));
+    else this.references.onPartnerLink((reference) => this.owners.reconsider(reference));
   }
 
   /** What the CPO's backend does on a PTP partner (admin API and CLI); undefined unless we serve the payments Receiver. */

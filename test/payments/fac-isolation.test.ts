@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { removeTempDirs, type PartySpec } from "../support/gateway-config";
 import { cdrOf } from "../support/ocpi-objects";
 import { eventually } from "../support/charge-point";
-import { PTP, PaymentsNet, adminOf, heldFac, json, paidSession, settlement, type Cpo } from "./payments-net";
+import { PTP, PaymentsNet, adminOf, heldFac, json, paidSession, settlement, type Cpo, type Json } from "./payments-net";
 
 /**
  * FACs are scoped to the CPO party they belong to (issue #12): a settlement
@@ -12,7 +12,9 @@ import { PTP, PaymentsNet, adminOf, heldFac, json, paidSession, settlement, type
  * FACs in pushes, lists (and X-Total-Count) and GET by id; another's is
  * answered like an unknown one (HTTP 404 + 2001), as terminals and the rest
  * of the product answer isolation; a FAC no single CPO can be found for is
- * withheld from all and listed for the operator.
+ * withheld from all and listed for the operator, also when the second CPO's
+ * claim comes after it was pushed to the first (issue #23: listed with its
+ * claimants and the CPO it was delivered to).
  */
 
 const CPO_A: PartySpec = { country_code: "DE", party_id: "CPX", role: "CPO" };
@@ -24,6 +26,8 @@ describe("FAC isolation between CPO partners of a PTP", () => {
   let b: Cpo;
 
   const ids = (items: { id: string }[]) => items.map((f) => f.id).sort();
+  const partyOf = (party: PartySpec) => ({ country_code: party.country_code, party_id: party.party_id });
+  const withheldNow = async () => json(await adminOf(net.ptpUrl).get("/payments/withheld-financial-advice-confirmations?limit=1000")).data.items as Json[];
 
   beforeAll(async () => {
     net = await PaymentsNet.start([
@@ -92,8 +96,8 @@ describe("FAC isolation between CPO partners of a PTP", () => {
     expect(withheld.total).toBe(2);
     expect(withheld.items).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ id: "SET-NOBODY", authorization_reference: "AUTH-NOBODY", reason: expect.stringMatching(/no CPO's Session or CDR/) }),
-        expect.objectContaining({ id: "SET-DUP", reason: expect.stringMatching(/several CPOs.*DECPX, FRCPB/) }),
+        expect.objectContaining({ id: "SET-NOBODY", authorization_reference: "AUTH-NOBODY", reason: expect.stringMatching(/no CPO's Session or CDR/), claimants: [], delivered_to: null }),
+        expect.objectContaining({ id: "SET-DUP", reason: expect.stringMatching(/several CPOs.*DECPX, FRCPB/), claimants: [partyOf(CPO_A), partyOf(CPO_B)], delivered_to: null }),
       ]),
     );
   });
@@ -118,5 +122,34 @@ describe("FAC isolation between CPO partners of a PTP", () => {
     expect(ids(json(await net.atPtp(b, "/financial-advice-confirmations")).data)).toEqual(["SET-B", "SET-B-AFTER", "SET-B-LAST"]);
     // fail closed: the reference is no longer A's alone either
     expect((await net.atPtp(a, "/financial-advice-confirmations/SET-A")).status).toBe(404);
+  });
+
+  it("a FAC delivered to one CPO and then claimed by another's Session is hidden from both and listed as withheld, with its claimants and whom it was delivered to", async () => {
+    // CPO A's Session with the reference comes first: the FAC is A's alone, and pushed to A
+    await net.report(a, "sessions", paidSession(CPO_A, "SES-SHARED-A", "AUTH-SHARED"));
+    await net.tms.capture(settlement("SET-SHARED", "AUTH-SHARED"));
+    await eventually(async () => expect(await heldFac(a, "SET-SHARED")).toMatchObject({ authorization_reference: "AUTH-SHARED" }));
+    expect((await net.atPtp(a, "/financial-advice-confirmations/SET-SHARED")).status).toBe(200);
+    expect((await withheldNow()).map((w) => w.id)).not.toContain("SET-SHARED");
+    // then CPO B's Session carries the same reference: the FAC is no longer provably A's
+    await net.report(b, "sessions", paidSession(CPO_B, "SES-SHARED-B", "AUTH-SHARED"));
+    for (const cpo of [a, b]) {
+      const res = await net.atPtp(cpo, "/financial-advice-confirmations/SET-SHARED");
+      expect([res.status, json(res).status_code]).toEqual([404, 2001]);
+      expect(ids(json(await net.atPtp(cpo, "/financial-advice-confirmations?limit=1000")).data)).not.toContain("SET-SHARED");
+    }
+    // the operator sees it withheld, who claims it, and that A already has it (a push cannot be taken back)
+    await eventually(async () =>
+      expect((await withheldNow()).find((w) => w.id === "SET-SHARED")).toMatchObject({
+        authorization_reference: "AUTH-SHARED",
+        reason: expect.stringMatching(/several CPOs.*DECPX, FRCPB/),
+        claimants: [partyOf(CPO_A), partyOf(CPO_B)],
+        delivered_to: partyOf(CPO_A),
+      }),
+    );
+    // B never gets it: a marker pushed to B after the claim arrives, SET-SHARED does not
+    await net.tms.capture(settlement("SET-B-SHARED-AFTER", "AUTH-B"));
+    await eventually(async () => expect(await heldFac(b, "SET-B-SHARED-AFTER")).toBeDefined());
+    expect(await heldFac(b, "SET-SHARED")).toBeUndefined();
   });
 });
