@@ -13,6 +13,7 @@ import { DEFAULT_INBOUND, type InboundServerConfig } from "../../config/types";
 import { ConfigError, parseConfig } from "../../config/load-config";
 import { gatewayConfigYaml, removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts, ocpiRequest } from "../support/gateway-process";
+import { EXAMPLES } from "../support/ocpi-examples";
 
 /**
  * The inbound HTTP surface under hostile or broken clients (issue #8 items 4,
@@ -22,7 +23,6 @@ import { freePorts, ocpiRequest } from "../support/gateway-process";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const EXAMPLES = path.resolve(__dirname, "../../../shared/ocpi-notes/examples");
 
 /** Short limits, so each timeout fires within a test; the bounds asserted below are generous multiples of them. */
 const TIGHT: InboundServerConfig = {

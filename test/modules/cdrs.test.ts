@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { EXAMPLES, startHarness, type Harness, type HarnessOptions } from "../support/module-harness";
+import { startHarness, type Harness, type HarnessOptions } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { CdrsPlugin } from "../../plugins/cdrs/module";
 import { localCdrs } from "../../adapters/local/cdrs";
 import { cdrType, CDR_TRANSLATION_LOSSES } from "../../plugins/cdrs/translate";
@@ -60,7 +61,7 @@ const upFrom = (version: VersionNumber, wire: Json, owner?: { country_code: stri
   cdrType.up(wire, version, { ...silentTranslation(), owner }) as Json;
 
 describe("CDRs: published examples", () => {
-  // INDEX.md lists no CDR example as defective; the 2.3.0 one only has a NOTE
+  // NOTICE.md lists no CDR example as defective; the 2.3.0 one only has a NOTE
   // (embedded tariff without tax_included), which the CDR schema tolerates.
   const SKIPPED: Record<string, string> = {};
   const cases = ["2.2.1", "2.3.0"].flatMap((v) =>
@@ -72,7 +73,7 @@ describe("CDRs: published examples", () => {
   it("finds the CDR example of each version and skips none", () => {
     expect(cases.map((c) => `${c.version}/${c.file}`)).toEqual(["2.2.1/cdr_example.json", "2.3.0/cdr_example.json"]);
     expect(Object.keys(SKIPPED)).toEqual([]);
-    const index = readFileSync(path.join(EXAMPLES, "INDEX.md"), "utf8");
+    const index = readFileSync(path.join(EXAMPLES, "NOTICE.md"), "utf8");
     expect(index).toMatch(/\| cdr_example\.json \|[^\n]*NOTE: embedded Tariff lacks tax_included/);
   });
 

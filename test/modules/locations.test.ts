@@ -1,5 +1,6 @@
 // the harness first: it loads reflect-metadata, which the plugin's decorators need
-import { EXAMPLES, startHarness, type Harness } from "../support/module-harness";
+import { startHarness, type Harness } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { VersionNumber } from "../../core/protocol/types";
@@ -32,15 +33,15 @@ const translate = (object: Json, from: VersionNumber, to: VersionNumber): Json =
 /** Example files not used as positive vectors, with the reason (asserted below, so the list cannot drift). */
 const SKIPPED: Record<string, string> = {
   "2.3.0/location_example.json":
-    "INDEX.md DEFECT: EVSE.parking is a list of strings, not EVSEParking objects; the fixed copy from 2.3.0_release-2.3.0-bugfixes is used instead",
+    "NOTICE.md DEFECT: EVSE.parking is a list of strings, not EVSEParking objects; the fixed copy from 2.3.0_release-2.3.0-bugfixes is used instead",
   "2.3.0/location_example_parking_garage_opening_hours.json":
-    "INDEX.md DEFECT: EVSE.parking is a list of strings; the fixed copy from 2.3.0_release-2.3.0-bugfixes is used instead",
+    "NOTICE.md DEFECT: EVSE.parking is a list of strings; the fixed copy from 2.3.0_release-2.3.0-bugfixes is used instead",
   "2.2.1/location_put_example_add_evse.json":
-    "not a valid EVSE (not listed in INDEX.md): its connector lacks power_type, max_voltage, max_amperage, last_updated and physical_reference is a number; asserted to be rejected with those pointers, and accepted once repaired",
+    "not a valid EVSE (not listed in NOTICE.md): its connector lacks power_type, max_voltage, max_amperage, last_updated and physical_reference is a number; asserted to be rejected with those pointers, and accepted once repaired",
   "2.3.0/location_put_example_add_evse.json": "same as 2.2.1/location_put_example_add_evse.json",
 };
 
-/** Request URLs printed in the spec next to the PATCH examples (INDEX.md). */
+/** Request URLs printed in the spec next to the PATCH examples (NOTICE.md). */
 const PATCH_URLS: Record<string, string> = {
   "location_patch_example_location.json": "/NL/TNM/1012",
   "location_patch_example_remove_evse.json": "/NL/TNM/1012/3256",

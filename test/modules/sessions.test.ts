@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import type { CredentialsRole } from "../../core/protocol/types";
 import type { VersionNumber } from "../../config/types";
 import { silentTranslation, type TranslationContext } from "../../core/model/object-type";
-import { startHarness, EXAMPLES, type Harness, type HarnessOptions } from "../support/module-harness";
+import { startHarness, type Harness, type HarnessOptions } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { SessionsPlugin } from "../../plugins/sessions/module";
 import { localSessions } from "../../adapters/local/sessions";
 import { sessionType, SESSIONS_TRANSLATION_LOSSES } from "../../plugins/sessions/translate";
@@ -68,9 +69,9 @@ const get = (h: Harness, v: VersionNumber, at: any) => h.http.get(receiverPath(h
 
 /**
  * Defective example files, with the reason; the test below asserts each is
- * rejected and uses the errata copy instead. INDEX.md does not list these
+ * rejected and uses the errata copy instead. NOTICE.md does not list these
  * two: the 2.2.1 tag's session examples omit cdr_token.country_code and
- * party_id, both required by the 2.2.1 CdrToken (ocpi-notes §3.3 "both added
+ * party_id, both required by the 2.2.1 CdrToken (OCPI 2.2.1 CDRs module "both added
  * in 2.2.1"); branch release-2.2.1-bugfixes carries the corrected files.
  */
 const DEFECTIVE = [

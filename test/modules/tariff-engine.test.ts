@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { EXAMPLES } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { priceSession, type MeterSample, type PricedSession, type SessionTimeline } from "../../plugins/tariffs/engine";
 import { cdrType } from "../../plugins/cdrs/translate";
 import { tariffType } from "../../plugins/tariffs/translate";
@@ -92,7 +92,7 @@ describe("tariff engine: the CDR examples that embed their tariff", () => {
     const cdr = cdrType.up(wire, version, { ...silentTranslation(), owner: { country_code: "BE", party_id: "BEC" } }) as Json;
     const embedded = { ...cdr.tariffs[0] } as Json;
     if (version === "2.3.0") {
-      // Example defect (INDEX.md NOTE): the 2.3.0 example's tariff lacks the required tax_included. Its prices are
+      // Example defect (NOTICE.md NOTE): the 2.3.0 example's tariff lacks the required tax_included. Its prices are
       // the 2.2.1 example's, which exclude VAT, and its total_cost adds the VAT on top: tax_included NO.
       expect(embedded.tax_included).toBeUndefined();
       embedded.tax_included = "NO";

@@ -2,7 +2,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { CredentialsRole, VersionNumber } from "../../core/protocol/types";
 import { silentTranslation, type TranslationContext } from "../../core/model/object-type";
-import { EXAMPLES, startHarness, type Harness } from "../support/module-harness";
+import { startHarness, type Harness } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { TariffsPlugin } from "../../plugins/tariffs/module";
 import { localTariffs } from "../../adapters/local/tariffs";
 import { tariffType, TARIFFS_TRANSLATION_LOSSES } from "../../plugins/tariffs/translate";
@@ -23,9 +24,9 @@ const readExample = (folder: string, file: string): Json => JSON.parse(readFileS
 const tariffFiles = (folder: string): string[] =>
   readdirSync(path.join(EXAMPLES, folder)).filter((f) => /^tariff(_|restriction_).*\.json$/.test(f)).sort();
 
-/** Example files INDEX.md marks as defective in a folder's section (rows whose Notes say DEFECT). */
+/** Example files NOTICE.md marks as defective in a folder's section (rows whose Notes say DEFECT). */
 const defectiveInIndex = (folder: string): string[] => {
-  const index = readFileSync(path.join(EXAMPLES, "INDEX.md"), "utf8");
+  const index = readFileSync(path.join(EXAMPLES, "NOTICE.md"), "utf8");
   const start = index.indexOf(`## \`${folder}/\``);
   const end = index.indexOf("\n## ", start + 1);
   return index
@@ -35,11 +36,11 @@ const defectiveInIndex = (folder: string): string[] => {
     .map((line) => line.split("|")[1].trim());
 };
 
-/** Skipped example files with the reason; must equal what INDEX.md lists as defective. */
+/** Skipped example files with the reason; must equal what NOTICE.md lists as defective. */
 const SKIPPED: Record<string, Record<string, string>> = { "2.2.1": {}, "2.3.0": {} };
 
 /**
- * Not listed as defective in INDEX.md, but not a complete Tariff: the PUT
+ * Not listed as defective in NOTICE.md, but not a complete Tariff: the PUT
  * example omits the required last_updated. Asserted to be rejected naming
  * /last_updated, and accepted once last_updated is added.
  */
@@ -88,7 +89,7 @@ describe("tariffs module", () => {
   const list = (v: VersionNumber, query = "") => h.http.get(h.path(v, "SENDER", "tariffs") + query).set("Authorization", h.auth);
 
   describe("published examples", () => {
-    it("skips only the example files INDEX.md lists as defective", () => {
+    it("skips only the example files NOTICE.md lists as defective", () => {
       for (const v of ["2.2.1", "2.3.0"]) expect(Object.keys(SKIPPED[v]).sort()).toEqual(defectiveInIndex(v).sort());
       // tariff_7 is in the 2.2.1 tag (removed in 2.2.1-d2) and valid: it is tested, not skipped
       expect(tariffFiles("2.2.1")).toContain("tariff_7_first_hour_kwh_free.json");

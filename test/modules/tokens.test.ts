@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { VersionNumber } from "../../config/types";
-import { startHarness, EXAMPLES, type Harness } from "../support/module-harness";
+import { startHarness, type Harness } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { TokensPlugin } from "../../plugins/tokens/module";
 import { localTokens } from "../../adapters/local/tokens";
 import { tokenObjectType, TOKENS_TRANSLATION_LOSSES } from "../../plugins/tokens/translate";
@@ -70,7 +71,7 @@ describe("tokens module", () => {
   afterAll(() => h.close());
 
   describe("published examples", () => {
-    // INDEX.md lists no defective token examples; any future skip must name its reason here.
+    // NOTICE.md lists no defective token examples; any future skip must name its reason here.
     const SKIPPED: Record<string, string> = {};
     const FULL = [
       "token_example_1_app_user.json",

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { VersionNumber } from "../../config/types";
-import { startHarness, EXAMPLES, type Harness } from "../support/module-harness";
+import { startHarness, type Harness } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { PaymentsPlugin } from "../../plugins/payments/module";
 import { localPayments } from "../../adapters/local/payments";
 
 /**
  * The payments module over the `local` adapter, through HTTP: every
- * payments example file of the notes (ocpi-notes §5) accepted and read back,
+ * payments example file of the notes (test/fixtures/ocpi-examples/NOTICE.md) accepted and read back,
  * the listed defects refused naming the field, malformed Terminals and FACs
  * refused with 2001 naming the field and nothing stored, and the PTP's
  * Sender interface (activation, assignment, update, deactivation) with
@@ -40,7 +41,7 @@ describe("payments module: we are the CPO (Receiver)", () => {
   });
   afterAll(() => h.close());
 
-  it("lists one payments endpoint per role in version details, the sub-resources appended to it (ocpi-notes §3.10)", async () => {
+  it("lists one payments endpoint per role in version details, the sub-resources appended to it (OCPI 2.3.0 Payments module)", async () => {
     for (const version of ["2.3.0", "2.2.1"] as const) {
       const res = await c.get(`/ocpi/${version}`);
       const payments = res.body.data.endpoints.filter((e: Json) => e.identifier === "payments");

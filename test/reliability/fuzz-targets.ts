@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { CredentialsRole, VersionNumber } from "../../core/protocol/types";
 import { partyKey } from "../../core/protocol/types";
-import { EXAMPLES } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { COMMAND_BODIES, token as commandToken } from "../support/charge-point";
 import type { BodyIdentity, Json } from "./mutations";
 import { authOf, OURS, type FuzzGateway } from "./fuzz-gateway";
@@ -36,7 +36,7 @@ const F211 = "2.1.1-d2_inline-extracted";
 /** The spec's published example bodies, read where they stand (not copied into the project). */
 const example = (folder: string, file: string): Obj => JSON.parse(readFileSync(path.join(EXAMPLES, folder, file), "utf8"));
 
-/** Example files per version: the fixed copies where INDEX.md lists the original as defective (see test/modules). */
+/** Example files per version: the fixed copies where NOTICE.md lists the original as defective (see test/modules). */
 const SEEDS: Record<VersionNumber, Record<string, [string, string]>> = {
   "2.3.0": {
     location: [F230_FIXED, "location_example.json"],

@@ -7,7 +7,7 @@ import type { VersionNumber } from "../../config/types";
 import type { CredentialsRole } from "../../core/protocol/types";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts } from "../support/gateway-process";
-import { EXAMPLES } from "../support/module-harness";
+import { EXAMPLES } from "../support/ocpi-examples";
 import { recordReliability } from "../support/reliability-report";
 
 /**
@@ -50,7 +50,7 @@ const owned = (owner: Party) => {
   };
 };
 
-/** The 2.2.1 examples' cdr_token lacks its owner fields (ocpi-notes §3.3): the owner's own driver. */
+/** The 2.2.1 examples' cdr_token lacks its owner fields (OCPI 2.2.1 CDRs module): the owner's own driver. */
 const withTokenOwner = (object: Record<string, unknown>, owner: Party) => ({ ...object, cdr_token: { ...(object.cdr_token as object), ...owner } });
 
 interface Attempt {

@@ -117,6 +117,3 @@ export const startHarness = async (options: HarnessOptions): Promise<Harness> =>
     },
   };
 };
-
-/** The published example payloads, read where they stand (never copied into the project). */
-export const EXAMPLES = path.resolve(__dirname, "../../../shared/ocpi-notes/examples");
