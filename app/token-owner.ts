@@ -13,7 +13,7 @@ import { listsParty } from "../plugins/hubclientinfo/reachable";
  * `AdapterDeps.askTokenOwner`: the registered partner acting for `owner` is asked to authorize one of its
  * tokens, in its negotiated version (TokensClient), addressed to `owner`: the eMSP whose credentials name it,
  * else a hub that lists it (hubclientinfo, or its 2.3.0 roles) and forwards the request ("via hub
- * (addressed)", ocpi-notes §1.3). The registry is read on every call, as for requests, so a partner
+ * (addressed)", OCPI 2.2.1 Transport and format, Message routing). The registry is read on every call, as for requests, so a partner
  * registered since start is found.
  */
 export const tokenOwnerAuthorization =

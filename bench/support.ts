@@ -101,8 +101,8 @@ export const startRedis = async (dir: string): Promise<{ url: string; process: C
   return { url: `redis://${HOST}:${port}`, process: child };
 };
 
-/** bench/RESULTS.md in the source tree, wherever the compiled bench runs from (dist/ or another outDir). */
-export const RESULTS_FILE = process.env.BENCH_RESULTS ?? path.resolve(__dirname, "../../bench/RESULTS.md");
+/** bench/RESULTS.md in the source tree: the compiled bench runs from dist/bench, two folders below the root. */
+export const RESULTS_FILE = process.env.BENCH_RESULTS ?? path.resolve(__dirname, "..", "..", "bench", "RESULTS.md");
 
 /**
  * Writes one section (`## <section>` and its lines) into bench/RESULTS.md,

@@ -7,7 +7,7 @@ import { ciKey, parseDateTime, partyKey, type Page, type PageRequest, type Party
  * core/store/port.ts); a date-filtered one also counts its date range. Used by
  * every module of the `local` adapter.
  *
- * Keys are object ids, which are CiStrings (ocpi-notes §1.5): every method
+ * Keys are object ids, which are CiStrings (OCPI 2.2.1 Types): every method
  * stores and looks up under `ciKey` of the key, so `tok1` and `TOK1` are one
  * object, which keeps the case it was last written with.
  */

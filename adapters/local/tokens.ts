@@ -4,7 +4,7 @@ import type { LocalModule } from "./local-module";
 import { OwnedCollection } from "./owned-collection";
 
 /**
- * Token identity is uid + type (ocpi-notes §3.5): the same uid may exist as
+ * Token identity is uid + type (OCPI 2.2.1 Tokens module): the same uid may exist as
  * RFID and as APP_USER. The uid is a CiString: OwnedCollection matches the
  * whole key case-insensitively.
  */

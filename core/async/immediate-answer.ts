@@ -8,7 +8,7 @@ import { describeIssues } from "../http/errors";
 /**
  * A partner's immediate answer to an asynchronous request we sent
  * (CommandResponse, ChargingProfileResponse), checked against its schema.
- * `timeout` is required in 2.2+ (ocpi-notes §3.6, §3.7), but an answer that
+ * `timeout` is required in 2.2+ (OCPI 2.2.1 Commands module, §3.7), but an answer that
  * lacks only it is still understood: the partner has taken the request and
  * will post its outcome. Refusing the answer would close a request the
  * partner is carrying out (issue #9), so it is taken with `fallbackSeconds`

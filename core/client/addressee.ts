@@ -7,7 +7,7 @@ import { isConfiguredHub } from "../partners/scope-of";
  * The party an outbound call is addressed to (its `to` routing headers), the one rule for every module.
  * `forParty` is the party the message is for, set by whoever made it from the object's owner: the token's
  * owner for Sessions, CDRs and results, the party a command or charging-profile request names. That party
- * is addressed as it is, also through a hub ("via hub (addressed)", ocpi-notes §1.3): the hub forwards it.
+ * is addressed as it is, also through a hub ("via hub (addressed)", OCPI 2.2.1 Transport and format, Message routing): the hub forwards it.
  * A message for nobody in particular (Locations, Tariffs, Tokens: data for everyone) goes to the partner's
  * hub party when the partner is a hub (§1.3 "Broadcast push: TO = Hub", which passes it on to every party
  * of the opposite role), else to the partner's first party.

@@ -1,6 +1,6 @@
 import type { PartyRef, Role } from "../protocol/types";
 
-/** ConnectionStatus of a party connected to a hub (ocpi-notes §3.8). */
+/** ConnectionStatus of a party connected to a hub (OCPI 2.2.1 HubClientInfo module). */
 export const CONNECTION_STATUSES = ["CONNECTED", "OFFLINE", "PLANNED", "SUSPENDED"] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 

@@ -54,7 +54,7 @@ const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_
 
 /**
  * Modules whose pushes addressed to the hub party are broadcast: data for
- * everyone (ocpi-notes §1.3). A Session or CDR belongs to one eMSP, and
+ * everyone (OCPI 2.2.1 Transport and format, Message routing). A Session or CDR belongs to one eMSP, and
  * broadcasting it would hand it to every other one.
  */
 const BROADCAST_MODULES = new Set(["locations", "tariffs", "tokens"]);
@@ -413,7 +413,7 @@ export class Forwarder {
           method: ctx.method as EnqueueRequest["request"]["method"],
           target: { module: inbound.module, role: "RECEIVER", path: inbound.rest, query },
           body: wire,
-          // hub → each receiver: from the hub (ocpi-notes §1.3); the object's own path keeps the original owner
+          // hub → each receiver: from the hub (OCPI 2.2.1 Transport and format, Message routing); the object's own path keeps the original owner
           from: { country_code: hub.country_code, party_id: hub.party_id },
           to: { country_code: to.country_code, party_id: to.party_id },
         },

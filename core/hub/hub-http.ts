@@ -42,7 +42,7 @@ export const parseJsonBody = (raw: string): unknown => {
 
 /**
  * Whether data of a party of role `from` goes to a party of role `to`
- * (ocpi-notes §1.3, broadcast push): a CPO's to eMSPs, NSPs, NAPs and
+ * (OCPI 2.2.1 Transport and format, Message routing, broadcast push): a CPO's to eMSPs, NSPs, NAPs and
  * OTHER; theirs to CPOs. Also whose lists a GET-all through the hub merges.
  */
 export const opposite = (from: Role | undefined, to: Role): boolean => {

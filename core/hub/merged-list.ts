@@ -48,7 +48,7 @@ interface Source {
 }
 
 /**
- * GET-all through the hub (ocpi-notes §1.3, "GET All via hub": the request
+ * GET-all through the hub (OCPI 2.2.1 Transport and format, Message routing, "GET All via hub": the request
  * is addressed to the hub, which may merge the objects of many parties; the
  * owner of each is read from its own country_code/party_id). The list is
  * the concatenation of the lists of every party the sender may reach (its
@@ -187,7 +187,7 @@ export class MergedLists {
     return { data, total };
   }
 
-  /** The source's own 2xxx/3xxx are passed on (ocpi-notes §1.3); no answer is 4002 or 4003. */
+  /** The source's own 2xxx/3xxx are passed on (OCPI 2.2.1 Transport and format, Message routing); no answer is 4002 or 4003. */
   private async failure(error: unknown, source: Source, name: string): Promise<unknown> {
     if (!(error instanceof PartnerCallError)) return error;
     if (error.kind === "ocpi" && error.statusCode !== undefined)

@@ -11,14 +11,14 @@ export const perVersion = <T>(build: (v: VersionNumber) => T): Record<VersionNum
   Object.fromEntries(SUPPORTED_VERSIONS.map((v) => [v, build(v)])) as Record<VersionNumber, T>;
 
 /**
- * Field rules shared by every module (Part A types, ocpi-notes §1.5), per
+ * Field rules shared by every module (Part A types, OCPI 2.2.1 Types), per
  * version. Objects are loose: 2.3.0 forbids rejecting unknown properties,
  * and older partners send extras too; they are kept and passed through.
  */
 export const dateTime = () => z.string().refine(isDateTime, { message: "must be an OCPI DateTime (UTC, e.g. 2024-01-31T12:00:00Z)" });
 
 /**
- * CiString (ocpi-notes §1.5): "case-insensitive, printable ASCII";
+ * CiString (OCPI 2.2.1 Types): "case-insensitive, printable ASCII";
  * "non-printables (CR, LF, TAB) not allowed". Compare and key them with
  * `ciKey`/`sameCiString`, never with `===`.
  */
@@ -37,7 +37,7 @@ export const sameCiString = (a: string, b: string): boolean => ciKey(a) === ciKe
 const NON_PRINTABLE = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /**
- * OCPI `string` (ocpi-notes §1.5): "case-sensitive, printable UTF-8, no
+ * OCPI `string` (OCPI 2.2.1 Types): "case-sensitive, printable UTF-8, no
  * control chars" in 2.2+. 2.1.1 says printable ASCII, but its partners send
  * UTF-8 names and addresses: the 2.2+ rule holds for every version. Every
  * free-text field of every module is built here, so the rule lives once.

@@ -1,6 +1,6 @@
 /**
  * OCPI DateTime: RFC 3339 restricted to UTC, `Z` optional (absence means
- * UTC), fractional seconds allowed, offsets not allowed (ocpi-notes §1.5):
+ * UTC), fractional seconds allowed, offsets not allowed (OCPI 2.2.1 Types):
  * `YYYY-MM-DDThh:mm:ss`, then `.` and 1 to 9 digits, then `Z`, each optional.
  */
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -57,7 +57,7 @@ const fieldOf = (schema: Schema, key: string): Schema | undefined => {
 /** A field that may be left out of its object (OCPI cardinality `?` or `*`). */
 export const isOptional = (schema: Schema): boolean => schema.safeParse(undefined).success;
 
-/** OCPI's DisplayText (Part A §16.x, ocpi-notes §1.5): the one object type made of exactly `language` and `text`. */
+/** OCPI's DisplayText (Part A §16.x, OCPI 2.2.1 Types): the one object type made of exactly `language` and `text`. */
 export const isDisplayText = (schema: Schema): boolean => {
   const shape = shapeOf(schema);
   return shape !== undefined && Object.keys(shape).sort().join() === "language,text";
@@ -65,7 +65,7 @@ export const isDisplayText = (schema: Schema): boolean => {
 
 /**
  * `value` with every optional field its schema declares present: absent
- * ones as `null` (which OCPI reads as absent, ocpi-notes §1.5), recursively
+ * ones as `null` (which OCPI reads as absent, OCPI 2.2.1 Types), recursively
  * in the objects and lists it carries. For partners whose frameworks
  * require every key (`partners[].send_nulls_for_optional`). Present values
  * and unknown properties are kept as they are.

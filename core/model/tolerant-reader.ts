@@ -39,7 +39,7 @@ export interface RepairCount {
  * The tolerant reader: every object a partner sends enters through here,
  * whatever the way (receiver bodies, sync pulls, answers to our requests),
  * read under the partner's `strictness` in one place. Nulls are absence
- * (ocpi-notes §1.5). Invalid objects are refused under `reject`, accepted
+ * (OCPI 2.2.1 Types). Invalid objects are refused under `reject`, accepted
  * as they are under `log`, and under `repair` repaired (core/model/repair.ts)
  * and accepted once valid. Each repair is logged once per partner, object
  * type, field and repair, and counted (`GET /admin/v1/repairs`): never silent.

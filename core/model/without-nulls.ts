@@ -2,7 +2,7 @@ type Container = Record<string, unknown> | unknown[];
 
 /**
  * OCPI cardinality `?` and `*` fields may be sent as null, meaning absent
- * (ocpi-notes §1.5). Dropping them before validation lets every schema
+ * (OCPI 2.2.1 Types). Dropping them before validation lets every schema
  * treat optional fields one way. Array elements are kept as they are.
  * A value that holds no such null is returned as it is (most objects of a
  * pulled page: a copy of each would cost more than validating it); callers

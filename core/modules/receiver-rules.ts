@@ -7,7 +7,7 @@ import { sameCiString } from "../model/common-schemas";
 /**
  * The owner a partner names for an object it pushes or reads (the path's
  * country_code/party_id, or a posted CDR's own fields), checked once by the
- * partner isolation rule (core/partners/party-scope.ts, ocpi-notes §1.9).
+ * partner isolation rule (core/partners/party-scope.ts, OCPI 2.2.1 Transport and format, Client owned object push).
  * CiString: matched case-insensitively, kept upper-case.
  */
 export const ownerInScope = (scope: PartyScope, countryCode: string, partyId: string): PartyRef => {

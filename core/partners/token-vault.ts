@@ -26,7 +26,7 @@ export interface PresentedToken {
 /**
  * Candidate readings of an `Authorization: Token …` header: the raw value,
  * and its Base64 decoding when that is a plausible token. The published
- * examples encode a trailing newline (ocpi-notes §1.1), so it is tolerated.
+ * examples encode a trailing newline (OCPI 2.2.1 Transport and format, Authorization header), so it is tolerated.
  */
 export const readAuthorization = (header: string | undefined): PresentedToken[] => {
   const match = header ? /^Token\s+(\S+)\s*$/i.exec(header) : null;

@@ -1,4 +1,4 @@
-/** OCPI status codes (ocpi-notes §1.7) and the HTTP status each is answered with by default. */
+/** OCPI status codes (OCPI 2.2.1 Status codes) and the HTTP status each is answered with by default. */
 export const Status = {
   SUCCESS: 1000,
   CLIENT_ERROR: 2000,

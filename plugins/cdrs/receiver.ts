@@ -7,7 +7,7 @@ import type { CdrsReceiverPort } from "./ports";
 import { cdrType } from "./translate";
 
 /**
- * Receiver interface (ocpi-notes §3.3): POST a full, final CDR to the module
+ * Receiver interface (OCPI 2.2.1 CDRs module): POST a full, final CDR to the module
  * URL, answered with a Location header where it can be fetched; GET at that
  * URL. CDRs are immutable: no PUT, PATCH or DELETE, and a second POST of an
  * id with other content is refused (a correction is a credit CDR with an id

@@ -17,7 +17,7 @@ import {
 import { authMethod, cdrToken, chargingPeriod } from "../../core/model/charging";
 
 /**
- * Wire schemas of the CDR per version (ocpi-notes §3.3, Part B "CDR").
+ * Wire schemas of the CDR per version (OCPI 2.2.1 CDRs module, Part B "CDR").
  * A CDR is only ever received whole (POST), so there are no PATCH schemas.
  */
 

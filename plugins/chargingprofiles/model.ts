@@ -1,5 +1,5 @@
 /**
- * Canonical Charging Profiles model (ocpi-notes §3.7); 2.2.1 and 2.3.0 are
+ * Canonical Charging Profiles model (OCPI 2.2.1 ChargingProfiles module); 2.2.1 and 2.3.0 are
  * identical and 2.1.1 has no such module. Objects keep unknown properties.
  */
 

@@ -1,7 +1,7 @@
 import type { Token } from "../tokens/model";
 
 /**
- * Canonical (OCPI 2.3.0) Commands model (ocpi-notes §3.6). Other versions are
+ * Canonical (OCPI 2.3.0) Commands model (OCPI 2.2.1 Commands module). Other versions are
  * translated to and from it in translate.ts. Requests keep unknown
  * properties (2.3.0 extensibility), hence the index signatures.
  */

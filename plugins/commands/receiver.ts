@@ -153,7 +153,7 @@ export class CommandReceiver implements PendingKind<ReceivedCommandData, Command
   }
 
   /**
-   * A command acts for the owner of its token (Part B; "eMSP SHALL only use its own tokens", ocpi-notes §3.6).
+   * A command acts for the owner of its token (Part B; "eMSP SHALL only use its own tokens", OCPI 2.2.1 Commands module).
    * A START_SESSION or RESERVE_NOW naming a token of a party outside the sender's scope is REJECTED with a
    * message: the request is well-formed, so not 2001, and REJECTED is the CommandResponse every version gives
    * a CPO for a command it will not carry out. A STOP_SESSION of another eMSP's session is UNKNOWN_SESSION,

@@ -5,7 +5,7 @@ import { tokenSchema } from "../tokens/schemas";
 import { COMMAND_RESPONSE_TYPES, COMMAND_RESPONSE_TYPES_211, COMMAND_RESULT_TYPES } from "./model";
 
 /**
- * Wire schemas of the commands module per version (ocpi-notes §3.6). 2.1.1
+ * Wire schemas of the commands module per version (OCPI 2.2.1 Commands module). 2.1.1
  * ids are string(39), its reservation_id an int, and it has neither
  * connector_id nor authorization_reference; CANCEL_RESERVATION is 2.2+.
  */

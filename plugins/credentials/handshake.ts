@@ -124,7 +124,7 @@ export class CredentialsHandshake {
       if (error instanceof PartnerCallError) throw new Error(`Credentials ${method} failed: ${error.message}`);
       throw error;
     }
-    // Read like every object a partner sends (core/model/tolerant-reader.ts): nulls mean absent (ocpi-notes §1.5),
+    // Read like every object a partner sends (core/model/tolerant-reader.ts): nulls mean absent (OCPI 2.2.1 Types),
     // `"website": null` is no website, and the partner's strictness applies.
     const schema = this.type.schema(found.version, "full");
     const read = await this.reader.read({ partnerId, strictness: config.strictness, type: this.type.name, schema, raw: answer });

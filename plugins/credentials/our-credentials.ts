@@ -17,7 +17,7 @@ export const ourCredentials = (config: GatewayConfig, token: string): Credential
 
 /**
  * A payment-terminal provider is not a value of the Role enum in any 2.3.0
- * branch (ocpi-notes §3.10, "spec gap"; presumably OTHER): a `PTP` party
+ * branch (OCPI 2.3.0 Payments module, "spec gap"; presumably OTHER): a `PTP` party
  * is declared as OTHER in our credentials, in every version.
  */
 export const credentialsRoleOf = (role: string): CredentialsRole["role"] => (role === "PTP" ? "OTHER" : role) as CredentialsRole["role"];

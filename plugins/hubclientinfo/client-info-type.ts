@@ -4,7 +4,7 @@ import { countryCode, dateTime, enumeration, partyId, role } from "../../core/mo
 import { defineObjectType } from "../../core/model/object-type";
 import { CONNECTION_STATUSES, type ClientInfo } from "../../core/hub/client-info";
 
-/** ClientInfo (ocpi-notes §3.8): 2.2.1 and 2.3.0 differ only in the Role enumeration (2.3.0 has no HUB). */
+/** ClientInfo (OCPI 2.2.1 HubClientInfo module): 2.2.1 and 2.3.0 differ only in the Role enumeration (2.3.0 has no HUB). */
 const clientInfoSchema = (version: VersionNumber) =>
   z.looseObject({
     party_id: partyId(),

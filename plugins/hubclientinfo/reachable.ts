@@ -15,7 +15,7 @@ const PARTY = /^([A-Za-z]{2})([A-Za-z0-9]{3})$/;
  * The party a request the backend sends to partner `partnerId` is for (admin API `?to=NLCPO`), which becomes
  * its to-headers (core/client/addressee.ts) and is checked on the result that comes back. Absent: none named
  * (the partner's own party). Named: a party the partner registered with (its credentials roles; a 2.3.0 hub
- * lists the parties reachable through it there, ocpi-notes §2.3), or, when the operator configured the partner
+ * lists the parties reachable through it there, OCPI 2.2.1 Credentials object), or, when the operator configured the partner
  * as a hub, one it reported in hubclientinfo (2.2.1 hubs report their parties only there). Never one of ours
  * nor one another registered partner holds.
  * Anything else is 2001 naming `to`: nothing is sent.

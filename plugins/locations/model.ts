@@ -107,6 +107,6 @@ export interface Location {
   [extra: string]: unknown;
 }
 
-/** CiString identifiers compare case-insensitively (ocpi-notes §1.5, §7 item 7). */
+/** CiString identifiers compare case-insensitively (OCPI 2.2.1 Types, §7 item 7). */
 export const sameId = (a: string | undefined, b: string | undefined): boolean =>
   a !== undefined && b !== undefined && sameCiString(a, b);

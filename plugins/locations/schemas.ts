@@ -22,7 +22,7 @@ import {
 
 /**
  * Wire schemas of Location, EVSE and Connector per version, full and PATCH
- * (ocpi-notes §3.1). OpenEnums accept custom values only in 2.3.0. Address
+ * (OCPI 2.2.1 Locations module). OpenEnums accept custom values only in 2.3.0. Address
  * and state follow the errata lengths (255 and 45) in every version, since
  * the errata only widen what the originals allowed.
  */

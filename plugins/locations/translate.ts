@@ -19,7 +19,7 @@ import {
 /**
  * Location, EVSE and Connector across versions. Canonical is 2.3.0.
  * 2.2.1 lacks the 2.3.0 additions and the OpenEnums' custom values; 2.1.1
- * differs in shape (ocpi-notes end of §3.1). Every translator maps only the
+ * differs in shape (end of the OCPI 2.2.1 Locations module). Every translator maps only the
  * keys present, so PATCH fragments go through the same code. Nested
  * translators report drops prefixed with their path in the parent
  * (`evses[].`, `connectors[].`).

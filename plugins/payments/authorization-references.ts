@@ -28,7 +28,7 @@ type Referenced = Pick<Session, "id" | "country_code" | "party_id" | "authorizat
  * Sessions and CDRs by `authorization_reference`, the key that ties a FAC
  * to what it paid for: the PTP gave it in StartSession and the CPO copies
  * it into the Session and CDR (Part A "FinancialAdviceConfirmation";
- * ocpi-notes §3.10 flow). Kept in the store as the gateway learns of them:
+ * OCPI 2.3.0 Payments module flow). Kept in the store as the gateway learns of them:
  * our own (change events, `follow`) and those partners push or we pull
  * (the sessions and cdrs RECEIVER ports, wrapped by their plugins), so a
  * lookup is one store read however many Sessions and CDRs there are. Only

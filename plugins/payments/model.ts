@@ -1,6 +1,6 @@
 /**
  * Canonical (OCPI 2.3.0) objects of the payments module (Part A "Terminal",
- * "FinancialAdviceConfirmation"; ocpi-notes §3.10). The data owner is the
+ * "FinancialAdviceConfirmation"; OCPI 2.3.0 Payments module). The data owner is the
  * payment-terminal provider (PTP). 2.2.1 partners on the direct-payment
  * extension get the same objects with a 2.2.1 Price (translate.ts).
  */
@@ -70,7 +70,7 @@ export interface FinancialAdviceConfirmation {
   [extra: string]: unknown;
 }
 
-/** The sub-resources below the one `payments` endpoint URL (ocpi-notes §3.10: implementations append them). */
+/** The sub-resources below the one `payments` endpoint URL (OCPI 2.3.0 Payments module: implementations append them). */
 export const TERMINALS = "terminals";
 export const FACS = "financial-advice-confirmations";
 export type PaymentsResource = typeof TERMINALS | typeof FACS;

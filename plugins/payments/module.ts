@@ -27,7 +27,7 @@ import { PtpDesk } from "./ptp-desk";
 const partnerParty = (_object: unknown, parties: readonly PartyRef[]): PartyRef | undefined => parties[0];
 
 /**
- * The payments module (2.3.0 Payments, Part A; ocpi-notes §3.10): a
+ * The payments module (2.3.0 Payments, Part A; OCPI 2.3.0 Payments module): a
  * payment-terminal provider (PTP) owns Terminals and Financial Advice
  * Confirmations. SENDER: we are the PTP (e.g. over a terminal system, the
  * `tms` adapter). RECEIVER: we are the CPO, taking what a PTP partner

@@ -4,7 +4,7 @@ import type { PartyRef } from "../../core/protocol/types";
 import type { FinancialAdviceConfirmation, Terminal, TerminalActivation, TerminalAssignment } from "./model";
 
 /**
- * Ports of the payments module (Part A "Payments", ocpi-notes §3.10).
+ * Ports of the payments module (Part A "Payments", OCPI 2.3.0 Payments module).
  *
  * SENDER (we are the PTP): our terminals and FACs, and the CPO's requests
  * on them. A Terminal belongs to the CPO its `country_code`/`party_id`
@@ -31,7 +31,7 @@ export interface PaymentsSenderPort {
   getTerminal(terminalId: string, ctx: PortContext): Promise<Terminal | undefined>;
   /** replaces what the CPO may set (Part A: customer_reference, invoice_base_url, …); `terminal.terminal_id` is the path's */
   updateTerminal(terminal: Terminal, ctx: PortContext): Promise<TerminalOutcome>;
-  /** adds the locations and EVSEs to the current assignment: a union (ocpi-notes §3.10) */
+  /** adds the locations and EVSEs to the current assignment: a union (OCPI 2.3.0 Payments module) */
   assignTerminal(terminalId: string, assignment: TerminalAssignment, ctx: PortContext): Promise<TerminalOutcome>;
   /** activates the named terminal, or, without terminal_id, the next one the PTP has for this CPO */
   activateTerminal(request: TerminalActivation, ctx: PortContext): Promise<TerminalOutcome>;

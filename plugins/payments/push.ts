@@ -8,7 +8,7 @@ import { terminalCpo } from "./terminal-scope";
 
 /**
  * Our Terminals and FACs (we are the PTP) to CPO partners' Receivers: each
- * a POST of the whole object to its sub-resource (ocpi-notes §3.10: "PTP
+ * a POST of the whole object to its sub-resource (OCPI 2.3.0 Payments module: "PTP
  * then POSTs a Terminal to the CPO", "PTP must POST a FAC after capture").
  * A change's path is `["terminals", terminal_id]` or
  * `["financial-advice-confirmations", id]`, its owner our PTP party.

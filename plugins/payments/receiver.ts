@@ -9,7 +9,7 @@ import { createdTerminalObjectType, facObjectType, terminalObjectType } from "./
 import { requestingParty } from "./terminal-scope";
 
 /**
- * Receiver interface (we are the CPO; ocpi-notes §3.10): the PTP partner
+ * Receiver interface (we are the CPO; OCPI 2.3.0 Payments module): the PTP partner
  * POSTs new Terminals and FACs to the sub-resources of our `payments` URL
  * and may read them back. Their paths name no owner: they are kept under
  * the PTP party they came from (the `from` routing header, checked by the

@@ -17,7 +17,7 @@ import { CAPTURE_STATUS_CODES, INVOICE_CREATORS } from "./model";
 
 /**
  * Wire schemas of the payments module (Part A "Terminal",
- * "FinancialAdviceConfirmation"; ocpi-notes §3.10, whose CiString types
+ * "FinancialAdviceConfirmation"; OCPI 2.3.0 Payments module, whose CiString types
  * are followed). Served in 2.3.0 and, for partners on the 2.2.1
  * direct-payment extension, in 2.2.1: the objects are the same but for
  * the Price of `total_costs`.

@@ -12,7 +12,7 @@ const TERMINAL = `/${TERMINALS}/:terminal_id`;
 
 /**
  * Sender interface (we are the PTP; Part A "Payments (PTP sender
- * interface)", ocpi-notes §3.10): below the one `payments` URL, the
+ * interface)", OCPI 2.3.0 Payments module): below the one `payments` URL, the
  * terminals and financial-advice-confirmations sub-resources. A CPO
  * partner reaches only the terminals of its own parties (terminal-scope.ts)
  * and the FACs attributed to them (fac-owner.ts); another's is answered
@@ -20,7 +20,7 @@ const TERMINAL = `/${TERMINALS}/:terminal_id`;
  * Answers are `null` as Part A lists them, but for an activation, which
  * answers the activated Terminal: without a terminal_id in the request, it
  * is how the CPO learns the id the PTP chose (the spec leaves the answer
- * undefined, ocpi-notes §6). The Terminal is also POSTed to the CPO (push).
+ * undefined, a gap in the spec text). The Terminal is also POSTed to the CPO (push).
  */
 export const senderRoutes = (port: PaymentsSenderPort, owners: FacOwners): RouteSpec[] => {
   /** The terminal the path names, if the partner may act on it; HTTP 404 as for an unknown one otherwise. */

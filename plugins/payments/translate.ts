@@ -9,7 +9,7 @@ import { financialAdviceConfirmationSchema, terminalAssignmentSchema, terminalSc
  * Payments objects across versions. The module is 2.3.0's; 2.2.1 partners
  * on the direct-payment extension use the same objects with the 2.2.1 Price
  * (`excl_vat`/`incl_vat`) for `total_costs`, the shape the spec's own FAC
- * examples use (ocpi-notes §3.10, "spec inconsistency"). 2.1.1 is not
+ * examples use (OCPI 2.3.0 Payments module, "spec inconsistency"). 2.1.1 is not
  * served (PaymentsPlugin.versions); its schema entry only completes the record.
  */
 

@@ -1,7 +1,7 @@
 import type { Session, SessionPatch } from "./model";
 
 /**
- * Applies a canonical PATCH fragment to a stored Session (ocpi-notes §3.2):
+ * Applies a canonical PATCH fragment to a stored Session (OCPI 2.2.1 Sessions module):
  * fields present replace the stored ones, except `charging_periods`, which
  * are APPENDED; an omitted or empty list changes nothing (replacing or
  * removing periods takes a PUT). Pure, so an adapter can run it inside an

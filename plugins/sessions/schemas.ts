@@ -17,7 +17,7 @@ import { authMethod, cdrToken, chargingPeriod } from "../../core/model/charging"
 import { PROFILE_TYPES, SESSION_STATUSES } from "./model";
 
 /**
- * Wire schemas of the Sessions module per version (ocpi-notes §3.2, Part B
+ * Wire schemas of the Sessions module per version (OCPI 2.2.1 Sessions module, Part B
  * "Session"). Optional fields accept `null` too (cardinality `?` means
  * "absent or null"); the translators drop such nulls so the canonical
  * object only carries values.

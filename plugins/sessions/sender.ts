@@ -15,7 +15,7 @@ export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
     cache: "per-scope",
     response: sessionType,
     handle: async (req) => {
-      // Sessions is the one list where date_from is required (ocpi-notes §3.2); the kernel treats it as optional.
+      // Sessions is the one list where date_from is required (OCPI 2.2.1 Sessions module); the kernel treats it as optional.
       if (!req.query.date_from) throw invalid("query parameter date_from is required for the sessions list");
       return { page: await port.list(req.page, req.port) };
     },

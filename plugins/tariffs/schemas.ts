@@ -26,7 +26,7 @@ import {
 } from "./model";
 
 /**
- * Tariff wire schemas per version (ocpi-notes §3.4). Optional fields may be
+ * Tariff wire schemas per version (OCPI 2.2.1 Tariffs module). Optional fields may be
  * absent or null (cardinality `?`/`*`, §1.5). All enums of this module are
  * closed, also in 2.3.0 (§1.11).
  */

@@ -42,7 +42,7 @@ export interface Token {
   [extra: string]: unknown;
 }
 
-/** Identity of a token within its owner: uid and type together (ocpi-notes §3.5). */
+/** Identity of a token within its owner: uid and type together (OCPI 2.2.1 Tokens module). */
 export interface TokenRef {
   uid: string;
   type: TokenType;

@@ -14,7 +14,7 @@ const PATH = "/:country_code/:party_id/:token_uid";
 
 /**
  * Receiver interface (CPO side): tokens pushed by an eMSP, addressed by
- * owner, uid and `?type=` (ocpi-notes §3.5). No POST or DELETE: an eMSP
+ * owner, uid and `?type=` (OCPI 2.2.1 Tokens module). No POST or DELETE: an eMSP
  * invalidates a token with `valid: false`.
  */
 export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [

@@ -16,7 +16,7 @@ import { tokenType } from "../../core/model/charging";
 import { ALLOWED_TYPES, PROFILE_TYPES, WHITELIST_TYPES } from "./model";
 
 /**
- * Wire schemas of the tokens module per version (ocpi-notes §3.5). WhitelistType,
+ * Wire schemas of the tokens module per version (OCPI 2.2.1 Tokens module). WhitelistType,
  * ProfileType and AllowedType are closed in every version; TokenType is open
  * only in 2.3.0 (core/model/charging.ts).
  */

@@ -9,7 +9,7 @@ import { queryTokenType, storedTypesBehind } from "./token-paths";
 /**
  * Sender interface (eMSP side): our party's tokens, paginated, and real-time
  * authorization at `/{token_uid}/authorize?type=` (default RFID) with an
- * optional LocationReferences body (ocpi-notes §3.5).
+ * optional LocationReferences body (OCPI 2.2.1 Tokens module).
  */
 export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
   {
@@ -37,7 +37,7 @@ export const senderRoutes = (port: TokensSenderPort): RouteSpec[] => [
         case "answered":
           return { data: outcome.info };
         case "unknown_token":
-          // 2.1.1 has no 2004 and does not define this answer (ocpi-notes §6): 404 with the generic client error.
+          // 2.1.1 has no 2004 and does not define this answer (a gap in the spec text): 404 with the generic client error.
           throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
         case "location_required":
           throw new OcpiError(Status.NOT_ENOUGH_INFORMATION, outcome.reason);

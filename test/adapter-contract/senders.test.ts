@@ -37,7 +37,7 @@ describe(`adapter contract: Sender ports of "${adapterName()}"`, () => {
       .sort((a, b) => ms(a) - ms(b));
 
   const get = (url: string) => g.http.get(url).set("Authorization", g.auth);
-  /** Sessions require date_from (ocpi-notes §3.2); the other lists are asked without it. */
+  /** Sessions require date_from (OCPI 2.2.1 Sessions module); the other lists are asked without it. */
   const list = (module: ListModule, query: Record<string, string | number> = {}) => {
     const params = new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])));
     if (module === "sessions" && !params.has("date_from")) params.set("date_from", "2000-01-01T00:00:00Z");

@@ -191,7 +191,7 @@ describe("${ENV} interpolation", () => {
     expect(config.partners[0].token_a).toBe("fallback-token");
     // NAME is set but empty: `${NAME-...}` keeps "", which the name rule rejects
     expect(errorOf(text, { HOST: "h.example", NAME: "" }).errors).toEqual([
-      "parties[0].business_details.name: must be 1-100 characters",
+      "parties[0].business_details.name: must be 1-100 characters (from ${NAME}; the value is empty)",
     ]);
   });
 
@@ -222,7 +222,7 @@ describe("${ENV} interpolation", () => {
 describe("malformed configs are rejected with precise path: message", () => {
   const cases: [string, string, string][] = [
     ["port out of range", yamlWith((c) => (c.server.port = 70000)), "server.port: must be an integer between 1 and 65535"],
-    ["port not a number", yamlWith((c) => (c.server.port = "eighty")), "server.port: must be an integer between 1 and 65535"],
+    ["port not a number", yamlWith((c) => (c.server.port = "eighty")), "server.port: must be an integer between 1 and 65535, in decimal digits"],
     ["missing public_url", yamlWith((c) => delete c.server.public_url), "server.public_url: is required"],
     [
       "public_url not http(s)",

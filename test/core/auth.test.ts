@@ -7,7 +7,7 @@ import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts } from "../support/gateway-process";
 
 /**
- * The Authorization header (ocpi-notes §1.1): `Token <token>`, Base64 in
+ * The Authorization header (OCPI 2.2.1 Transport and format, Authorization header): `Token <token>`, Base64 in
  * 2.2+, raw in 2.1.1 and many 2.2 implementations, chosen per partner by
  * `token_encoding`. Everything goes through the HTTP surface of an
  * in-process gateway; GET versions is open to token A, so the configured

@@ -13,7 +13,7 @@ import { freePorts, tokenHeader } from "../support/gateway-process";
  * The protocol kernel through the HTTP surface of an in-process gateway:
  * envelope, request/correlation ids, JSON errors, version details and the
  * server side of the credentials handshake with its failure codes
- * (ocpi-notes §1.2, §1.6, §1.7, §2).
+ * (OCPI 2.2.1 Transport and format: unique message IDs, response format, status codes; Credentials module).
  */
 
 const T_PEER = "kernel-peer-token-A-000001";

@@ -18,7 +18,7 @@ import { localCommands } from "../../adapters/local/commands";
 import { localChargingProfiles } from "../../adapters/local/chargingprofiles";
 
 /**
- * Issue #8 item 7: OCPI strings are printable (ocpi-notes §1.5: `string`
+ * Issue #8 item 7: OCPI strings are printable (OCPI 2.2.1 Types: `string`
  * "printable UTF-8, no control chars", `CiString` printable ASCII), and
  * CiString ids in paths match case-insensitively on every route, while the
  * object keeps the case it was written with.

@@ -10,7 +10,7 @@ import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { location } from "../support/charge-point";
 
 /**
- * Issue #13, GET-all through a hub (ocpi-notes §1.3 "GET All via hub": the
+ * Issue #13, GET-all through a hub (OCPI 2.2.1 Transport and format, Message routing "GET All via hub": the
  * request is addressed to the hub, which merges the lists of the parties
  * behind it). Two CPOs (2.2.1 and 2.3.0) and an eMSP (2.3.0) registered
  * with the hub only; the eMSP pages through one list of both CPOs'
@@ -124,7 +124,7 @@ describe("a GET-all addressed to the hub merges the lists of the CPOs behind it"
     const third = await list(/<([^>]+)>; rel="next"/.exec(String(second.headers.link))![1]);
     expect(ids(third.body)).toEqual(["CPB:B2"]);
     expect(third.headers.link).toBeUndefined();
-    // the 2.2.1 CPO's Locations come translated to the eMSP's 2.3.0, last_updated untouched (ocpi-notes §1.3)
+    // the 2.2.1 CPO's Locations come translated to the eMSP's 2.3.0, last_updated untouched (OCPI 2.2.1 Transport and format, Message routing)
     expect(first.body.data[0]).toMatchObject({ country_code: "NL", party_id: "CPA", last_updated: "2024-05-01T10:00:01Z" });
   });
 

@@ -405,7 +405,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     }
     const stored = await viaHub("GET", "/2.2.1/receiver/sessions/NL/CPO/SES5", { token: cpoToken, from: CPO, to: EMSP });
     expect(stored.body).toMatchObject({ status_code: 1000, data: { id: "SES5", status: "COMPLETED", kwh: 7 } });
-    // a Location is data for everyone: pushed to the hub party, which broadcasts it (ocpi-notes §1.3), and so reaches the eMSP too
+    // a Location is data for everyone: pushed to the hub party, which broadcasts it (OCPI 2.2.1 Transport and format, Message routing), and so reaches the eMSP too
     const loc = { ...location(owner), id: "LOC8" };
     expect((await cpoAdmin.post("/events", { module: "locations", owner, path: ["LOC8"], kind: "upsert", object: loc })).body.status_code).toBe(1000);
     await eventually(async () => {

@@ -17,7 +17,7 @@ import {
 
 /**
  * Two gateway processes on loopback register with each other through the
- * credentials handshake (ocpi-notes §2), driven by the CLI the operator uses:
+ * credentials handshake (OCPI 2.2.1 Credentials module), driven by the CLI the operator uses:
  * `partners register|update|unregister`. Each partnership shares one token A,
  * configured on both sides.
  */

@@ -6,7 +6,7 @@ import { PTP, PaymentsNet, adminOf, heldFac, json, paidSession, settlement, type
 
 /**
  * FACs are scoped to the CPO party they belong to (issue #12): a settlement
- * names no terminal and no operator (API.md), so the PTP attributes a FAC
+ * names no terminal and no operator (docs/tms-v1.md), so the PTP attributes a FAC
  * by its authorization_reference to the CPO whose Session or CDR carries it
  * (plugins/payments/fac-owner.ts). Two CPO partners each see only their own
  * FACs in pushes, lists (and X-Total-Count) and GET by id; another's is

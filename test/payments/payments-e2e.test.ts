@@ -48,7 +48,7 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
     removeTempDirs();
   });
 
-  it("the PTP lists one payments endpoint and declares itself OTHER in its credentials (ocpi-notes §3.10)", async () => {
+  it("the PTP lists one payments endpoint and declares itself OTHER in its credentials (OCPI 2.3.0 Payments module)", async () => {
     const record = (await a.gateway.registry.get("ptp"))!;
     expect(record.roles).toEqual([expect.objectContaining({ country_code: "NL", party_id: "PTP", role: "OTHER" })]);
     expect(record.endpoints.filter((e) => e.identifier === "payments")).toEqual([
