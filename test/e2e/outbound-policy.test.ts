@@ -117,6 +117,7 @@ beforeAll(async () => {
         { id: "default-port", token_a: "token-a-default-port", callback_hosts: ["127.0.0.1"] },
         { id: "by-name", token_a: "token-a-by-name" },
         { id: "by-name-allowed", token_a: "token-a-by-name-allowed", callback_hosts: [`localhost:${partner.port}`] },
+        { id: "embedded-put", token_a: "token-a-embedded-put", callback_hosts: [`127.0.0.1:${partner.port}`] },
         { id: "emsp", token_a: "token-a-emsp", versions_url: `${p}/emsp/versions` },
         { id: "link", token_a: "token-a-link", versions_url: `${p}/link/versions` },
         { id: "slash", token_a: "token-a-slash", versions_url: `${p}/slash/versions` },
@@ -247,6 +248,57 @@ describe("a partner with no versions_url in config (the restrictive default)", (
     expect(response.body.status_message).toContain("refused by the outbound URL policy: host localhost resolves to an address that is not public");
     expect(response.body.status_message).not.toContain("127.0.0.1");
     expect(partner.seen.length).toBe(before);
+  });
+});
+
+/**
+ * An IPv6 host carrying a refused IPv4 address (README "Outbound URL policy",
+ * the embedded forms), as URL parsing writes it. The mapped forms would reach
+ * the partner listener on 127.0.0.1: it records nothing.
+ */
+describe("a partner with no versions_url registering from an IPv6 form of a refused IPv4 address", () => {
+  it.each([
+    ["IPv4-compatible, dotted", "[::127.0.0.1]", "[::7f00:1]"],
+    ["IPv4-compatible, hex", "[::7f00:1]", "[::7f00:1]"],
+    ["IPv4-mapped, long form", "[0:0:0:0:0:ffff:7f00:1]", "[::ffff:7f00:1]"],
+    ["IPv4-mapped, dotted", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"],
+    ["NAT64 well-known prefix", "[64:ff9b::7f00:1]", "[64:ff9b::7f00:1]"],
+    ["NAT64 local-use prefix", "[64:ff9b:1::10.0.0.1]", "[64:ff9b:1::a00:1]"],
+    ["6to4", "[2002:7f00:1::]", "[2002:7f00:1::]"],
+    ["Teredo client", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[2001:0:4136:e378:8000:63bf:80ff:fffe]"],
+    ["Teredo server", "[2001:0:a00:1:8000:63bf:f7f7:fbfb]", "[2001:0:a00:1:8000:63bf:f7f7:fbfb]"],
+  ])("%s %s: a credentials POST is refused with 2001 before any connection, nothing stored", async (_form, host, written) => {
+    const before = partner.seen.length;
+    const response = await registerWithUs("token-a-open", `http://${host}:${partner.port}/open/versions`, "token-b-open", "OPN");
+    expect(response.body).toMatchObject({ status_code: 2001, status_message: `url host ${written} is not a public address (see partners[].callback_hosts)` });
+    expect(partner.seen.length).toBe(before);
+    const record = await gateway.registry.get("open");
+    expect([record?.status, record?.versionsUrl]).toEqual(["pending", undefined]);
+  });
+
+  it("a zone id is no URL host: 2001, nothing called", async () => {
+    const before = partner.seen.length;
+    const response = await registerWithUs("token-a-open", `http://[fe80::1%25lo]:${partner.port}/open/versions`, "token-b-open", "OPN");
+    expect(response.body.status_code).toBe(2001);
+    expect(partner.seen.length).toBe(before);
+  });
+
+  it("a credentials PUT moving a registered partner onto one is refused with 2001; it keeps its versions URL and token", async () => {
+    partner.serveVersions("/embedded", []);
+    const registered = await registerWithUs("token-a-embedded-put", `${partner.url}/embedded/versions`, "token-b-embedded-put", "EPT");
+    expect(registered.body.status_code).toBe(1000);
+    const before = partner.seen.length;
+    const response = await api
+      .put("/ocpi/2.3.0/credentials")
+      .set("Authorization", b64(registered.body.data.token))
+      .send({ token: "token-b2-embedded-put", url: `http://[64:ff9b::7f00:1]:${partner.port}/embedded/versions`, roles: [role("EPT")] });
+    expect(response.body).toMatchObject({ status_code: 2001, status_message: "url host [64:ff9b::7f00:1] is not a public address (see partners[].callback_hosts)" });
+    expect(partner.seen.length).toBe(before);
+    expect(await gateway.registry.get("embedded-put")).toMatchObject({
+      status: "registered",
+      versionsUrl: `${partner.url}/embedded/versions`,
+      tokenToPartner: "token-b-embedded-put",
+    });
   });
 });
 
