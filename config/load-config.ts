@@ -8,6 +8,10 @@
  *   ${NAME-default}    default when NAME is unset
  *   $${                a literal "${"
  *
+ * Values are strings then; where the schema expects a number or a boolean the
+ * string is read as one (config/typed-strings.ts), and an error at such a value
+ * names the variables it came from: `server.port: … (from ${PORT})`.
+ *
  * Every problem is collected and thrown at once as a ConfigError. Messages never
  * contain configuration values (they may be tokens, passwords or URLs with
  * credentials), only paths like `partners[1].token_a`.
@@ -52,14 +56,17 @@ export function loadConfig(file: string, env: Env = process.env): GatewayConfig 
 /** Parses, interpolates and validates YAML text. Throws ConfigError. */
 export function parseConfig(yamlText: string, env: Env = process.env, source = "<inline>"): GatewayConfig {
   const raw = parseYaml(yamlText, source);
-  const { value, errors: envErrors, failedPaths } = interpolateEnv(raw, env);
+  const { value, errors: envErrors, failedPaths, interpolated } = interpolateEnv(raw, env);
   const result = validateConfigObject(value);
   const errors = [...envErrors];
   if (!result.ok) {
     // A value whose placeholder could not be resolved already has its error; don't add "invalid value" noise for it.
     const prefixes = failedPaths.map((p) => formatPath(p));
+    const origins = new Map(interpolated.map((leaf) => [formatPath(leaf.path), originNote(leaf)]));
     for (const e of result.errors) {
-      if (!prefixes.some((p) => e.startsWith(`${p}:`) || e.startsWith(`${p}.`) || e.startsWith(`${p}[`))) errors.push(e);
+      if (prefixes.some((p) => e.startsWith(`${p}:`) || e.startsWith(`${p}.`) || e.startsWith(`${p}[`))) continue;
+      const origin = origins.get(e.slice(0, e.indexOf(": ")));
+      errors.push(origin ? `${e} ${origin}` : e);
     }
   }
   if (errors.length > 0) throw new ConfigError(errors, source);
@@ -107,10 +114,31 @@ function parseYaml(text: string, source: string): unknown {
 // ${ENV} interpolation
 // ---------------------------------------------------------------------------
 
+/** A string of the tree that held placeholders, and where its value came from (never the value: it may be a secret). */
+export interface InterpolatedLeaf {
+  path: Path;
+  /** each placeholder's variable, and whether its default stood in for it */
+  sources: { name: string; fromDefault: boolean }[];
+  /** the result is empty or only whitespace */
+  blank: boolean;
+}
+
 interface InterpolationResult {
   value: unknown;
   errors: string[];
   failedPaths: Path[];
+  /** every string that held at least one placeholder and resolved */
+  interpolated: InterpolatedLeaf[];
+}
+
+/**
+ * `(from ${PORT})`, `(from a placeholder's default; the value is empty)`: appended to an error at an interpolated
+ * value. Only a variable set in the environment is named: what stands between `${` and `}` unresolved may be a
+ * secret pasted there by mistake.
+ */
+function originNote(leaf: InterpolatedLeaf): string {
+  const sources = [...new Set(leaf.sources.map((s) => (s.fromDefault ? "a placeholder's default" : `\${${s.name}}`)))].join(", ");
+  return `(from ${sources}${leaf.blank ? "; the value is empty" : ""})`;
 }
 
 const PLACEHOLDER_RE = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([\s\S]*))?$/;
@@ -119,6 +147,7 @@ const PLACEHOLDER_RE = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([\s\S]*))?$/;
 export function interpolateEnv(tree: unknown, env: Env = process.env): InterpolationResult {
   const errors: string[] = [];
   const failedPaths: Path[] = [];
+  const interpolated: InterpolatedLeaf[] = [];
 
   const fail = (path: Path, message: string) => {
     errors.push(`${formatPath(path)}: ${message}`);
@@ -130,6 +159,7 @@ export function interpolateEnv(tree: unknown, env: Env = process.env): Interpola
     let out = "";
     let i = 0;
     let failed = false;
+    const sources: InterpolatedLeaf["sources"] = [];
     while (i < s.length) {
       const j = s.indexOf("$", i);
       if (j < 0) {
@@ -162,13 +192,16 @@ export function interpolateEnv(tree: unknown, env: Env = process.env): Interpola
       }
       const [, name, op, fallback] = m;
       const current = Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined;
-      if (op === ":-") out += current === undefined || current === "" ? fallback : current;
-      else if (op === "-") out += current === undefined ? fallback : current;
-      else if (current === undefined) {
+      const fromDefault = op === ":-" ? current === undefined || current === "" : op === "-" ? current === undefined : false;
+      if (!op && current === undefined) {
         fail(path, `environment variable ${name} is not set and has no default (write \${${name}:-default} to give one)`);
         failed = true;
-      } else out += current;
+        continue;
+      }
+      out += fromDefault ? fallback : (current as string);
+      sources.push({ name, fromDefault });
     }
+    if (!failed && sources.length > 0) interpolated.push({ path, sources, blank: out.trim() === "" });
     return out;
   };
 
@@ -186,5 +219,5 @@ export function interpolateEnv(tree: unknown, env: Env = process.env): Interpola
     return node;
   };
 
-  return { value: walk(tree, []), errors, failedPaths };
+  return { value: walk(tree, []), errors, failedPaths, interpolated };
 }

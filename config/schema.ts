@@ -12,6 +12,7 @@ import { validate as validateCron } from "node-cron";
 import { isIP } from "node:net";
 import type { GatewayConfig } from "./types";
 import { INTERFACE_ROLES, ROLES, SUPPORTED_VERSIONS } from "../core/protocol/vocabulary";
+import { discriminatedOption, readTypedStrings, unwrap, type AnySchema } from "./typed-strings";
 import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOUT_SECONDS, DEFAULT_HEAP_GROWTH_PERCENT, DEFAULT_INBOUND, MAX_GENERATION_LEASE_MS } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -98,6 +99,10 @@ interface LooseIssue {
   [k: string]: unknown;
 }
 
+/** A string where a number was expected did not read as one (config/typed-strings.ts): say how a number is written. */
+const withNotation = (text: string, expected: string | undefined): string =>
+  expected === "number" || expected === "int" ? `${text}, in decimal digits` : text;
+
 /**
  * Schema-level error: `text` for every failure of this schema, except for a
  * missing/empty value and a wrong scalar type for a string field, which the
@@ -107,6 +112,7 @@ function msg(text: string) {
   return (iss: LooseIssue): string | undefined => {
     if (iss.input === undefined || iss.input === null) return undefined;
     if (iss.code === "invalid_type" && iss.expected === "string" && typeof iss.input !== "string") return undefined;
+    if (iss.code === "invalid_type" && typeof iss.input === "string") return withNotation(text, iss.expected);
     return text;
   };
 }
@@ -114,29 +120,25 @@ function msg(text: string) {
 /** A string matching `re`, with `text` as the one message for it. */
 const str = (re: RegExp, text: string) => z.string({ error: msg(text) }).regex(re, { error: text });
 
-/** Accepts numbers and, since `${ENV}` interpolation yields strings, numeric strings. */
+// Numbers and booleans given as strings (`${ENV}`, or quoted) are read before validation: config/typed-strings.ts.
+
+/** An integer between min and max. */
 function int(min: number, max: number, text: string) {
-  return z.preprocess(
-    (v) => (typeof v === "string" && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : v),
-    z
-      .number({ error: msg(text) })
-      .int({ error: text })
-      .min(min, { error: text })
-      .max(max, { error: text }),
-  );
+  return z
+    .number({ error: msg(text) })
+    .int({ error: text })
+    .min(min, { error: text })
+    .max(max, { error: text });
 }
 
-/** A number between min and max, fractions allowed; numeric strings too (from `${ENV}` interpolation). */
+/** A number between min and max, fractions allowed. */
 function decimal(min: number, max: number, text: string) {
-  return z.preprocess(
-    (v) => (typeof v === "string" && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
-    z.number({ error: msg(text) }).min(min, { error: text }).max(max, { error: text }),
-  );
+  return z.number({ error: msg(text) }).min(min, { error: text }).max(max, { error: text });
 }
 
-/** true or false; "true"/"false" too (from `${ENV}` interpolation). */
+/** true or false. */
 function bool(text: string) {
-  return z.preprocess((v) => (v === "true" ? true : v === "false" ? false : v), z.boolean({ error: msg(text) }));
+  return z.boolean({ error: msg(text) });
 }
 
 /** `null` (an empty YAML value such as `partners:`) counts as absent, so defaults apply. */
@@ -566,7 +568,7 @@ export function humanIssueMessage(iss: LooseIssue): string | undefined {
       if (input === null) return "must not be empty";
       if (iss.expected === "string" && (typeof input === "number" || typeof input === "boolean"))
         return "must be a string (put the value in quotes)";
-      return `must be ${typeName(iss.expected)}`;
+      return typeof input === "string" ? withNotation(`must be ${typeName(iss.expected)}`, iss.expected) : `must be ${typeName(iss.expected)}`;
     case "invalid_value": {
       if (input === undefined) return "is required";
       if (input === null) return "must not be empty";
@@ -607,44 +609,15 @@ export function humanIssueMessage(iss: LooseIssue): string | undefined {
 
 // --- unknown-key suggestions -------------------------------------------------
 
-type AnySchema = z.core.$ZodType;
-
-const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
-
-function unwrap(schema: AnySchema): AnySchema {
-  let s = schema;
-  for (let i = 0; i < 20; i++) {
-    const def = s._zod.def as unknown as Record<string, unknown> & { type: string };
-    if (WRAPPERS.has(def.type)) s = def.innerType as AnySchema;
-    else if (def.type === "pipe") {
-      const inner = def.in as AnySchema;
-      s = inner._zod.def.type === "transform" ? (def.out as AnySchema) : inner;
-    } else break;
-  }
-  return s;
-}
-
 /** The object schema at `path` (following the data through discriminated unions), or undefined. */
 function objectSchemaAt(root: AnySchema, path: readonly PropertyKey[], data: unknown): AnySchema | undefined {
   let s = unwrap(root);
   let d: unknown = data;
   const pick = (): boolean => {
-    const def = s._zod.def as unknown as Record<string, unknown> & { type: string };
-    if (def.type !== "union") return true;
-    const disc = def.discriminator as string | undefined;
-    if (!disc || !isObj(d)) return false;
-    const want = d[disc];
-    for (const option of def.options as AnySchema[]) {
-      const o = unwrap(option);
-      const shape = (o._zod.def as unknown as { shape?: Record<string, AnySchema> }).shape;
-      const lit = shape?.[disc];
-      const values = lit ? ((lit._zod.def as unknown as { values?: unknown[] }).values ?? []) : [];
-      if (values.includes(want)) {
-        s = o;
-        return true;
-      }
-    }
-    return false;
+    if (s._zod.def.type !== "union") return true;
+    const option = discriminatedOption(s, d);
+    if (option) s = option;
+    return option !== undefined;
   };
   for (const seg of path) {
     if (!pick()) return undefined;
@@ -699,7 +672,7 @@ export type ValidationResult = { ok: true; config: GatewayConfig } | { ok: false
 export function validateConfigObject(input: unknown): ValidationResult {
   if (input === undefined || input === null) return { ok: false, errors: ["(root): the configuration is empty"] };
   if (!isObj(input)) return { ok: false, errors: ["(root): must be a mapping with the sections server, parties, store, modules, adapters, partners"] };
-  const result = gatewayConfigSchema.safeParse(input, { error: humanIssueMessage });
+  const result = gatewayConfigSchema.safeParse(readTypedStrings(gatewayConfigSchema, input), { error: humanIssueMessage });
   if (result.success) return { ok: true, config: result.data };
   const errors: string[] = [];
   for (const iss of result.error.issues) {
