@@ -3,7 +3,8 @@ import { compareVersions, type Endpoint, type InterfaceRole, type VersionNumber 
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { OcpiError } from "../http/errors";
 import { outboundProblem } from "../partners/outbound-policy";
-import { PartnerCallError, safeUrl, type CallTarget, type OcpiClient } from "./ocpi-client";
+import { PartnerCallError, safeUrl, type OcpiClient } from "./ocpi-client";
+import type { CallTarget } from "./call-target";
 
 export interface Discovered {
   version: VersionNumber;

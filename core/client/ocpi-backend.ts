@@ -11,7 +11,8 @@ import { BackendUnavailableError, OcpiError, describeIssues } from "../http/erro
 import { ocpiTimestamp } from "../http/envelope";
 import { outboundPolicy, type OutboundPolicy } from "../partners/outbound-policy";
 import { discover } from "./discovery";
-import { PartnerCallError, type CallResult, type CallTarget, type OcpiClient } from "./ocpi-client";
+import { PartnerCallError, type CallResult, type OcpiClient } from "./ocpi-client";
+import type { CallTarget } from "./call-target";
 import type { OcpiBackend, OcpiBackendSpec } from "./ocpi-backend-port";
 
 export interface OcpiBackendDeps {

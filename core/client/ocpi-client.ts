@@ -1,28 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { request } from "undici";
-import type { HeaderPrefix } from "../../config/types";
-import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { Envelope } from "../http/envelope";
-import { routingHeaders } from "../http/routing-headers";
-import { encodeToken } from "../partners/token-vault";
-import { needsPublicAddress, outboundProblem, parseUrl, type OutboundPolicy } from "../partners/outbound-policy";
+import { callHeaders, encodingsOf, type CallTarget } from "./call-target";
+import { needsPublicAddress, outboundProblem, parseUrl } from "../partners/outbound-policy";
 import { GuardedDispatchers, OutboundAddressError } from "./guarded-dispatcher";
 import { answerExcerpt } from "./answer-excerpt";
-
-export interface CallTarget {
-  url: string;
-  /** where this partner may be called (core/partners/outbound-policy.ts); required so that no call can skip it */
-  policy: OutboundPolicy;
-  token: string;
-  /** how to write the token; `auto` means Base64 for 2.2+ and raw for 2.1.1, retrying the other on 401 */
-  encoding: "raw" | "base64" | "auto";
-  version?: VersionNumber;
-  headerPrefix: HeaderPrefix;
-  from?: PartyRef;
-  to?: PartyRef;
-  correlationId?: string;
-}
 
 export interface CallResult<T = unknown> {
   httpStatus: number;
@@ -102,8 +84,7 @@ export class OcpiClient {
     const url = parseUrl(target.url);
     const problem = outboundProblem(url ?? target.url, target.policy);
     if (problem) throw new PartnerCallError("refused", `${method} ${safeUrl(target.url)} refused by the outbound URL policy: URL ${problem}`);
-    const encodings: ("raw" | "base64")[] =
-      target.encoding !== "auto" ? [target.encoding] : target.version === "2.1.1" ? ["raw", "base64"] : ["base64", "raw"];
+    const encodings = encodingsOf(target);
     let result: RawAnswer<T> | undefined;
     for (const encoding of encodings) {
       result = await this.once<T>(method, target, url!, encoding, body);
@@ -113,13 +94,7 @@ export class OcpiClient {
   }
 
   private async once<T>(method: string, target: CallTarget, url: URL, encoding: "raw" | "base64", body: unknown): Promise<RawAnswer<T>> {
-    const headers: Record<string, string> = {
-      Authorization: `Token ${encodeToken(target.token, encoding)}`,
-      "X-Request-ID": randomUUID(),
-      "X-Correlation-ID": target.correlationId ?? randomUUID(),
-      Accept: "application/json",
-      ...routingHeaders(target.headerPrefix, target.from, target.to),
-    };
+    const headers: Record<string, string> = { ...callHeaders(target, encoding), Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const where = () => `${method} ${safeUrl(target.url)}`;
     // the whole exchange, the answer's body included, within the timeout

@@ -5,12 +5,12 @@ import type { ObjectType } from "../model/object-type";
 import type { TolerantReader, ReadResult } from "../model/tolerant-reader";
 import type { z } from "zod";
 import { bodyForPartner } from "../model/schema-walk";
-import { OcpiClient, PartnerCallError, type CallResult, type CallTarget } from "./ocpi-client";
+import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
 import type { OutboundRequest } from "../outbox/outbox";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
 import { describeIssues } from "../http/errors";
-import { outboundPolicy } from "../partners/outbound-policy";
+import { callTargetOf, type CallTarget } from "./call-target";
 import { addresseeOf } from "./addressee";
 
 export interface ModuleCall {
@@ -94,17 +94,7 @@ export class PartnerClient {
   }
 
   private targetFor(record: PartnerRecord, config: PartnerConfig, url: string, from?: PartyRef, to?: PartyRef): CallTarget {
-    const routed = record.version !== "2.1.1";
-    return {
-      url,
-      policy: outboundPolicy(config, record.versionsUrl),
-      token: record.tokenToPartner!,
-      encoding: config.token_encoding,
-      version: record.version,
-      headerPrefix: config.header_prefix,
-      from: routed ? (from ?? this.config.parties[0]) : undefined,
-      to: routed ? addresseeOf(record, config, to) : undefined,
-    };
+    return callTargetOf(record, config, url, { from: from ?? this.config.parties[0], to: addresseeOf(record, config, to) });
   }
 
   /** GET one object and translate it up; undefined when the partner answers 404. */

@@ -4,13 +4,13 @@ import type { PartnerIdentity } from "../context";
 import { partyKey, type VersionNumber } from "../protocol/types";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
-import { inScope } from "../partners/party-scope";
 import { readRoutingHeaders } from "../http/routing-headers";
 import { pageHeaders, parsePageRequest, parseQuery, type PageRequest, type Query } from "../http/pagination";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
 import { requestScope, routeOfPath } from "../http/request-scope";
 import { Status } from "../protocol/status";
-import { answerHeaders, resolveParty, scopeOfRecord, settledScopeOf, type KernelServices } from "./mount-route";
+import { answerHeaders, resolveParty, type KernelServices } from "./mount-route";
+import { admit, hasRoutingHeaders } from "../edge/admit";
 import { JSON_CONTENT_TYPE, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
 import { recordRequest, type ObservedRequest, type RouteScope } from "./access-log";
 
@@ -112,20 +112,17 @@ export class CachedGets {
     if (!authorization) return false;
     // The party addressed does not depend on the partner (a header that does not check out is the kernel's to
     // answer, after authentication: Koa's), so the cache's generation is asked now, with the registration
-    // generation authentication asks for: on Redis both are read in one round trip (SharedReads).
-    const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(req.headers);
+    // generation admission asks for: on Redis both are read in one round trip (SharedReads).
+    const module = plugin.configurationModule ? undefined : plugin.module;
+    const routing = hasRoutingHeaders(version, module) ? readRoutingHeaders(req.headers) : {};
     // addressed to none of several parties of ours: an answer for all of them, never cached
     if (!routing.to && served.parties.length > 1) return false;
     const party = resolveParty(served.parties, k.config.parties, routing.to);
     const generation = k.cache.generation(plugin.module, party);
-    const partner = await k.registry.authenticate(authorization, { base64First: version !== "2.1.1" });
-    if (!partner || partner.via !== "registered" || !partner.config.versions.includes(version)) return false;
-    if (partner.config.modules && !plugin.configurationModule && !partner.config.modules.includes(plugin.module)) return false;
-    // the partner on every log line of the request from here on, as authenticate() does for Koa
-    scope.partner = partner.id;
-    const partyScope = settledScopeOf(partner.record) ?? (await scopeOfRecord(k, partner.record));
-    if (routing.from && !inScope(partyScope, routing.from)) return false;
-    const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
+    // the kernel's admission, to the letter; whatever it refuses is handed to Koa, which answers the refusal
+    const admitted = await admit(k, { authorization, headers: req.headers, version, module, routing }).catch(() => undefined);
+    if (!admitted) return false;
+    const { partner, scope: partyScope, maxPageLimit } = admitted;
     const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
     const found = k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope }, generation);
     const reply = found instanceof Promise ? await found : found;

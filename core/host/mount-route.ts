@@ -10,20 +10,16 @@ import type { TolerantReader } from "../model/tolerant-reader";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "./served-modules";
 import { sameParty } from "../protocol/types";
-import { EMPTY_SCOPE, inScope } from "../partners/party-scope";
-import { scopeOf } from "../partners/scope-of";
 import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
 import { envelope } from "../http/envelope";
 import { JSON_CONTENT_TYPE, envelopeBytes, render, renderedKey, translateDown, type Rendered } from "./rendered-answer";
 import { Status } from "../protocol/status";
-import type { PartnerRecord } from "../partners/partner-record";
-import type { PartyScope } from "../partners/party-scope";
-import { invalid, invalidFields, notFound } from "../http/errors";
-import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
+import { invalid, invalidFields } from "../http/errors";
+import { routingHeaders } from "../http/routing-headers";
+import { admit } from "../edge/admit";
 import { flatQuery, pageHeaders, parsePageRequest, type PageRequest } from "../http/pagination";
 import { requestBody } from "../http/json-body";
 import type { TranslationContext } from "../model/object-type";
-import { authenticate } from "./authenticate";
 
 export interface KernelServices {
   config: GatewayConfig;
@@ -42,22 +38,21 @@ const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
 
 /**
  * Turns a plugin's RouteSpec into a Koa handler. This is the life of a
- * request after the global middleware: authenticate, read routing headers,
+ * request after the global middleware: admission (core/edge/admit.ts),
  * parse list parameters, validate and translate the body up to the
  * canonical model, call the plugin, translate the answer down, envelope it.
  */
 export const mountRoute = (served: ServedModule, version: VersionNumber, route: RouteSpec, k: KernelServices): Middleware =>
   async (ctx: Context) => {
     const { plugin } = served;
-    const partner = await authenticate(ctx, k.registry, route.access ?? "registered", version);
-    if (partner.config.modules && !plugin.configurationModule && !partner.config.modules.includes(plugin.module))
-      throw notFound(`Module ${plugin.module}`);
-
-    const routing = plugin.configurationModule || version === "2.1.1" ? {} : readRoutingHeaders(ctx.headers);
-    const scope = partner.via === "registered" ? await scopeOfRecord(k, partner.record) : EMPTY_SCOPE;
-    // A registered partner speaks for the parties in its scope only (a configured hub relays for others).
-    if (routing.from && partner.via === "registered" && !inScope(scope, routing.from))
-      throw invalid(`from-country-code/from-party-id ${routing.from.country_code}/${routing.from.party_id} is not one of the partner's parties`);
+    const { partner, scope, from, to, maxPageLimit } = await admit(k, {
+      authorization: ctx.get("Authorization"),
+      headers: ctx.headers,
+      version,
+      module: plugin.configurationModule ? undefined : plugin.module,
+      access: route.access,
+    });
+    const routing = { from, to };
     const party = resolveParty(served.parties, k.config.parties, routing.to);
 
     let log: Logger | undefined;
@@ -80,7 +75,6 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const pathOwner = params.country_code && params.party_id ? ownerInScope(scope, params.country_code, params.party_id) : undefined;
     // 2.1.1 objects lack owner fields: the path's owner, or the partner's first party, fills them in.
     const tx = (name: string) => k.lossy.context(partner.id, name, version, params, pathOwner ?? partner.record.roles[0]);
-    const maxPageLimit = partner.config.max_page_limit ?? k.config.server.max_page_limit;
     const page = route.paginated ? parsePageRequest(ctx.query, maxPageLimit) : EMPTY_PAGE;
     const sender = pathOwner ?? partner.record.roles[0];
     const body = route.body ? await readBody(ctx, route, rc, tx, k.reader, sender) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
@@ -110,28 +104,6 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     }
     ctx.body = envelope(translateDown(reply, route, version, tx), reply.statusCode);
   };
-
-/**
- * A registered partner's scope, once per record: records come from the
- * registry's token map, which is replaced (new record objects) whenever any
- * registration changes, the only thing a scope depends on besides the config.
- */
-const scopes = new WeakMap<PartnerRecord, Promise<PartyScope>>();
-/** the same scopes once settled, for a caller that must not wait a turn (core/host/cached-get.ts) */
-const settledScopes = new WeakMap<PartnerRecord, PartyScope>();
-export const scopeOfRecord = (k: KernelServices, record: PartnerRecord): Promise<PartyScope> => {
-  let scope = scopes.get(record);
-  if (!scope) {
-    scope = scopeOf(k.config, k.registry, record);
-    if (Object.isFrozen(record)) {
-      scopes.set(record, scope);
-      scope.then((settled) => settledScopes.set(record, settled), () => scopes.delete(record));
-    }
-  }
-  return scope;
-};
-/** A record's scope when scopeOfRecord has already settled it, else undefined. */
-export const settledScopeOf = (record: PartnerRecord): PartyScope | undefined => settledScopes.get(record);
 
 const readBody = async (
   ctx: Context,

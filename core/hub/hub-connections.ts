@@ -10,7 +10,7 @@ import type { Page, PageRequest } from "../http/pagination";
 import type { PartyRef, Role } from "../protocol/types";
 import { partyKey } from "../protocol/types";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
-import { outboundPolicy } from "../partners/outbound-policy";
+import { callTargetOf } from "../client/call-target";
 import { isEntitled } from "../push/entitled-partners";
 import { storeUnavailableIn } from "../store/store-unavailable";
 import { PartnerHealth } from "./partner-health";
@@ -128,14 +128,7 @@ export class HubConnections implements BackgroundService {
     if (!record.versionsUrl || !record.tokenToPartner) return;
     const config = this.registry.configOf(record.id);
     try {
-      await this.client.call("GET", {
-        url: record.versionsUrl,
-        policy: outboundPolicy(config, record.versionsUrl),
-        token: record.tokenToPartner,
-        encoding: config.token_encoding,
-        version: record.version,
-        headerPrefix: config.header_prefix,
-      });
+      await this.client.call("GET", callTargetOf(record, config, record.versionsUrl));
       await this.reached(record.id, true);
     } catch (error) {
       // An answer, even an error envelope, shows the partner is there; no answer, or a 5xx without envelope, does not.

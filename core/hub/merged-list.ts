@@ -15,7 +15,7 @@ import { pageHeaders, parsePageRequest } from "../http/pagination";
 import { routingHeaders } from "../http/routing-headers";
 import { inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
-import { outboundPolicy } from "../partners/outbound-policy";
+import { callTargetOf } from "../client/call-target";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { mayForward } from "./hub-config";
 import { hubError, opposite } from "./hub-http";
@@ -165,17 +165,7 @@ export class MergedLists {
     const name = `${source.party.country_code}/${source.party.party_id}`;
     let result: Awaited<ReturnType<OcpiClient["call"]>>;
     try {
-      result = await this.client.call("GET", {
-        url: url.toString(),
-        policy: outboundPolicy(config, record.versionsUrl),
-        token: record.tokenToPartner!,
-        encoding: config.token_encoding,
-        version: record.version,
-        headerPrefix: config.header_prefix,
-        from: request.from,
-        to: source.party,
-        correlationId,
-      });
+      result = await this.client.call("GET", callTargetOf(record, config, url.toString(), { from: request.from, to: source.party, correlationId }));
     } catch (error) {
       throw await this.failure(error, source, name);
     }

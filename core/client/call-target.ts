@@ -1,0 +1,64 @@
+import { randomUUID } from "node:crypto";
+import type { HeaderPrefix, PartnerConfig } from "../../config/types";
+import type { PartyRef, VersionNumber } from "../protocol/types";
+import type { PartnerRecord } from "../partners/partner-record";
+import { outboundPolicy, type OutboundPolicy } from "../partners/outbound-policy";
+import { encodeToken } from "../partners/token-vault";
+import { routingHeaders } from "../http/routing-headers";
+
+export interface CallTarget {
+  url: string;
+  /** where this partner may be called (core/partners/outbound-policy.ts); required so that no call can skip it */
+  policy: OutboundPolicy;
+  token: string;
+  /** how to write the token; `auto` means Base64 for 2.2+ and raw for 2.1.1, retrying the other on 401 */
+  encoding: "raw" | "base64" | "auto";
+  version?: VersionNumber;
+  headerPrefix: HeaderPrefix;
+  from?: PartyRef;
+  to?: PartyRef;
+  correlationId?: string;
+}
+
+/** Who a call is from and for, and the correlation id it continues; routing is dropped where the version has none. */
+export interface CallRouting {
+  from?: PartyRef;
+  to?: PartyRef;
+  correlationId?: string;
+}
+
+/**
+ * The one place a call to a partner gets its target (issue #23): the URL
+ * under the partner's outbound policy (core/partners/outbound-policy.ts),
+ * the token we hold for it in its token encoding, its version and header
+ * prefix. OCPI 2.1.1 has no routing headers (OCPI 2.2.1 Transport and
+ * format, Message routing, is new in 2.2), so none are sent to a 2.1.1
+ * partner whatever the caller names. The caller has checked that the
+ * partner is registered (it holds a token for it).
+ */
+export const callTargetOf = (record: PartnerRecord, config: PartnerConfig, url: string, routing: CallRouting = {}): CallTarget => {
+  const routed = record.version !== "2.1.1";
+  return {
+    url,
+    policy: outboundPolicy(config, record.versionsUrl),
+    token: record.tokenToPartner!,
+    encoding: config.token_encoding,
+    version: record.version,
+    headerPrefix: config.header_prefix,
+    from: routed ? routing.from : undefined,
+    to: routed ? routing.to : undefined,
+    correlationId: routing.correlationId,
+  };
+};
+
+/** The token encodings to try, in order: `auto` is Base64 for 2.2+ and raw for 2.1.1, the other tried on a 401. */
+export const encodingsOf = (target: CallTarget): ("raw" | "base64")[] =>
+  target.encoding !== "auto" ? [target.encoding] : target.version === "2.1.1" ? ["raw", "base64"] : ["base64", "raw"];
+
+/** The headers every call to a partner carries: its token in `encoding`, request and correlation ids, routing headers in its prefix. */
+export const callHeaders = (target: CallTarget, encoding: "raw" | "base64"): Record<string, string> => ({
+  Authorization: `Token ${encodeToken(target.token, encoding)}`,
+  "X-Request-ID": randomUUID(),
+  "X-Correlation-ID": target.correlationId ?? randomUUID(),
+  ...routingHeaders(target.headerPrefix, target.from, target.to),
+});

@@ -1,0 +1,115 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { GatewayConfig } from "../../config/types";
+import type { PartnerIdentity } from "../context";
+import type { PartyRef, VersionNumber } from "../protocol/types";
+import type { PartnerRegistry } from "../partners/partner-registry";
+import type { PartnerRecord } from "../partners/partner-record";
+import { EMPTY_SCOPE, inScope, type PartyScope } from "../partners/party-scope";
+import { scopeOf } from "../partners/scope-of";
+import { invalid, notFound, unauthorized } from "../http/errors";
+import { readRoutingHeaders } from "../http/routing-headers";
+import { currentRequest } from "../http/request-scope";
+
+/** What admission needs of the gateway: its config and its partners. */
+export interface AdmissionDeps {
+  config: GatewayConfig;
+  registry: PartnerRegistry;
+}
+
+/** One request at the partner edge, as every entrance sees it before it does anything for the partner. */
+export interface AdmissionRequest {
+  /** the Authorization header as sent */
+  authorization: string | undefined;
+  /** the request's headers (routing headers are read from them unless `routing` is given) */
+  headers: IncomingHttpHeaders;
+  /** the protocol version of the path; absent where the path has none (a hub's result URL) */
+  version?: VersionNumber;
+  /** the module addressed; absent for configuration modules (versions, credentials) and paths of no module */
+  module?: string;
+  /** `bootstrap`: token A is accepted too (versions and credentials); else only a registered partner's token */
+  access?: "registered" | "bootstrap";
+  /** the routing headers, when the entrance read them already (a fast path reads them before authentication) */
+  routing?: { from?: PartyRef; to?: PartyRef };
+  /** `required`: a request addressed through the hub names its from-party, else the sender's own (non-hub) party is it */
+  from?: "optional" | "required";
+}
+
+/** What the edge computed for an admitted request: entrances and plugins take it from here, never again. */
+export interface Admission {
+  partner: PartnerIdentity;
+  /** the parties the partner may speak for (empty for token A) */
+  scope: PartyScope;
+  /** the sending party: routing header, checked against `scope` */
+  from?: PartyRef;
+  /** the addressed party: routing header (which of ours serves it is the entrance's to decide) */
+  to?: PartyRef;
+  /** `limit` of a list is capped at this */
+  maxPageLimit: number;
+}
+
+/** Routing headers exist from 2.2 on, for functional modules only (OCPI 2.2.1 Transport and format, Message routing). */
+export const hasRoutingHeaders = (version: VersionNumber | undefined, module: string | undefined): boolean =>
+  module !== undefined && version !== "2.1.1";
+
+/**
+ * The one admission of the partner edge (issue #23): every inbound path — a
+ * Koa route, the cached-GET fast path, hub forwarding, a hub's result URL,
+ * a path of no route — calls this before it does anything for the partner,
+ * so each asks the same questions in the same order and gets the same
+ * answer:
+ *
+ * 1. a known token (2.2+ paths: its Base64 reading first), token A only
+ *    where `access` is bootstrap — else HTTP 401 + 2000;
+ * 2. the version of the path enabled for the partner (`partners[].versions`);
+ * 3. the module offered to the partner (`partners[].modules`) — else 404;
+ * 4. routing headers well formed, and the from-party one the partner may
+ *    speak for (its scope: its registered parties, a configured hub's relayed
+ *    ones) — else 2001 naming it;
+ * 5. the page limit the partner's lists are capped at.
+ *
+ * Body limits are the HTTP server's and the parser's (core/http/json-body.ts),
+ * which every entrance's body goes through before it reaches here.
+ */
+export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Promise<Admission> => {
+  const { version, module } = request;
+  const identity = await deps.registry.authenticate(request.authorization || undefined, { base64First: version !== undefined && version !== "2.1.1" });
+  if (!identity) throw unauthorized();
+  // the partner on every log line and metric of the request from here on (core/http/request-scope.ts)
+  const scoped = currentRequest();
+  if (scoped) scoped.partner = identity.id;
+  if (identity.via === "bootstrap" && (request.access ?? "registered") !== "bootstrap")
+    throw unauthorized("Token A is only valid on the versions and credentials endpoints");
+  if (version && !identity.config.versions.includes(version)) throw unauthorized(`Version ${version} is not enabled for this partner`);
+  if (module !== undefined && identity.config.modules && !identity.config.modules.includes(module)) throw notFound(`Module ${module}`);
+
+  const routing = request.routing ?? (hasRoutingHeaders(version, module) ? readRoutingHeaders(request.headers) : {});
+  const scope = identity.via === "registered" ? await scopeOfRecord(deps, identity.record) : EMPTY_SCOPE;
+  let from = routing.from;
+  if (request.from === "required") {
+    from ??= identity.record.roles.find((r) => r.role !== "HUB");
+    if (!from) throw invalid("from-country-code/from-party-id are required for a request addressed through the hub");
+  }
+  // A registered partner speaks for the parties in its scope only (a configured hub relays for others).
+  if (from && identity.via === "registered" && !inScope(scope, from))
+    throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's parties`);
+  const maxPageLimit = identity.config.max_page_limit ?? deps.config.server.max_page_limit;
+  return { partner: identity, scope, from, to: routing.to, maxPageLimit };
+};
+
+/**
+ * A registered partner's scope, once per record: records come from the
+ * registry's token map, which is replaced (new record objects) whenever any
+ * registration changes, the only thing a scope depends on besides the config.
+ */
+const scopes = new WeakMap<PartnerRecord, Promise<PartyScope>>();
+const scopeOfRecord = (deps: AdmissionDeps, record: PartnerRecord): Promise<PartyScope> => {
+  let scope = scopes.get(record);
+  if (!scope) {
+    scope = scopeOf(deps.config, deps.registry, record);
+    if (Object.isFrozen(record)) {
+      scopes.set(record, scope);
+      scope.catch(() => scopes.delete(record));
+    }
+  }
+  return scope;
+};
