@@ -39,6 +39,8 @@ export type { ChangesPort, ChangeOutcome } from "../core/push/push-spec";
 /** a client of a backend that speaks OCPI (`deps.ocpiBackend`, the proxy adapter) */
 export type { OcpiBackend, OcpiBackendSpec } from "../core/client/ocpi-backend-port";
 export type { HeaderPrefix, Strictness, TokenEncoding } from "../config/types";
+/** the gateway's reading of numbers and booleans written as strings (`${VAR}`): apply it to settings before their schema */
+export { readTypedStrings } from "../config/typed-strings";
 /** the setting rules of `adapters.<name>` blocks: backend URL, milliseconds, `path: message` error lines */
 export { httpUrlSetting, millisecondsSetting, settingsErrors } from "../core/adapter-settings";
 /** a route the backend calls on its adapter (a webhook): `Adapter.inbound`, at /adapters/<name><path> */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { httpUrlSetting, settingsErrors, type OcpiBackendSpec } from "../kit";
+import { httpUrlSetting, readTypedStrings, settingsErrors, type OcpiBackendSpec } from "../kit";
 
 /**
  * `adapters.<name>` of type `proxy` in gateway.config.yaml: a backend that
@@ -37,7 +37,7 @@ export const proxySettingsSchema = z.strictObject({
 
 /** The backend as the gateway's OCPI client sees it; named by its host, which an operator recognises. */
 export const parseProxySettings = (input: Record<string, unknown>, base: string): { ok: true; spec: OcpiBackendSpec } | { ok: false; errors: string[] } => {
-  const parsed = proxySettingsSchema.safeParse(input);
+  const parsed = proxySettingsSchema.safeParse(readTypedStrings(proxySettingsSchema, input));
   if (!parsed.success) return { ok: false, errors: settingsErrors(parsed.error, base) };
   const s = parsed.data;
   return {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readTypedStrings } from "../kit";
 import type { Tariff } from "./ocpi";
 import { DEFAULT_EVSE_ID_PATTERN, type SteveMappingSettings } from "./mapping/settings";
 
@@ -206,7 +207,7 @@ export type SettingsResult = { ok: true; settings: SteveSettings } | { ok: false
 
 /** Validates `adapters.<name>` of type steve; `base` is where it sits in the config, for the messages. */
 export function parseSteveSettings(input: unknown, base = "adapters.steve"): SettingsResult {
-  const result = steveSettingsSchema.safeParse(input, { error: errorMap as never });
+  const result = steveSettingsSchema.safeParse(readTypedStrings(steveSettingsSchema, input), { error: errorMap as never });
   if (!result.success) {
     const errors = result.error.issues.flatMap((iss) =>
       iss.code === "unrecognized_keys" ? iss.keys.map((k) => `${formatPath(base, [...iss.path, k])}: unknown key`) : [`${formatPath(base, iss.path)}: ${iss.message}`],

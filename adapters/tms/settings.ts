@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { httpUrlSetting, millisecondsSetting as ms, settingsErrors } from "../kit";
+import { httpUrlSetting, millisecondsSetting as ms, readTypedStrings, settingsErrors } from "../kit";
 
 /**
  * `adapters.tms` in gateway.config.yaml (a payment-terminal system, TMS v1:
@@ -39,7 +39,7 @@ export type TmsSettings = z.output<typeof tmsSettingsSchema>;
 
 /** The settings, or every problem as `path: message` under `base`. */
 export const parseTmsSettings = (input: Record<string, unknown>, base = "adapters.tms"): { ok: true; settings: TmsSettings } | { ok: false; errors: string[] } => {
-  const parsed = tmsSettingsSchema.safeParse(input);
+  const parsed = tmsSettingsSchema.safeParse(readTypedStrings(tmsSettingsSchema, input));
   if (parsed.success) return { ok: true, settings: parsed.data };
   return { ok: false, errors: settingsErrors(parsed.error, base) };
 };
