@@ -63,7 +63,19 @@ const watermarkOf = async (partnerId: string) => (await new SyncStates(gateway.s
 
 const inbox = async (uid: string) => (await gateway.store.get<ReceivedCommandResults>(COMMAND_RESULTS, uid))?.results ?? [];
 
-const logged = (text: string): Json[] => logs.lines.map((l) => JSON.parse(l) as Json).filter((l) => typeof l.msg === "string" && l.msg.includes(text));
+/** Where the log lines of the running test start: each test reads only its own (beforeEach below). */
+let ownLogsFrom = 0;
+const logged = (text: string): Json[] =>
+  logs.lines.slice(ownLogsFrom).map((l) => JSON.parse(l) as Json).filter((l) => typeof l.msg === "string" && l.msg.includes(text));
+
+const cpoOf = (partnerId: "quirky" | "stubborn") => (partnerId === "quirky" ? quirky : stubborn);
+const isRegistered = async (partnerId: string) => (await gateway.registry.get(partnerId))?.status === "registered";
+
+/** Registers with the partner unless it is already; the token we hand it is watched for leaks from then on. */
+const registered = async (partnerId: "quirky" | "stubborn") => {
+  if (!(await isRegistered(partnerId))) await gateway.credentials.register(partnerId);
+  logs.watch(cpoOf(partnerId).tokenFromUs);
+};
 
 /** A small seeded PRNG (mulberry32): the "random" 500s are the same on every run. */
 const seeded = (seed: number) => () => {
@@ -96,6 +108,10 @@ beforeAll(async () => {
   logs.watch(ADMIN_TOKEN, "quirky-token-A-0123456789", "stubborn-token-A-0123456789", quirky.tokenB, stubborn.tokenB);
 });
 
+beforeEach(() => {
+  ownLogsFrom = logs.lines.length;
+});
+
 afterAll(async () => {
   logs.watch(quirky?.tokenFromUs, stubborn?.tokenFromUs);
   await gateway?.close();
@@ -105,16 +121,24 @@ afterAll(async () => {
 });
 
 describe("registering with a partner whose credentials carry null optional fields", () => {
+  // the handshake starts from no registration: one the other tests made is forgotten on our side (the partner takes any token A again)
+  beforeEach(async () => {
+    for (const partnerId of ["quirky", "stubborn"] as const) if (await isRegistered(partnerId)) await gateway.registry.unregister(partnerId);
+  });
+
   it("takes `website: null, logo: null` as absent and registers", async () => {
     const record = await gateway.credentials.register("quirky");
     expect(record).toMatchObject({ status: "registered", version: "2.2.1" });
     expect(record.roles).toEqual([{ role: "CPO", ...QUIRKY, business_details: { name: "Quirky CPO" } }]);
     await gateway.credentials.register("stubborn");
     expect(quirky.tokenFromUs).toEqual(expect.any(String));
+    logs.watch(quirky.tokenFromUs, stubborn.tokenFromUs);
   });
 });
 
 describe("a partner's off-spec answers never lose a command or its result", () => {
+  beforeEach(() => registered("quirky"));
+
   it("a CommandResponse without timeout keeps the command open: the caller gets its uid, the result is taken once and reaches the adapter", async () => {
     const answers: Json[] = [];
     quirky.on("POST", /\/commands\/START_SESSION$/, (req) => {
@@ -191,6 +215,11 @@ describe("a partner's off-spec answers never lose a command or its result", () =
 });
 
 describe("sync pulls retry what may pass, within a budget per pull", () => {
+  beforeEach(async () => {
+    await registered("quirky");
+    await registered("stubborn");
+  });
+
   it("pulls 300 Locations through 429s with Retry-After, random 500s and a cut connection: one pull completes, every object stored once", async () => {
     const random = seeded(9);
     const failed: { offset: number; at: number; how: string }[] = [];
@@ -262,7 +291,10 @@ describe("sync pulls retry what may pass, within a budget per pull", () => {
   });
 
   it("a 4xx other than 408 and 429 is not retried: the pull fails at once", async () => {
+    stubborn.on("GET", /\/locations$/, (req) => locationsPage(stubborn, STUBBORN, PAGE, req));
+    expect((await admin().post("/sync/stubborn/locations?full=true")).status).toBe(200);
     const watermark = await watermarkOf("stubborn");
+    expect(watermark).toEqual(expect.any(Number));
     stubborn.on("GET", /\/locations$/, () => ({ status: 400, body: envelope(null, 2001, "Invalid or missing parameters") }));
     const before = stubborn.requests.length;
     const { status } = await admin().post("/sync/stubborn/locations");
