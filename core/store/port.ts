@@ -47,6 +47,20 @@ export interface StoreGuard {
 /** What an update function decides: write `value` (re-indexed at `sortKey`), or leave the entry as it is. */
 export type UpdateDecision<T> = { value: T; sortKey?: number } | undefined;
 
+/** The names a value of a collection holds (`Store.updateClaiming`): a partner record's parties. */
+export type ClaimsOf<T> = (value: T) => readonly string[];
+
+/** `updateClaiming` refused: `claim` is held by the entry `holder` of the collection. Nothing was written. */
+export class ClaimTakenError extends Error {
+  constructor(
+    readonly claim: string,
+    readonly holder: string,
+  ) {
+    super(`${claim} is held by another entry`);
+    this.name = "ClaimTakenError";
+  }
+}
+
 export interface Store {
   readonly kind: "sqlite" | "redis";
   get<T>(collection: string, key: string): Promise<T | undefined>;
@@ -66,6 +80,21 @@ export interface Store {
    * Resolves to the value stored afterwards.
    */
   update<T>(collection: string, key: string, change: (current: T | undefined) => UpdateDecision<T>): Promise<T | undefined>;
+  /**
+   * `update` of an entry whose values hold names (`claims`) that no other entry of the collection may hold
+   * at the same time (a partner's parties). The value, the names it takes and those it gives up are
+   * written in one atomic step, the claims kept beside the collection (SQLite: collection
+   * `<collection>:claims`, in the update's transaction; Redis and Redis Cluster: a hash under the
+   * collection's hash tag, in the compare-and-set script), so of concurrent writes claiming one name
+   * exactly one wins. A name another entry holds rejects with ClaimTakenError, and nothing is written.
+   * Every write that can change what an entry's value claims must go through here.
+   */
+  updateClaiming<T>(
+    collection: string,
+    key: string,
+    claims: ClaimsOf<T>,
+    change: (current: T | undefined) => UpdateDecision<T>,
+  ): Promise<T | undefined>;
   delete(collection: string, key: string): Promise<boolean>;
   /** Entries ordered by sort key then key, within the query's bounds. */
   range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;

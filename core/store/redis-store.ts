@@ -1,9 +1,10 @@
 import type { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import type { RangeQuery, Store, StoreEntry, StoredPage, UpdateDecision } from "./port";
+import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "./port";
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
 import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
 import { SharedReads } from "./shared-reads";
+import { RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -25,88 +26,6 @@ export interface RedisStoreOptions {
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1000;
 export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 500;
 
-// An omitted sort key is sent as "" and means: keep the entry's current one (0 for a new entry).
-const WRITE_LUA = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
-else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
-return 1`;
-
-// WRITE_LUA for several entries of one collection: ARGV holds key, JSON and sort key of each in turn.
-const WRITE_MANY_LUA = `
-for i = 1, #ARGV, 3 do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i])
-end
-return #ARGV / 3`;
-
-const PUT_IF_ABSENT_LUA = `
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[3] == '' and 0 or ARGV[3], ARGV[1])
-return 1`;
-
-// Compare-and-set on the stored JSON text; ARGV[4] is what the caller read ("" = absent).
-const COMPARE_AND_SET_LUA = `
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if ARGV[4] == '' then
-  if current then return 0 end
-elseif current ~= ARGV[4] then return 0 end
-${WRITE_LUA}`;
-
-// Count, page and values in one script so they come from one consistent snapshot. The page is read
-// by rank (ZRANGE start stop: O(log N + page)), not BYSCORE LIMIT offset, which steps over the offset:
-// the rank of the range's first entry is the count below its lower bound (ZCOUNT: O(log N)).
-const RANGE_LUA = `
-local total = redis.call('ZCOUNT', KEYS[2], ARGV[1], ARGV[2])
-local out = { total }
-local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
-if total == 0 or limit <= 0 or offset >= total then return out end
-local below = 0
-if ARGV[1] ~= '-inf' then below = redis.call('ZCOUNT', KEYS[2], '-inf', '(' .. ARGV[1]) end
-local last = math.min(offset + limit, total) - 1
-local members = redis.call('ZRANGE', KEYS[2], below + offset, below + last)
-for i = 1, #members, 500 do
-  local values = redis.call('HMGET', KEYS[1], unpack(members, i, math.min(i + 499, #members)))
-  for j = 1, #values do
-    if values[j] then out[#out + 1] = values[j] end
-  end
-end
-return out`;
-
-const ACQUIRE_LOCK_LUA = `
-local owner = redis.call('GET', KEYS[1])
-if owner == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if owner then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`;
-
-const RENEW_LOCK_LUA = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
-
-const RELEASE_LOCK_LUA = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1`;
-
-const DELETE_LUA = `
-local removed = redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-return removed`;
-
-/** Every script that writes; in cluster mode each is followed by WAIT on the same node (see `write`). */
-const WRITE_SCRIPTS = {
-  storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
-  storeWriteMany: { numberOfKeys: 2, lua: WRITE_MANY_LUA },
-  storePutIfAbsent: { numberOfKeys: 2, lua: PUT_IF_ABSENT_LUA },
-  storeCompareAndSet: { numberOfKeys: 2, lua: COMPARE_AND_SET_LUA },
-  storeDelete: { numberOfKeys: 2, lua: DELETE_LUA },
-  storeAcquireLock: { numberOfKeys: 1, lua: ACQUIRE_LOCK_LUA },
-  storeRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
-  storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
-};
-type WriteScript = keyof typeof WRITE_SCRIPTS;
-
 interface Scripts {
   storeRange(
     values: string,
@@ -118,7 +37,7 @@ interface Scripts {
   ): Promise<[number, ...string[]]>;
 }
 
-type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<number>>;
+type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<unknown>>;
 
 const MAX_UPDATE_ATTEMPTS = 100;
 /** Entries per script of putAll: a page of a pull in a few round trips, without holding Redis up for long. */
@@ -244,6 +163,25 @@ export class RedisStore implements Store {
     key: string,
     change: (current: T | undefined) => UpdateDecision<T>,
   ): Promise<T | undefined> {
+    return this.updateEntry(collection, key, change);
+  }
+
+  /** `update` whose compare-and-set script also takes and gives up the entry's claims (see the port). */
+  async updateClaiming<T>(
+    collection: string,
+    key: string,
+    claims: ClaimsOf<T>,
+    change: (current: T | undefined) => UpdateDecision<T>,
+  ): Promise<T | undefined> {
+    return this.updateEntry(collection, key, change, claims);
+  }
+
+  private async updateEntry<T>(
+    collection: string,
+    key: string,
+    change: (current: T | undefined) => UpdateDecision<T>,
+    claims?: ClaimsOf<T>,
+  ): Promise<T | undefined> {
     const [values, index] = this.keys(collection);
     for (let attempt = 1; ; attempt++) {
       const stored = await this.run(() => this.redis.hget(values, key));
@@ -252,7 +190,11 @@ export class RedisStore implements Store {
       if (decision === undefined) return current;
       const json = encode(decision.value);
       const sortKey = sortKeyArg(decision.sortKey);
-      const swapped = await this.write("storeCompareAndSet", values, index, key, json, sortKey, stored ?? "");
+      const swapped = !claims
+        ? await this.write("storeCompareAndSet", values, index, key, json, sortKey, stored ?? "")
+        : await this.write<number | [string, string]>("storeClaimingCompareAndSet", values, index, this.claimsKey(collection),
+            key, json, sortKey, stored ?? "", encode(current === undefined ? [] : claims(current)), encode(claims(decision.value)));
+      if (Array.isArray(swapped)) throw new ClaimTakenError(swapped[0], swapped[1]);
       if (swapped === 1) return JSON.parse(json) as T;
       if (attempt >= MAX_UPDATE_ATTEMPTS) {
         throw new Error(`update of ${collection}/${key} lost ${attempt} races in a row; giving up`);
@@ -333,9 +275,9 @@ export class RedisStore implements Store {
    * took within `replicaAckTimeoutMs` fails (its master may be failing over,
    * or have no replica left) rather than risk being lost by a failover.
    */
-  private write(script: WriteScript, ...args: (string | number)[]): Promise<number> {
+  private write<R = number>(script: WriteScript, ...args: (string | number)[]): Promise<R> {
     const waitMs = this.replicaAckTimeoutMs;
-    if (waitMs === undefined) return this.run(() => this.redis[script](...args));
+    if (waitMs === undefined) return this.run(() => this.redis[script](...args) as Promise<R>);
     return this.run(async () => {
       for (let attempt = 1; ; attempt++) {
         const pipeline = this.redis.pipeline() as unknown as Record<WriteScript, (...a: (string | number)[]) => unknown> & {
@@ -359,7 +301,7 @@ export class RedisStore implements Store {
         if ((replicas as number) < 1) {
           throw new StoreUnavailableError("redis", `no replica acknowledged the write within ${waitMs} ms`);
         }
-        return result as number;
+        return result as R;
       }
     });
   }
@@ -387,6 +329,11 @@ export class RedisStore implements Store {
   private keys(collection: string): [values: string, index: string] {
     const base = `${this.prefix}{${collection}}`;
     return [`${base}:v`, `${base}:idx`];
+  }
+
+  /** the names the collection's entries hold (updateClaiming) → holder key, in the collection's slot */
+  private claimsKey(collection: string): string {
+    return `${this.prefix}{${collection}}:claims`;
   }
 
   private lockKey(name: string): string {

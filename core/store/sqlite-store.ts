@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "libsql";
 import type { Logger } from "pino";
-import type { RangeQuery, Store, StoreEntry, StoredPage, UpdateDecision } from "./port";
+import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "./port";
 import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
 
 type Db = Database.Database;
@@ -182,6 +182,24 @@ export class SqliteStore implements Store {
     key: string,
     change: (current: T | undefined) => UpdateDecision<T>,
   ): Promise<T | undefined> {
+    return this.updateEntry(collection, key, change);
+  }
+
+  async updateClaiming<T>(
+    collection: string,
+    key: string,
+    claims: ClaimsOf<T>,
+    change: (current: T | undefined) => UpdateDecision<T>,
+  ): Promise<T | undefined> {
+    return this.updateEntry(collection, key, change, claims);
+  }
+
+  private async updateEntry<T>(
+    collection: string,
+    key: string,
+    change: (current: T | undefined) => UpdateDecision<T>,
+    claims?: ClaimsOf<T>,
+  ): Promise<T | undefined> {
     // IMMEDIATE takes the write lock before the read, so another process cannot
     // slip a write in between (and no read-to-write lock upgrade can deadlock).
     const run = () => this.transaction("IMMEDIATE", (): T | undefined => {
@@ -192,11 +210,32 @@ export class SqliteStore implements Store {
       const decision = change(current);
       if (decision === undefined) return current;
       const json = encode(decision.value);
+      // every check before the first write: in a group commit, an operation that throws must have written nothing
+      const claimed = claims && this.checkClaims(collection, key, current === undefined ? [] : claims(current), claims(decision.value));
       if (stored === undefined) this.write(collection, key, json, decision.sortKey);
       else this.rewrite(collection, key, json, decision.sortKey === stored.sort_key ? undefined : decision.sortKey);
+      claimed?.();
       return JSON.parse(json) as T;
     });
     return this.written(run);
+  }
+
+  /**
+   * Checks that no other entry holds a name of `wanted` (ClaimTakenError) and answers the write of the
+   * claims: `wanted` held by `key`, the names of `held` it gives up released.
+   */
+  private checkClaims(collection: string, key: string, held: readonly string[], wanted: readonly string[]): () => void {
+    const claimsOf = `${collection}:claims`;
+    const holderJson = encode(key);
+    for (const name of wanted) {
+      const holder = this.readJson(claimsOf, name);
+      if (holder !== undefined && holder !== holderJson) throw new ClaimTakenError(name, JSON.parse(holder) as string);
+    }
+    return () => {
+      for (const name of held)
+        if (!wanted.includes(name)) this.stmt("DELETE FROM entries WHERE collection = ? AND key = ? AND value = ?").run(claimsOf, name, holderJson);
+      for (const name of wanted) this.write(claimsOf, name, holderJson, undefined);
+    };
   }
 
   async delete(collection: string, key: string): Promise<boolean> {

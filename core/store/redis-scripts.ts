@@ -1,0 +1,108 @@
+/**
+ * The Lua scripts of RedisStore (core/store/redis-store.ts). Each touches the keys of one collection (its
+ * values hash, sort index and claims, all under the collection's hash tag) or one lock key, so it runs in
+ * one cluster slot.
+ */
+
+// An omitted sort key is sent as "" and means: keep the entry's current one (0 for a new entry).
+const WRITE_LUA = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
+else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
+return 1`;
+
+// WRITE_LUA for several entries of one collection: ARGV holds key, JSON and sort key of each in turn.
+const WRITE_MANY_LUA = `
+for i = 1, #ARGV, 3 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i])
+end
+return #ARGV / 3`;
+
+const PUT_IF_ABSENT_LUA = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[3] == '' and 0 or ARGV[3], ARGV[1])
+return 1`;
+
+// Compare-and-set on the stored JSON text; ARGV[4] is what the caller read ("" = absent).
+const COMPARE_AND_SET_LUA = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[4] == '' then
+  if current then return 0 end
+elseif current ~= ARGV[4] then return 0 end
+${WRITE_LUA}`;
+
+// Count, page and values in one script so they come from one consistent snapshot. The page is read
+// by rank (ZRANGE start stop: O(log N + page)), not BYSCORE LIMIT offset, which steps over the offset:
+// the rank of the range's first entry is the count below its lower bound (ZCOUNT: O(log N)).
+export const RANGE_LUA = `
+local total = redis.call('ZCOUNT', KEYS[2], ARGV[1], ARGV[2])
+local out = { total }
+local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+if total == 0 or limit <= 0 or offset >= total then return out end
+local below = 0
+if ARGV[1] ~= '-inf' then below = redis.call('ZCOUNT', KEYS[2], '-inf', '(' .. ARGV[1]) end
+local last = math.min(offset + limit, total) - 1
+local members = redis.call('ZRANGE', KEYS[2], below + offset, below + last)
+for i = 1, #members, 500 do
+  local values = redis.call('HMGET', KEYS[1], unpack(members, i, math.min(i + 499, #members)))
+  for j = 1, #values do
+    if values[j] then out[#out + 1] = values[j] end
+  end
+end
+return out`;
+
+// COMPARE_AND_SET_LUA of an entry that holds names (updateClaiming) in KEYS[3], the claims hash (name -> holder
+// key) under the collection's hash tag. ARGV[5], ARGV[6]: JSON arrays of the names the stored value held and of
+// those the new value holds. A name another key holds answers { name, holder } and writes nothing.
+const CLAIMING_COMPARE_AND_SET_LUA = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[4] == '' then
+  if current then return 0 end
+elseif current ~= ARGV[4] then return 0 end
+local held, wanted, keep = cjson.decode(ARGV[5]), cjson.decode(ARGV[6]), {}
+for _, name in ipairs(wanted) do
+  local holder = redis.call('HGET', KEYS[3], name)
+  if holder and holder ~= ARGV[1] then return { name, holder } end
+  keep[name] = true
+end
+for _, name in ipairs(held) do
+  if not keep[name] and redis.call('HGET', KEYS[3], name) == ARGV[1] then redis.call('HDEL', KEYS[3], name) end
+end
+for _, name in ipairs(wanted) do redis.call('HSET', KEYS[3], name, ARGV[1]) end
+${WRITE_LUA}`;
+
+const ACQUIRE_LOCK_LUA = `
+local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if owner then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+const RENEW_LOCK_LUA = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+
+const RELEASE_LOCK_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
+const DELETE_LUA = `
+local removed = redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return removed`;
+
+/** Every script that writes; in cluster mode each is followed by WAIT on the same node (RedisStore.write). */
+export const WRITE_SCRIPTS = {
+  storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
+  storeWriteMany: { numberOfKeys: 2, lua: WRITE_MANY_LUA },
+  storePutIfAbsent: { numberOfKeys: 2, lua: PUT_IF_ABSENT_LUA },
+  storeCompareAndSet: { numberOfKeys: 2, lua: COMPARE_AND_SET_LUA },
+  storeClaimingCompareAndSet: { numberOfKeys: 3, lua: CLAIMING_COMPARE_AND_SET_LUA },
+  storeDelete: { numberOfKeys: 2, lua: DELETE_LUA },
+  storeAcquireLock: { numberOfKeys: 1, lua: ACQUIRE_LOCK_LUA },
+  storeRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
+  storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
+};
+export type WriteScript = keyof typeof WRITE_SCRIPTS;
