@@ -8,7 +8,7 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { Page, PageRequest } from "../http/pagination";
 import type { PartyRef, Role } from "../protocol/types";
-import { partyKey } from "../protocol/types";
+import { credentialsRoleOf, partyKey } from "../protocol/types";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { callTargetOf } from "../client/call-target";
 import { isEntitled } from "../push/entitled-partners";
@@ -204,6 +204,7 @@ export class HubConnections implements BackgroundService {
     if (registered.length > 0) return registered;
     return (this.registry.configOf(record.id).roles ?? [])
       .filter((r) => r.party !== undefined && r.role !== "HUB")
-      .map((r) => ({ country_code: r.party!.slice(0, 2), party_id: r.party!.slice(2), role: r.role }));
+      // as it will claim it: a PTP is OTHER (core/protocol/vocabulary.ts credentialsRoleOf)
+      .map((r) => ({ country_code: r.party!.slice(0, 2), party_id: r.party!.slice(2), role: credentialsRoleOf(r.role) }));
   }
 }

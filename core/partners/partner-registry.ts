@@ -1,11 +1,14 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
 import type { Store, StoreGuard } from "../store/port";
 import type { PartnerIdentity } from "../context";
-import type { CredentialsRole, Endpoint, VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type PartnerRecord, type TokenIndexEntry } from "./partner-record";
 import { generateToken, hashToken, readAuthorization, sameHash } from "./token-vault";
 import { RegistrationGeneration } from "./registration-generation";
+import { checkRoleClaims, heldParties } from "./role-claims";
+import { claimStoredParties, now, retireToken, rotated, writeRegistration, writeRegistrationIssuing, type RegistrationResult } from "./registration-write";
+
+export type { RegistrationResult } from "./registration-write";
 
 /** Settings for a partner that was added with `partners add` and has no entry in the YAML. */
 export const defaultPartnerConfig = (id: string): PartnerConfig => ({
@@ -16,15 +19,6 @@ export const defaultPartnerConfig = (id: string): PartnerConfig => ({
   strictness: "reject",
   callback_hosts: [],
 });
-
-export interface RegistrationResult {
-  version: VersionNumber;
-  versionsUrl: string;
-  endpoints: Endpoint[];
-  roles: CredentialsRole[];
-  hubPartyId?: string;
-  tokenToPartner: string;
-}
 
 /** A token the store knows: its index entry and its partner's record (frozen: shared by requests). */
 interface KnownToken {
@@ -81,9 +75,12 @@ export class PartnerRegistry {
     this.generation = new RegistrationGeneration(store);
   }
 
-  /** Makes every configured token A usable, unless a registration already used it up. */
+  /** Makes every configured token A usable, unless a registration already used it up; claims the parties of older registrations. */
   async init(): Promise<void> {
-    await this.changing(() => this.initTokens());
+    await this.changing(async () => {
+      await this.initTokens();
+      await claimStoredParties(this.store, await this.list());
+    });
   }
 
   private async initTokens(): Promise<void> {
@@ -295,21 +292,9 @@ export class PartnerRegistry {
     await this.store.update<PartnerRecord>(PARTNERS, id, (current) => {
       const record = current ?? newPartnerRecord(id);
       replaced = record.issuedTokenHash;
-      const keep = holdMs > 0 && replaced !== undefined;
-      return {
-        value: {
-          ...record,
-          issuedTokenHash: hash,
-          previousTokenHash: keep ? replaced : undefined,
-          previousTokenExpiresAt: keep ? Date.now() + holdMs : undefined,
-          updatedAt: now(),
-        },
-      };
+      return { value: { ...record, ...rotated(record, hash, holdMs), updatedAt: now() } };
     });
-    if (replaced) {
-      if (holdMs > 0) await this.index(replaced, { partnerId: id, kind: "previous", expiresAt: Date.now() + holdMs });
-      else await this.store.delete(TOKEN_INDEX, replaced);
-    }
+    await retireToken(this.store, id, replaced, holdMs);
     return token;
   }
 
@@ -338,29 +323,25 @@ export class PartnerRegistry {
     else await this.store.delete(TOKEN_INDEX, previous);
   }
 
-  /** Stores the outcome of a credentials exchange and retires token A. */
+  /**
+   * Stores the outcome of a credentials exchange and retires token A. Every registration comes here:
+   * the roles it claims must pass role-claims.ts (2001 naming the role entry), and its parties are
+   * claimed in the same write (Store.updateClaiming): a party another partner holds is refused, also
+   * when both register at the same moment, and a refused claim stores nothing.
+   */
   async recordRegistration(id: string, result: RegistrationResult): Promise<PartnerRecord> {
-    return this.changing(() => this.record(id, result));
+    checkRoleClaims(this.config, this.configOf(id), result.roles, result.hubPartyId);
+    return this.changing(async () => (await writeRegistration(this.store, id, result)).record);
   }
 
-  private async record(id: string, result: RegistrationResult): Promise<PartnerRecord> {
-    const record = await this.store.update<PartnerRecord>(PARTNERS, id, (current) => ({
-      value: {
-        ...(current ?? newPartnerRecord(id)),
-        status: "registered",
-        tokenAConsumed: true,
-        version: result.version,
-        versionsUrl: result.versionsUrl,
-        endpoints: result.endpoints,
-        roles: result.roles,
-        hubPartyId: result.hubPartyId,
-        tokenToPartner: result.tokenToPartner,
-        registeredAt: current?.registeredAt ?? now(),
-        updatedAt: now(),
-      },
-    }));
-    if (record?.tokenAHash) await this.store.delete(TOKEN_INDEX, record.tokenAHash);
-    return record!;
+  /**
+   * recordRegistration of credentials the partner sent us (POST or PUT), with the token we answer in
+   * the same write, so a refused claim leaves no token either. Answers that token; the one it replaces
+   * keeps working for `server.token_grace_seconds`.
+   */
+  async recordIssuingToken(id: string, result: RegistrationResult): Promise<string> {
+    checkRoleClaims(this.config, this.configOf(id), result.roles, result.hubPartyId);
+    return this.changing(() => writeRegistrationIssuing(this.store, id, result, this.config.server.token_grace_seconds * 1000));
   }
 
   /** Both directions of automated communication end; every token of the partner stops working. */
@@ -370,7 +351,8 @@ export class PartnerRegistry {
 
   private async end(id: string): Promise<void> {
     let hashes: (string | undefined)[] = [];
-    await this.store.update<PartnerRecord>(PARTNERS, id, (current) => {
+    // its parties are given up with the registration
+    await this.store.updateClaiming<PartnerRecord>(PARTNERS, id, heldParties, (current) => {
       if (!current) return undefined;
       hashes = [current.issuedTokenHash, current.previousTokenHash];
       return {
@@ -393,8 +375,6 @@ export class PartnerRegistry {
     await this.store.put(TOKEN_INDEX, hash, entry);
   }
 }
-
-const now = (): string => new Date().toISOString();
 
 /** Frozen all the way down: a record shared by concurrent requests cannot be changed by one of them. */
 const deepFreeze = <T>(value: T): T => {

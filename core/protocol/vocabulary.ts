@@ -11,6 +11,14 @@ export type VersionNumber = (typeof SUPPORTED_VERSIONS)[number];
 export const ROLES = ["CPO", "EMSP", "HUB", "NAP", "NSP", "OTHER", "SCSP", "PTP"] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * The role a party of `role` declares in credentials. A payment-terminal
+ * provider is not a value of the Role enum in any 2.3.0 branch (OCPI 2.3.0
+ * Credentials, Role; Payments): a `PTP` party is OTHER there, in every
+ * version, ours and partners' alike.
+ */
+export const credentialsRoleOf = (role: Role): Exclude<Role, "PTP"> => (role === "PTP" ? "OTHER" : role);
+
 /** The two sides of a module interface (2.2+ endpoints name one; 2.1.1 lists one URL per module). */
 export const INTERFACE_ROLES = ["SENDER", "RECEIVER"] as const;
 export type InterfaceRole = (typeof INTERFACE_ROLES)[number];

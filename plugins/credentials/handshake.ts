@@ -37,7 +37,8 @@ export class CredentialsHandshake {
     if (update && record.status !== "registered") throw methodNotAllowed("Not registered: use POST to register");
     if (!update && record.status === "registered") throw methodNotAllowed("Already registered: use PUT to update or DELETE to unregister");
     const config = this.registry.configOf(partnerId);
-    checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id, await this.registry.list());
+    // refused before the partner is called; the registration applies the same rule as it stores them, and refuses a party another partner holds
+    checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id);
     // Without versions_url in config the partner may register from any origin, on a public address unless callback_hosts names it.
     const policy = outboundPolicy(config, theirs.url);
     const problem = outboundProblem(theirs.url, policy);
@@ -50,8 +51,7 @@ export class CredentialsHandshake {
       roleOf211: (m) => this.catalog.partnerRoleOf211(m),
     });
     requireCredentialsEndpoint(found);
-    const token = await this.registry.issueToken(partnerId);
-    await this.registry.recordRegistration(partnerId, {
+    const token = await this.registry.recordIssuingToken(partnerId, {
       version,
       versionsUrl: theirs.url,
       endpoints: found.endpoints,
@@ -130,19 +130,21 @@ export class CredentialsHandshake {
     const read = await this.reader.read({ partnerId, strictness: config.strictness, type: this.type.name, schema, raw: answer });
     if (!read.ok) throw new Error(`Partner answered invalid credentials: ${describeIssues(read.issues)}`);
     const theirs = this.type.up(read.value, found.version, silentTranslation());
+    let record: PartnerRecord;
     try {
-      checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id, await this.registry.list());
+      record = await this.registry.recordRegistration(partnerId, {
+        version: found.version,
+        versionsUrl: theirs.url,
+        endpoints: found.endpoints,
+        roles: theirs.roles,
+        hubPartyId: theirs.hub_party_id,
+        tokenToPartner: theirs.token,
+      });
     } catch (error) {
-      throw new Error(`Partner answered credentials we cannot accept: ${(error as Error).message}`);
+      // a role it may not claim, or a party another partner holds (role-claims.ts): nothing was stored
+      if (error instanceof OcpiError) throw new Error(`Partner answered credentials we cannot accept: ${error.message}`);
+      throw error;
     }
-    const record = await this.registry.recordRegistration(partnerId, {
-      version: found.version,
-      versionsUrl: theirs.url,
-      endpoints: found.endpoints,
-      roles: theirs.roles,
-      hubPartyId: theirs.hub_party_id,
-      tokenToPartner: theirs.token,
-    });
     await this.registry.settleRotation(partnerId);
     return record;
   }

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from "../../config/types";
-import type { Credentials, CredentialsRole } from "../../core/protocol/types";
+import { credentialsRoleOf, type Credentials, type CredentialsRole } from "../../core/protocol/types";
 import { absolute, versionsPath } from "../../core/host/urls";
 
 /** Our own credentials object (canonical form) carrying `token` for the partner. */
@@ -14,10 +14,3 @@ export const ourCredentials = (config: GatewayConfig, token: string): Credential
   if (config.server.hub_party_id) credentials.hub_party_id = config.server.hub_party_id;
   return credentials;
 };
-
-/**
- * A payment-terminal provider is not a value of the Role enum in any 2.3.0
- * branch (OCPI 2.3.0 Payments module, "spec gap"; presumably OTHER): a `PTP` party
- * is declared as OTHER in our credentials, in every version.
- */
-export const credentialsRoleOf = (role: string): CredentialsRole["role"] => (role === "PTP" ? "OTHER" : role) as CredentialsRole["role"];

@@ -17,15 +17,20 @@ import { freePorts } from "../support/gateway-process";
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 
-/** A partner platform's discovery side: versions and 2.2.1 details per partner id, on one loopback listener. */
+/** the roles a partner platform answers our credentials POST with, per partner id */
+const answers: Record<string, unknown[]> = {};
+
+/** A partner platform: versions and 2.3.0 and 2.2.1 details per partner id, and credentials answering `answers`, on one loopback listener. */
 const startPartnerPlatform = async () => {
   const server = http.createServer((req, res) => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const [, id, what] = (req.url ?? "").split("/");
+    const [, id, what, version] = (req.url ?? "").split("/");
     const data =
       what === "versions"
-        ? [{ version: "2.2.1", url: `${base}/${id}/details` }]
-        : { version: "2.2.1", endpoints: [{ identifier: "credentials", role: "RECEIVER", url: `${base}/${id}/credentials` }] };
+        ? ["2.3.0", "2.2.1"].map((v) => ({ version: v, url: `${base}/${id}/details/${v}` }))
+        : what === "credentials"
+          ? { token: `token-for-us-from-${id}`, url: `${base}/${id}/versions`, roles: answers[id] }
+          : { version, endpoints: [{ identifier: "credentials", role: "RECEIVER", url: `${base}/${id}/credentials` }] };
     res.setHeader("Content-Type", "application/json");
     res.end(JSON.stringify({ data, status_code: 1000, timestamp: new Date().toISOString() }));
   });
@@ -35,7 +40,15 @@ const startPartnerPlatform = async () => {
 
 let gateway: Gateway;
 let platform: Awaited<ReturnType<typeof startPartnerPlatform>>;
-const TOKEN_A: Record<string, string> = { "emsp-a": "token-a-of-emsp-a", "emsp-b": "token-a-of-emsp-b", hub: "token-a-of-the-hub", intruder: "token-a-of-intruder" };
+const TOKEN_A: Record<string, string> = {
+  "emsp-a": "token-a-of-emsp-a",
+  "emsp-b": "token-a-of-emsp-b",
+  hub: "token-a-of-the-hub",
+  intruder: "token-a-of-intruder",
+  ptp: "token-a-of-the-ptp",
+  newcomer: "token-a-of-newcomer",
+  answerer: "token-a-of-answerer",
+};
 /** the token each partner got from us when it registered */
 const issued: Record<string, string> = {};
 
@@ -58,6 +71,9 @@ beforeAll(async () => {
         partner("emsp-b"),
         partner("hub", { roles: [{ role: "HUB", party: "DEHUB" }] }),
         partner("intruder"),
+        partner("ptp", { roles: [{ role: "PTP", party: "DEPTP" }], versions: ["2.3.0"] }),
+        partner("newcomer"),
+        partner("answerer"),
       ],
     }),
   );
@@ -71,9 +87,9 @@ afterAll(async () => {
 
 const role = (role: string, country_code: string, party_id: string) => ({ role, country_code, party_id, business_details: { name: `${country_code}${party_id}` } });
 
-const credentials = (method: "post" | "put", id: string, roles: unknown[], token = TOKEN_A[id]) =>
+const credentials = (method: "post" | "put", id: string, roles: unknown[], token = TOKEN_A[id], version = "2.2.1") =>
   request(gateway.app.callback())
-    [method]("/ocpi/2.2.1/credentials")
+    [method](`/ocpi/${version}/credentials`)
     .set("Authorization", `Token ${b64(token)}`)
     .send({ token: `token-for-us-from-${id}`, url: `${platform.base}/${id}/versions`, roles });
 
@@ -152,6 +168,82 @@ describe("roles a partner may claim are config (partners[].roles)", () => {
     expect(response.body.status_code).toBe(2001);
     expect((await gateway.registry.get("emsp-b"))?.roles.map((r) => r.role)).toEqual(["EMSP"]);
     expect((await putToken("emsp-b", ["FR", "EMB"], "BTOK")).body.status_code).toBe(1000);
+  });
+});
+
+describe("a party is held by one partner at a time (issue #23)", () => {
+  const rolesOf = async (id: string) => (await gateway.registry.get(id))?.roles.map((r) => `${r.role}:${r.country_code}${r.party_id}`);
+
+  it("refuses a configured hub's claim of a party another partner registered: 2001 naming the role, nothing stored (D1)", async () => {
+    const before = await gateway.registry.get("hub");
+    const response = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("EMSP", "FR", "EMB")], issued.hub);
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/\/roles\/1: FR\/EMB is registered by another partner/);
+    expect(await gateway.registry.get("hub")).toEqual(before);
+    // the hub's registration and token are intact, and FR/EMB stays out of its reach
+    expect((await getToken("hub", ["FR", "EMB"], "BTOK")).body.status_code).toBe(2001);
+    expect((await putToken("hub", ["FR", "EMB"], "HTOK")).body.status_code).toBe(2001);
+    expect((await getToken("emsp-b", ["FR", "EMB"], "BTOK")).body.data.contract_id).toBe("FR-EMB-BTOK");
+    expect((await getToken("emsp-b", ["FR", "EMB"], "HTOK")).body.status_code).not.toBe(1000);
+  });
+
+  it("lets a configured hub list parties reachable through it, never ours nor one another partner's config names", async () => {
+    const ours = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("CPO", "NL", "GWY")], issued.hub);
+    expect(ours.body.status_message).toMatch(/\/roles\/1: NL\/GWY is one of our own parties/);
+    const configured = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("CPO", "DE", "PTP")], issued.hub);
+    expect(configured.body.status_message).toMatch(/\/roles\/1: DE\/PTP is another partner's party \(partners\[\]\.roles\)/);
+    expect(await rolesOf("hub")).toEqual(["HUB:DEHUB"]);
+    const reachable = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("CPO", "IT", "XYZ")], issued.hub);
+    expect(reachable.body.status_code).toBe(1000);
+    issued.hub = reachable.body.data.token;
+    expect(await rolesOf("hub")).toEqual(["HUB:DEHUB", "CPO:ITXYZ"]);
+    // the hub now holds IT/XYZ: nobody else takes it
+    const taken = await credentials("post", "intruder", [role("CPO", "IT", "XYZ")]);
+    expect(taken.body.status_message).toMatch(/\/roles\/0: IT\/XYZ is registered by another partner/);
+    expect((await gateway.registry.get("intruder"))?.status).toBe("pending");
+  });
+});
+
+describe("a partner's answer when we register (partners register) goes by the same rule", () => {
+  it("refuses an answer claiming a party another partner holds: nothing stored; then takes a free one", async () => {
+    answers.answerer = [role("EMSP", "FR", "EMB")];
+    await expect(gateway.credentials.register("answerer")).rejects.toThrow(
+      "Partner answered credentials we cannot accept: /roles/0: FR/EMB is registered by another partner",
+    );
+    expect(await gateway.registry.get("answerer")).toMatchObject({ status: "pending", roles: [], tokenAConsumed: false });
+    answers.answerer = [role("EMSP", "FR", "ANS")];
+    expect((await gateway.credentials.register("answerer")).roles.map((r) => `${r.country_code}${r.party_id}`)).toEqual(["FRANS"]);
+  });
+});
+
+describe("a payment-terminal provider claims OTHER (issue #23 D6)", () => {
+  it("refuses an unconfigured partner's claim of the party configured for the PTP", async () => {
+    const response = await credentials("post", "intruder", [role("OTHER", "DE", "PTP")]);
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/\/roles\/0: DE\/PTP is another partner's party/);
+    expect((await gateway.registry.get("intruder"))?.status).toBe("pending");
+  });
+
+  it("refuses role PTP in 2.3.0 credentials as invalid (no value of the Role enum), naming the field", async () => {
+    const response = await credentials("post", "ptp", [role("PTP", "DE", "PTP")], TOKEN_A.ptp, "2.3.0");
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/\/roles\/0\/role/);
+    expect((await gateway.registry.get("ptp"))?.status).toBe("pending");
+  });
+
+  it("registers a partner configured as PTP claiming OTHER for its party", async () => {
+    const response = await credentials("post", "ptp", [role("OTHER", "DE", "PTP")], TOKEN_A.ptp, "2.3.0");
+    expect(response.body.status_code).toBe(1000);
+    const record = await gateway.registry.get("ptp");
+    expect(record?.roles.map((r) => `${r.role}:${r.country_code}${r.party_id}`)).toEqual(["OTHER:DEPTP"]);
+    expect(record?.version).toBe("2.3.0");
+  });
+
+  it("takes an unconfigured partner's OTHER for a free party like any role: first come, first served", async () => {
+    const response = await credentials("post", "newcomer", [role("OTHER", "BE", "NEW")]);
+    expect(response.body.status_code).toBe(1000);
+    const second = await credentials("post", "intruder", [role("EMSP", "BE", "NEW")]);
+    expect(second.body.status_message).toMatch(/\/roles\/0: BE\/NEW is registered by another partner/);
   });
 });
 

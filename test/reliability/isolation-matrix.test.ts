@@ -154,33 +154,71 @@ afterAll(async () => {
   removeTempDirs();
 });
 
+/** Every partner's attempt on every other partner's and our parties' objects: what was not refused. */
+const attackAll = async () => {
+  const violations: string[] = [];
+  let cases = 0;
+  for (const attacker of PARTNERS) {
+    const victims = [...PARTNERS.filter((p) => p.id !== attacker.id).map((p) => p.party), OURS];
+    for (const victim of victims)
+      for (const v of VERSIONS)
+        for (const a of attemptsOn(v, victim)) {
+          cases++;
+          const response = await call(attacker.id, a);
+          // The posted CDR names its owner in the body, which is checked after the body is valid in the version
+          // spoken: the 2.2.1 example is refused by isolation in 2.2.1 and as invalid in the others.
+          const byIsolation = a.method !== "post" || v === "2.2.1";
+          const refused =
+            response.status < 500 &&
+            response.body?.status_code === 2001 &&
+            (!byIsolation || /not one of the partner's parties/.test(response.body.status_message));
+          if (!refused) violations.push(`${attacker.id} ${a.method.toUpperCase()} ${a.path}: HTTP ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`);
+        }
+  }
+  return { violations, cases };
+};
+
+/** A registration of `partner` claiming `parties` besides its own, through the one path every registration takes. */
+const claim = (partner: (typeof PARTNERS)[number], ...parties: { role: string; party: Party }[]) =>
+  gateway.registry.recordRegistration(partner.id, {
+    version: "2.2.1",
+    versionsUrl: "http://127.0.0.1:9/versions",
+    endpoints: [],
+    roles: [partner, ...parties].map((p) => ({ ...p.party, role: p.role, business_details: { name: partner.id } }) as CredentialsRole),
+    tokenToPartner: "unused",
+  });
+
 describe("isolation matrix", () => {
   it("refuses every partner on every other partner's and our parties' objects, on every receiver route and version", async () => {
     const before = await snapshot();
-    const violations: string[] = [];
-    let cases = 0;
-    for (const attacker of PARTNERS) {
-      const victims = [...PARTNERS.filter((p) => p.id !== attacker.id).map((p) => p.party), OURS];
-      for (const victim of victims)
-        for (const v of VERSIONS)
-          for (const a of attemptsOn(v, victim)) {
-            cases++;
-            const response = await call(attacker.id, a);
-            // The posted CDR names its owner in the body, which is checked after the body is valid in the version
-            // spoken: the 2.2.1 example is refused by isolation in 2.2.1 and as invalid in the others.
-            const byIsolation = a.method !== "post" || v === "2.2.1";
-            const refused =
-              response.status < 500 &&
-              response.body?.status_code === 2001 &&
-              (!byIsolation || /not one of the partner's parties/.test(response.body.status_message));
-            if (!refused) violations.push(`${attacker.id} ${a.method.toUpperCase()} ${a.path}: HTTP ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`);
-          }
-    }
+    const { violations, cases } = await attackAll();
     const after = await snapshot();
     expect(Object.entries(before).filter(([k, v]) => !k.startsWith("ours:") && v !== undefined)).toHaveLength(2 * 6);
     recordReliability("isolation matrix", { cases, faults: 0, losses: violations.length, notes: ["partners × others' and our parties × receiver routes × versions"] });
     expect(violations).toEqual([]);
     expect(after).toEqual(before);
     expect(cases).toBe(3 * 3 * VERSIONS.length * attemptsOn("2.2.1", OURS).length);
+  });
+
+  it("refuses every partner's claim of another's or our party, the configured hub's too; of concurrent claims of a free party one wins (issue #23)", async () => {
+    const before = { snapshot: await snapshot(), records: await gateway.registry.list() };
+    const refusals: string[] = [];
+    for (const attacker of PARTNERS)
+      for (const victim of [...PARTNERS.filter((p) => p.id !== attacker.id).map((p) => p.party), OURS]) {
+        const outcome = await claim(attacker, { role: "EMSP", party: victim }).then(
+          () => "registered",
+          (error: { statusCode?: number; message: string }) => `${error.statusCode} ${error.message}`,
+        );
+        refusals.push(`${attacker.id} → ${victim.country_code}/${victim.party_id}: ${outcome}`);
+      }
+    expect(refusals.filter((r) => !/: 2001 \/roles\/1: .* (is registered by another partner|is another partner.s party \(partners\[\]\.roles\)|is one of our own parties)$/.test(r))).toEqual([]);
+    const free: Party = { country_code: "BE", party_id: "FRE" };
+    const race = await Promise.allSettled(PARTNERS.map((p) => claim(p, { role: "CPO", party: free })));
+    expect(race.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    const winner = PARTNERS[race.findIndex((o) => o.status === "fulfilled")];
+    await claim(winner); // gives the free party up again
+    expect((await attackAll()).violations).toEqual([]);
+    expect(await snapshot()).toEqual(before.snapshot);
+    expect((await gateway.registry.list()).map((r) => [r.id, r.status, r.roles])).toEqual(before.records.map((r) => [r.id, r.status, r.roles]));
   });
 });
