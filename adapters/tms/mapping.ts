@@ -70,7 +70,24 @@ export const operatorIs = (device: Device, party: PartyRef): boolean =>
   device.operator !== null && device.operator.country.toUpperCase() === party.country_code.toUpperCase() && device.operator.party.toUpperCase() === party.party_id.toUpperCase();
 
 /**
- * Minor units incl. VAT (two decimals: the system's "integer cents") → a
+ * Digits after the decimal point of a currency's minor unit (ISO 4217,
+ * "minor unit" column): the currencies whose minor unit is not two
+ * decimals. Every other code the system can send has two.
+ */
+const MINOR_UNIT_DIGITS: Readonly<Record<string, number>> = {
+  // no minor unit
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  // thousandths
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  // ten-thousandths (units of account)
+  CLF: 4, UYW: 4,
+};
+
+/** Minor units of `currency` → an amount in the currency (OCPI Price values are in the currency, Part A "Price"). */
+export const majorUnits = (minor: number, currency: string): number => minor / 10 ** (MINOR_UNIT_DIGITS[currency.toUpperCase()] ?? 2);
+
+/**
+ * Minor units incl. VAT (ISO 4217 minor unit of `currency`: majorUnits) → a
  * 2.3.0 Price: before_taxes = amount − VAT, one VAT tax with its rate.
  * 2.2.1 partners get excl_vat/incl_vat from it (plugins/payments/translate.ts).
  */
@@ -78,7 +95,10 @@ export const facOf = (s: Settlement): FinancialAdviceConfirmation => {
   const fac: FinancialAdviceConfirmation = {
     id: s.settlement_id,
     authorization_reference: s.auth_ref,
-    total_costs: { before_taxes: (s.amount_minor - s.vat_minor) / 100, taxes: [{ name: "VAT", percentage: s.vat_rate, amount: s.vat_minor / 100 }] },
+    total_costs: {
+      before_taxes: majorUnits(s.amount_minor - s.vat_minor, s.currency),
+      taxes: [{ name: "VAT", percentage: s.vat_rate, amount: majorUnits(s.vat_minor, s.currency) }],
+    },
     currency: s.currency,
     eft_data: s.receipt_lines,
     capture_status_code: OUTCOMES[s.outcome],
@@ -86,4 +106,50 @@ export const facOf = (s: Settlement): FinancialAdviceConfirmation => {
   };
   if (s.outcome_text) fac.capture_status_message = s.outcome_text;
   return fac;
+};
+
+/**
+ * The Terminal field a field of our write requests came from (the tables
+ * of "Terminal → device" in docs/tms-v1.md, read backwards), as a JSON
+ * pointer segment: a refusal naming `site.zip` is the partner's
+ * `/postal_code`. The assignment call's body is `{ sites, points }`, the
+ * PUT's carries them under `assigned`.
+ */
+const TERMINAL_FIELDS: Readonly<Record<string, string>> = {
+  serial: "terminal_id",
+  merchant_ref: "customer_reference",
+  operator: "country_code",
+  "operator.country": "country_code",
+  "operator.party": "party_id",
+  site: "address",
+  "site.street": "address",
+  "site.city": "city",
+  "site.zip": "postal_code",
+  "site.region": "state",
+  "site.country_iso3": "country",
+  "site.lat": "coordinates/latitude",
+  "site.lon": "coordinates/longitude",
+  receipts: "invoice_creator",
+  "receipts.issuer": "invoice_creator",
+  "receipts.base_url": "invoice_base_url",
+  "assigned.sites": "location_ids",
+  "assigned.points": "evse_uids",
+  sites: "location_ids",
+  points: "evse_uids",
+};
+
+/**
+ * The Terminal field (a JSON pointer without its leading slash, e.g.
+ * `location_ids/2`) that a field of our request names; undefined for one
+ * no Terminal field gives. Dotted paths, JSON pointers and `[n]` indices
+ * are all read.
+ */
+export const terminalFieldOf = (requestField: string): string | undefined => {
+  const segments = requestField.replace(/\[(\d+)\]/g, ".$1").split(/[./]/).filter(Boolean);
+  for (let n = segments.length; n > 0; n--) {
+    const field = TERMINAL_FIELDS[segments.slice(0, n).join(".")];
+    const rest = segments.slice(n);
+    if (field !== undefined && rest.every((s) => /^\d+$/.test(s))) return [field, ...rest].join("/");
+  }
+  return undefined;
 };

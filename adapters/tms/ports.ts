@@ -1,6 +1,6 @@
 import { inScope, type FinancialAdviceConfirmation, type Page, type PageRequest, type PartyScope, type PaymentsSenderPort, type PortContext, type Terminal, type TerminalOutcome } from "../kit";
 import type { Device, TmsPage } from "./contract";
-import { TmsError, type TmsClient } from "./client";
+import { TmsRefused, type TmsClient } from "./client";
 import { activationOf, deviceUpdateOf, facOf, terminalOf } from "./mapping";
 import type { TmsPublisher } from "./publisher";
 
@@ -85,22 +85,17 @@ const pageOf = async <Item extends { updated: number }, T>(
 };
 
 /**
- * The system's refusals as the port's outcomes (docs/tms-v1.md, "Errors
- * and how they are answered"): 404 `not_found` an unknown terminal; 404
- * `no_stock` and 409 `conflict` a refusal naming terminal_id; another 4xx
- * a refusal in its own words.
- * 503 and the like were thrown as BackendUnavailableError (HTTP 503 + 3000).
+ * The system's refusals as the port's outcomes: which answer is a refusal
+ * is decided in one place, TmsClient's `failure` (docs/tms-v1.md, "Errors
+ * and how they are answered"); everything else it threw as
+ * BackendUnavailableError (HTTP 503 + 3000).
  */
 const outcomeOf = async (call: () => Promise<TerminalOutcome>): Promise<TerminalOutcome> => {
   try {
     return await call();
   } catch (error) {
-    if (!(error instanceof TmsError)) throw error;
-    if (error.httpStatus === 404 && error.code === "no_stock")
-      return { kind: "refused", field: "terminal_id", reason: "no terminal in stock for this CPO at the payment-terminal provider: name one with terminal_id" };
-    if (error.httpStatus === 404) return { kind: "unknown_terminal" };
-    if (error.httpStatus === 409)
-      return { kind: "refused", field: "terminal_id", reason: `conflict: the terminal is already active (payment-terminal system: ${error.message})` };
-    return { kind: "refused", field: "", reason: `the payment-terminal system refused the request (${error.code}: ${error.message})` };
+    if (!(error instanceof TmsRefused)) throw error;
+    const refusal = error.refusal;
+    return refusal.kind === "unknown" ? { kind: "unknown_terminal" } : refusal;
   }
 };

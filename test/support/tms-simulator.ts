@@ -9,15 +9,31 @@ import type { Device, Settlement, TmsSite } from "../../adapters/tms/contract";
  * cursor-paged lists by `changed_after` in ascending `updated`, devices
  * (activation with and without serial, 409 on a second activation,
  * `no_stock`, assignments as a union, PUT, deactivation), settlements,
- * maintenance (every call 503), and the HMAC-signed webhook after each
- * change, which a test may switch off (a lost webhook).
+ * maintenance (every call 503), faults (`fault`: another status, a body
+ * that is not JSON or not TMS v1's shape, a body that stalls after the
+ * headers), and the HMAC-signed webhook after each change, which a test
+ * may switch off (a lost webhook).
  */
+export interface TmsFault {
+  /** the calls it strikes, matched against "METHOD /path" (every call when left out) */
+  on?: RegExp;
+  /** the answer's status (default 200) */
+  status?: number;
+  /** sent as JSON; a string is sent as it is (a body that is not JSON) */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** sends the status, the headers and the start of the body, then never ends it */
+  stall?: boolean;
+}
+
 export class TmsSimulator {
   readonly devices = new Map<string, Device>();
   readonly settlements = new Map<string, Settlement>();
   /** every request, as "METHOD /path" */
   readonly requests: string[] = [];
   maintenance = false;
+  /** what the system answers instead of doing its work, until set back to undefined */
+  fault?: TmsFault;
   /** false: changes happen but no webhook is sent (lost) */
   webhooks = true;
   private webhookUrl?: string;
@@ -98,6 +114,8 @@ export class TmsSimulator {
     };
     if (req.headers["x-api-key"] !== this.apiKey) return send(401, { error: "unauthorized" });
     if (this.maintenance) return send(503, { error: "maintenance", message: "scheduled maintenance" });
+    const fault = this.fault;
+    if (fault && (!fault.on || fault.on.test(`${req.method} ${url.pathname}`))) return this.answerFault(fault, res);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
@@ -133,6 +151,14 @@ export class TmsSimulator {
       default:
         return send(404, { error: "not_found", message: `no route ${route}` });
     }
+  }
+
+  private answerFault(fault: TmsFault, res: http.ServerResponse): void {
+    const body = fault.body === undefined ? "" : typeof fault.body === "string" ? fault.body : JSON.stringify(fault.body);
+    res.writeHead(fault.status ?? 200, { "Content-Type": "application/json", ...fault.headers });
+    if (!fault.stall) return void res.end(body);
+    // the headers and a first part of the body, then silence: the caller's timeout has to end it (stop() closes it)
+    res.write(body.slice(0, Math.ceil(body.length / 2)) || "{");
   }
 
   private async activate(body: { serial?: string; merchant_ref?: string; operator?: Device["operator"]; site?: TmsSite }, send: (s: number, b: unknown) => void) {
