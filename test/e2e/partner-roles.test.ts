@@ -74,6 +74,8 @@ beforeAll(async () => {
         partner("ptp", { roles: [{ role: "PTP", party: "DEPTP" }], versions: ["2.3.0"] }),
         partner("newcomer"),
         partner("answerer"),
+        // configured, never registered: its party is reserved all the same
+        partner("reserved-cpo", { roles: [{ role: "CPO", party: "ESRES" }] }),
       ],
     }),
   );
@@ -272,6 +274,13 @@ describe("receivers apply one isolation rule", () => {
     expect((await putToken("hub", ["NL", "GWY"], "OWN1")).body.status_code).toBe(2001);
     expect((await putToken("hub", ["FR", "EMB"], "BTOK")).body.status_code).toBe(2001);
     expect((await getToken("emsp-b", ["FR", "EMB"], "BTOK")).body.data.contract_id).toBe("FR-EMB-BTOK");
+  });
+
+  it("a configured hub never relays a party another partner's config names, though that partner has not registered", async () => {
+    const response = await putToken("hub", ["ES", "RES"], "T2");
+    expect(response.body.status_code).toBe(2001);
+    expect(response.body.status_message).toMatch(/ES\/RES is not one of the partner's parties/);
+    expect((await putToken("hub", ["ES", "RES"], "T2", ["ES", "RES"])).body.status_code).toBe(2001);
   });
 
   it("path owners match case-insensitively (CiString) and by the same rule", async () => {
