@@ -22,6 +22,7 @@ import { DEFAULT_CACHE_CONFIG, DEFAULT_CACHE_TTL_SECONDS, DEFAULT_COMMAND_TIMEOU
 export const TOKEN_ENCODINGS = ["base64", "raw", "auto"] as const;
 export const HEADER_PREFIXES = ["OCPI", "ROAMING"] as const;
 export const STRICTNESS = ["reject", "log", "repair"] as const;
+export const PARTNER_EXTENSIONS = ["direct_payment"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export const IMAGE_CATEGORIES = ["CHARGER", "ENTRANCE", "LOCATION", "NETWORK", "OPERATOR", "OTHER", "OWNER"] as const;
 
@@ -338,6 +339,11 @@ export const partnerSchema = z.strictObject({
   token_encoding: z.enum(TOKEN_ENCODINGS, { error: msg(MESSAGES.tokenEncoding) }).default("auto"),
   header_prefix: z.enum(HEADER_PREFIXES, { error: msg(MESSAGES.headerPrefix) }).default("OCPI"),
   modules: z.array(str(MODULE_ID_RE, MESSAGES.moduleId)).superRefine(uniqueItems("module")).optional(),
+  // extensions of its version the partner speaks: `direct_payment` offers it the payments module in 2.2.1 (core/edge/module-offer.ts)
+  extensions: z
+    .array(z.enum(PARTNER_EXTENSIONS, { error: msg(oneOf(PARTNER_EXTENSIONS)) }))
+    .superRefine(uniqueItems("extension"))
+    .optional(),
   roles: z
     .array(
       z.strictObject({

@@ -6,6 +6,8 @@ export type TokenEncoding = "base64" | "raw" | "auto";
 export type HeaderPrefix = "OCPI" | "ROAMING";
 /** how invalid objects from a partner are read (README "Tolerant reader"): refused, accepted as they are, or repaired */
 export type Strictness = "reject" | "log" | "repair";
+/** An extension of its version a partner speaks (`partners[].extensions`): `direct_payment`, the payments module in 2.2.1. */
+export type PartnerExtension = "direct_payment";
 
 export interface ImageConfig {
   url: string;
@@ -144,6 +146,8 @@ export interface PartnerConfig {
   header_prefix: HeaderPrefix;
   /** modules this partner may use; default all served modules */
   modules?: string[];
+  /** extensions of its version the partner speaks; default none (core/edge/module-offer.ts: what each one offers) */
+  extensions?: PartnerExtension[];
   /**
    * roles (and parties) the partner may claim in its credentials; default: any role but HUB, for any party
    * that is neither ours nor another partner's. Only a partner listed here with HUB relays others' objects.

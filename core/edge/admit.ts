@@ -9,6 +9,7 @@ import { scopeOf } from "../partners/scope-of";
 import { invalid, notFound, unauthorized } from "../http/errors";
 import { readRoutingHeaders } from "../http/routing-headers";
 import { currentRequest } from "../http/request-scope";
+import { offersModule } from "./module-offer";
 
 /** What admission needs of the gateway: its config and its partners. */
 export interface AdmissionDeps {
@@ -61,7 +62,8 @@ export const hasRoutingHeaders = (version: VersionNumber | undefined, module: st
  * 1. a known token (2.2+ paths: its Base64 reading first), token A only
  *    where `access` is bootstrap — else HTTP 401 + 2000;
  * 2. the version of the path enabled for the partner (`partners[].versions`);
- * 3. the module offered to the partner (`partners[].modules`) — else 404;
+ * 3. the module offered to the partner in the version (`partners[].modules`,
+ *    `partners[].extensions`: module-offer.ts, as version details list it) — else 404;
  * 4. routing headers well formed, and the from-party one the partner may
  *    speak for (its scope: its registered parties, a configured hub's relayed
  *    ones) — else 2001 naming it;
@@ -80,7 +82,7 @@ export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Pro
   if (identity.via === "bootstrap" && (request.access ?? "registered") !== "bootstrap")
     throw unauthorized("Token A is only valid on the versions and credentials endpoints");
   if (version && !identity.config.versions.includes(version)) throw unauthorized(`Version ${version} is not enabled for this partner`);
-  if (module !== undefined && identity.config.modules && !identity.config.modules.includes(module)) throw notFound(`Module ${module}`);
+  if (module !== undefined && !offersModule(identity.config, module, version)) throw notFound(`Module ${module}`);
 
   const routing = request.routing ?? (hasRoutingHeaders(version, module) ? readRoutingHeaders(request.headers) : {});
   const scope = identity.via === "registered" ? await scopeOfRecord(deps, identity.record) : EMPTY_SCOPE;

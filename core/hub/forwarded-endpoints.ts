@@ -6,6 +6,7 @@ import type { Endpoint, VersionNumber } from "../protocol/types";
 import { absolute, modulePath } from "../host/urls";
 import { currentRequest } from "../http/request-scope";
 import { mayForward } from "./hub-config";
+import { offersModule } from "../edge/module-offer";
 
 /** Version details of the versions with routing headers (2.1.1 has none: nothing is forwarded there). */
 const VERSION_DETAILS = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/?$/;
@@ -13,7 +14,7 @@ const VERSION_DETAILS = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/?$/;
 /**
  * The hub's version details list, besides the modules it serves, every
  * functional module it forwards for the partner asking: those of a plugin
- * in that version that the partner's `partners[].modules` allows and that
+ * in that version that is offered to the partner (core/edge/module-offer.ts) and that
  * at least one partner it may reach (`partners[].forward`) may use, both
  * interfaces. From config, not from who has registered yet, so a partner
  * that registers first sees the same list as one that registers last.
@@ -27,11 +28,11 @@ export const forwardedEndpoints = (
   partnerIds: readonly string[],
 ): Endpoint[] => {
   const partner = registry.configOf(partnerId);
-  const allows = (modules: readonly string[] | undefined, module: string) => !modules || modules.includes(module);
   const reachable = partnerIds.filter((id) => mayForward(config, partner, id)).map((id) => registry.configOf(id));
   return plugins
-    .filter((p) => !p.configurationModule && p.versions.includes(version) && allows(partner.modules, p.module))
-    .filter((p) => reachable.some((other) => allows(other.modules, p.module)))
+    .filter((p) => !p.configurationModule && p.versions.includes(version) && offersModule(partner, p.module, version))
+    // the other partner's version is its own: only its `partners[].modules` is asked
+    .filter((p) => reachable.some((other) => offersModule(other, p.module, undefined)))
     .flatMap((p) => p.roles.map((role) => ({ identifier: p.module, role, url: absolute(config.server.public_url, modulePath(version, p.module, role)) })));
 };
 

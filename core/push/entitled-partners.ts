@@ -1,9 +1,11 @@
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
+import { offersModule } from "../edge/module-offer";
 
 /**
- * Partners a module's changes are pushed to: registered, allowed the
- * module by `partners[].modules`, and offering its RECEIVER interface (for
+ * Partners a module's changes are pushed to: registered, offered the
+ * module in their version (`partners[].modules`, `partners[].extensions`:
+ * core/edge/module-offer.ts), and offering its RECEIVER interface (for
  * 2.1.1 partners, the module's one endpoint, stored with the RECEIVER role
  * when we own the module's data).
  *
@@ -21,7 +23,6 @@ export const entitledIn = (registry: PartnerRegistry, records: readonly PartnerR
 
 export const isEntitled = (registry: PartnerRegistry, record: PartnerRecord, module: string): boolean => {
   if (record.status !== "registered" || !record.version || !record.tokenToPartner) return false;
-  const allowed = registry.configOf(record.id).modules;
-  if (allowed && !allowed.includes(module)) return false;
+  if (!offersModule(registry.configOf(record.id), module, record.version)) return false;
   return record.endpoints.some((e) => e.identifier === module && e.role === "RECEIVER");
 };

@@ -2,10 +2,13 @@ import type { GatewayConfig, PartnerConfig } from "../../config/types";
 import type { Endpoint, InterfaceRole, VersionNumber } from "../protocol/types";
 import type { ServedModule } from "../host/served-modules";
 import { absolute, modulePath } from "../host/urls";
+import { offersModule } from "../edge/module-offer";
 
 /**
  * The version-details endpoints, derived from what is actually mounted:
- * a module is listed only when a plugin serves it for this version.
+ * a module is listed only when a plugin serves it for this version and it is
+ * offered to the partner (core/edge/module-offer.ts, the rule admission
+ * applies too).
  */
 export const endpointsFor = (
   served: readonly ServedModule[],
@@ -14,9 +17,7 @@ export const endpointsFor = (
   partner?: PartnerConfig,
 ): Endpoint[] => {
   const visible = served.filter(
-    (s) =>
-      s.versions.includes(version) &&
-      (s.plugin.configurationModule || !partner?.modules || partner.modules.includes(s.plugin.module)),
+    (s) => s.versions.includes(version) && (s.plugin.configurationModule || offersModule(partner, s.plugin.module, version)),
   );
   const endpoints = visible.map((s) => ({
     identifier: s.plugin.module,

@@ -10,7 +10,7 @@ import { API_KEY, SECRET, PaymentsNet, adminOf, heldFac, heldTerminal, json, pai
  * Payments end to end over loopback (issue #12): a PTP gateway on the `tms`
  * adapter in front of a TMS v1 simulator, and two CPO gateways on the
  * `local` adapter, one on 2.3.0 and one on 2.2.1 (the direct-payment
- * extension's Price shape). The CPOs' backends act on terminals through
+ * extension's Price shape, configured for it on both sides). The CPOs' backends act on terminals through
  * their admin API; the PTP pushes what changes (webhook, poll) to them.
  */
 
@@ -33,7 +33,8 @@ describe("payments: a PTP gateway over a terminal system and CPO gateways using 
     net = await PaymentsNet.start(
       [
         { id: "cpo-a", party: CPO_A },
-        { id: "cpo-b", party: CPO_B, versions: ["2.2.1"] },
+        // 2.2.1 payments is the direct-payment extension's: configured on both sides (partners[].extensions)
+        { id: "cpo-b", party: CPO_B, versions: ["2.2.1"], extensions: ["direct_payment"] },
       ],
       { pollMs: POLL_MS, ptpLogger: pino({ level: "debug" }, { write: (line: string) => void ptpLogs.push(line) }) },
     );

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { VersionNumber } from "../../config/types";
 import { startHarness, type Harness } from "../support/module-harness";
+import { testGatewayConfig } from "../support/gateway-config";
 import { EXAMPLES } from "../support/ocpi-examples";
 import { PaymentsPlugin } from "../../plugins/payments/module";
 import { localPayments } from "../../adapters/local/payments";
@@ -12,7 +13,8 @@ import { localPayments } from "../../adapters/local/payments";
  * the listed defects refused naming the field, malformed Terminals and FACs
  * refused with 2001 naming the field and nothing stored, and the PTP's
  * Sender interface (activation, assignment, update, deactivation) with
- * partner isolation.
+ * partner isolation; 2.2.1 payments offered only to a partner configured for
+ * the direct-payment extension (`partners[].extensions`).
  */
 
 type Json = Record<string, any>;
@@ -36,7 +38,14 @@ describe("payments module: we are the CPO (Receiver)", () => {
   const url = (version: VersionNumber, rest: string) => h.path(version, "RECEIVER", "payments", rest);
 
   beforeAll(async () => {
-    h = await startHarness({ plugins: [PaymentsPlugin], localModules: [localPayments], modules: ["payments"], partnerRoles: [PTP_PARTNER] });
+    // the PTP speaks 2.2.1 payments too: the direct-payment extension (partners[].extensions)
+    h = await startHarness({
+      plugins: [PaymentsPlugin],
+      localModules: [localPayments],
+      modules: ["payments"],
+      partnerRoles: [PTP_PARTNER],
+      partnerConfig: { extensions: ["direct_payment"] },
+    });
     c = client(h);
   });
   afterAll(() => h.close());
@@ -229,5 +238,75 @@ describe("payments module: we are the PTP (Sender)", () => {
     expect(foreign.body.status_message).toMatch(/^\/country_code: FR\/OTH is not one of the partner's parties/);
     const nothing = await c.patch(url("/terminals/STOCK-2"), { last_updated: "2024-01-01T00:00:00Z" });
     expect([nothing.body.status_code, nothing.body.status_message]).toEqual([2001, "/location_ids: location_ids or evse_uids is required"]);
+  });
+});
+
+describe("payments in 2.2.1: offered only to a partner on the direct-payment extension (partners[].extensions)", () => {
+  const FAC_221: Json = {
+    id: "FAC-221",
+    authorization_reference: "AUTH-221",
+    total_costs: { excl_vat: 4, incl_vat: 4.4 },
+    currency: "EUR",
+    eft_data: ["Mastercard"],
+    capture_status_code: "SUCCESS",
+    last_updated: "2024-01-01T00:00:00Z",
+  };
+  const EMSP_221 = { plugins: [PaymentsPlugin], localModules: [localPayments], modules: ["payments"], partnerVersion: "2.2.1" as const };
+  const endpointsOf = async (c: ReturnType<typeof client>, version: VersionNumber) =>
+    ((await c.get(`/ocpi/${version}`)).body.data.endpoints as Json[]).map((e) => `${e.identifier} ${e.role}`);
+
+  describe("a plain 2.2.1 eMSP", () => {
+    let h: Harness;
+    let c: ReturnType<typeof client>;
+    beforeAll(async () => {
+      h = await startHarness(EMSP_221);
+      c = client(h);
+    });
+    afterAll(() => h.close());
+
+    it("is not listed payments in 2.2.1 version details; in 2.3.0 it is, as partners[].modules allows every module", async () => {
+      const v221 = await endpointsOf(c, "2.2.1");
+      expect(v221).toContain("credentials SENDER");
+      expect(v221.filter((e) => e.startsWith("payments"))).toEqual([]);
+      expect(await endpointsOf(c, "2.3.0")).toEqual(expect.arrayContaining(["payments SENDER", "payments RECEIVER"]));
+    });
+
+    it("gets 404 on every 2.2.1 payments path, and nothing is stored", async () => {
+      for (const res of [
+        await c.post(h.path("2.2.1", "RECEIVER", "payments", "/financial-advice-confirmations"), FAC_221),
+        await c.get(h.path("2.2.1", "RECEIVER", "payments", "/financial-advice-confirmations/FAC-221")),
+        await c.get(h.path("2.2.1", "SENDER", "payments", "/terminals")),
+      ]) {
+        expect(res.status).toBe(404);
+        expect(res.body).toMatchObject({ status_code: 2001, status_message: "Module payments not found" });
+      }
+      expect((await c.get(h.path("2.3.0", "RECEIVER", "payments", "/financial-advice-confirmations/FAC-221"))).status).toBe(404);
+    });
+  });
+
+  describe("a 2.2.1 eMSP with extensions: [direct_payment]", () => {
+    let h: Harness;
+    let c: ReturnType<typeof client>;
+    beforeAll(async () => {
+      h = await startHarness({ ...EMSP_221, partnerConfig: { extensions: ["direct_payment"] } });
+      c = client(h);
+    });
+    afterAll(() => h.close());
+
+    it("is listed payments in 2.2.1 version details and uses it: a FAC with its 2.2.1 Price posted and read back", async () => {
+      expect(await endpointsOf(c, "2.2.1")).toEqual(expect.arrayContaining(["payments SENDER", "payments RECEIVER"]));
+      const posted = await c.post(h.path("2.2.1", "RECEIVER", "payments", "/financial-advice-confirmations"), FAC_221);
+      expect(posted.body.status_code).toBe(1000);
+      expect((await c.get(h.path("2.2.1", "RECEIVER", "payments", "/financial-advice-confirmations/FAC-221"))).body.data).toEqual(FAC_221);
+    });
+  });
+
+  it("refuses an extension it does not know, naming the path and the allowed ones", () => {
+    expect(() => testGatewayConfig({ port: 8080, partners: [{ id: "emsp", extensions: ["payments" as "direct_payment"] }] })).toThrow(
+      "partners[0].extensions[0]: must be one of: direct_payment",
+    );
+    expect(() => testGatewayConfig({ port: 8080, partners: [{ id: "emsp", extensions: ["direct_payment", "direct_payment"] }] })).toThrow(
+      "partners[0].extensions[1]: duplicate extension (already listed at index 0)",
+    );
   });
 });

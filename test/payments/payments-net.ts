@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import pino, { type Logger } from "pino";
 import { Gateway } from "../../app/gateway";
-import type { VersionNumber } from "../../config/types";
+import type { PartnerExtension, VersionNumber } from "../../config/types";
 import type { Session } from "../../plugins/sessions/model";
 import type { FinancialAdviceConfirmation, Terminal } from "../../plugins/payments/model";
 import type { Settlement } from "../../adapters/tms/contract";
@@ -31,6 +31,8 @@ export interface CpoSpec {
   id: string;
   party: PartySpec;
   versions?: VersionNumber[];
+  /** `partners[].extensions` on both sides: `direct_payment` for payments in 2.2.1 */
+  extensions?: PartnerExtension[];
 }
 
 export interface Cpo extends CpoSpec {
@@ -116,6 +118,7 @@ export class PaymentsNet {
           token_a: `token-a-${c.id}-0123`,
           versions_url: versionsUrlOf(cpoPorts[i]),
           ...(c.versions && { versions: c.versions }),
+          ...(c.extensions && { extensions: c.extensions }),
           push: { base_delay_ms: 50, max_delay_ms: 200 },
         })),
       }),
@@ -141,6 +144,7 @@ export class PaymentsNet {
             sync_retry: { retries: 1, base_delay_ms: 10, max_delay_ms: 20 },
             push: { base_delay_ms: 50, max_delay_ms: 200 },
             ...(spec.versions && { versions: spec.versions }),
+            ...(spec.extensions && { extensions: spec.extensions }),
           },
         ],
       });
