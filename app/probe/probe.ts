@@ -3,6 +3,7 @@ import type { ObjectType } from "../../core/model/object-type";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { describeIssues } from "../../core/http/errors";
+import { ListWalk, type PageHeaders } from "../../core/client/next-page";
 import { SUPPORTED_VERSIONS, compareVersions, type VersionNumber } from "../../core/protocol/types";
 import { locationType } from "../../plugins/locations/translate";
 import { tariffType } from "../../plugins/tariffs/translate";
@@ -264,30 +265,50 @@ class Probe {
       this.pageCap = Math.min(this.pageCap ?? Infinity, limit);
     }
 
-    // the Link walk
-    const items: unknown[] = [...answer.json.data];
-    const seen = new Set<string>([first.toString()]);
-    let next = nextLink(answer.headers.link);
-    let pages = 1;
-    let loop = false;
-    while (next && pages < this.options.maxPages) {
-      if (seen.has(next)) {
-        loop = true;
+    // the walk, as a sync pull walks it (core/client/next-page.ts): Links, and offset where a page sends no Link
+    const items: unknown[] = [];
+    const walk = new ListWalk(first.toString(), undefined, what);
+    let page = walk.next()!;
+    let capped = false;
+    let unlinked: { page: number; count: number; read: number; total: number } | undefined;
+    let pullFails: string | undefined;
+    for (;;) {
+      try {
+        walk.read(page, pageHeaders(answer), answer.json.data[0]);
+      } catch (error) {
+        pullFails = (error as Error).message;
         break;
       }
-      seen.add(next);
-      const page = await this.get(next);
-      pages++;
-      if (!this.envelope(`${what} page ${pages}`, page) || !Array.isArray(page.json.data)) break;
-      items.push(...page.json.data);
-      next = nextLink(page.headers.link);
+      items.push(...answer.json.data);
+      if (walk.pages >= this.options.maxPages) {
+        capped = walk.more;
+        break;
+      }
+      const next = walk.next();
+      if (!next) break;
+      if (next.by === "offset") unlinked ??= { page: walk.pages, count: answer.json.data.length, read: walk.objects, total: Number(answer.headers["x-total-count"]) };
+      answer = await this.get(next.url);
+      if (!this.envelope(`${what} page ${walk.pages + 1}`, answer) || !Array.isArray(answer.json.data)) break;
+      page = next;
     }
-    if (loop || (next && pages >= this.options.maxPages)) {
-      this.record("fail", `${what}: Link walk`, loop ? `page ${pages + 1} links back to a page already read` : `still linking on after ${pages} pages`);
+    if (unlinked) {
+      const { page: n, count, read, total } = unlinked;
+      const copes = pullFails
+        ? `our sync pull asks on with offset=${read}, but the partner answers it with the page already read: the pull fails (its watermark stays) and cannot reach the other ${total - read}`
+        : `our sync pull asks on with offset=${read} (tolerant reader) and reads all ${walk.objects}`;
+      this.record(
+        "fail",
+        `${what}: Link to the next page`,
+        `page ${n} holds ${count} objects (${read} read) of X-Total-Count ${total} and sends no Link rel="next", which OCPI 2.2.1 Transport and format, Pagination requires while more objects remain: a client following Links loses ${total - read}; ${copes}`,
+      );
+      this.quirks.add(`${module}: pages with more objects after them send no Link rel="next"${pullFails ? ", and offset is ignored" : ""}`);
+    }
+    if (walk.looped || capped) {
+      this.record("fail", `${what}: Link walk`, walk.looped ? `page ${walk.pages + 1} links back to a page already read` : `still linking on after ${walk.pages} pages`);
       this.quirks.add(`${module}: the Link walk does not end`);
     } else if (Number.isFinite(total) && items.length !== total) {
-      this.record("warn", `${what}: Link walk`, `ended after ${pages} pages with ${items.length} objects; X-Total-Count said ${total}`);
-    } else this.record("pass", `${what}: Link walk`, `ended after ${pages} page${pages === 1 ? "" : "s"}, ${items.length} objects`);
+      this.record("warn", `${what}: Link walk`, `ended after ${walk.pages} page${walk.pages === 1 ? "" : "s"} with ${items.length} objects; X-Total-Count said ${total}`);
+    } else this.record("pass", `${what}: Link walk`, `ended after ${walk.pages} page${walk.pages === 1 ? "" : "s"}, ${items.length} objects`);
     this.readObjects(what, module, version, items);
   }
 
@@ -309,10 +330,13 @@ class Probe {
   }
 }
 
-const nextLink = (link: string | undefined): string | undefined => {
-  const match = link ? /<([^>]+)>\s*;\s*rel="?next"?/i.exec(link) : null;
-  return match?.[1];
-};
+/** What a page of a Sender list says about the pages after it. */
+const pageHeaders = (answer: Answer): PageHeaders => ({
+  link: answer.headers.link,
+  total: answer.headers["x-total-count"],
+  xLimit: answer.headers["x-limit"],
+  count: answer.json.data.length,
+});
 
 export const probePartner = async (versionsUrl: string, token: string, options: ProbeOptions = {}): Promise<ProbeReport> => {
   const probe = new Probe(token, { timeoutMs: options.timeoutMs ?? 10_000, maxPages: options.maxPages ?? 50 });

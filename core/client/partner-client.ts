@@ -6,6 +6,7 @@ import type { TolerantReader, ReadResult } from "../model/tolerant-reader";
 import type { z } from "zod";
 import { bodyForPartner } from "../model/schema-walk";
 import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
+import { ListWalk, type PageHeaders } from "./next-page";
 import type { OutboundRequest } from "../outbox/outbox";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
@@ -115,13 +116,15 @@ export class PartnerClient {
   }
 
   /**
-   * Pages through a partner's sender list, following Link headers. Honours
-   * X-Limit and stops on a Link that points back at the page just read, so a
-   * misbehaving partner cannot make it loop. Objects are read under the
-   * partner's strictness: repaired (`repair`), taken as they are (`log`), or
-   * skipped and reported to `onInvalid` (`reject`; the protocol's advice:
-   * process the valid ones). Each page is fetched through `retry` (a sync
-   * pull's budget: core/sync/page-retry.ts).
+   * Pages through a partner's sender list, following Link headers, and by
+   * offset where a page sends none though X-Total-Count says more remain
+   * (ListWalk, next-page.ts). Honours X-Limit and stops on a Link that points
+   * back at a page already read, so a misbehaving partner cannot make it
+   * loop. Objects are read under the partner's strictness: repaired
+   * (`repair`), taken as they are (`log`), or skipped and reported to
+   * `onInvalid` (`reject`; the protocol's advice: process the valid ones).
+   * Each page is fetched through `retry` (a sync pull's budget:
+   * core/sync/page-retry.ts).
    */
   async *list<T>(
     partnerId: string,
@@ -138,22 +141,21 @@ export class PartnerClient {
     if (filters.date_from) first.searchParams.set("date_from", filters.date_from);
     if (filters.date_to) first.searchParams.set("date_to", filters.date_to);
     if (filters.limit) first.searchParams.set("limit", String(filters.limit));
-    let next: string | undefined = first.toString();
-    const seen = new Set<string>();
-    while (next && !seen.has(next)) {
-      seen.add(next);
-      const page = next;
-      const fetch = () => retry(() => this.http.call<unknown[]>("GET", this.targetFor(record, config, page)));
-      const { items, link, xLimit } = await this.readPage(partnerId, type, record, fetch, onInvalid);
+    const walk = new ListWalk(first.toString(), filters.limit, `GET ${module}`);
+    for (let page = walk.next(); page; page = walk.next()) {
+      const url = page.url;
+      const fetch = () => retry(() => this.http.call<unknown[]>("GET", this.targetFor(record, config, url)));
+      const { items, headers, firstObject } = await this.readPage(partnerId, type, record, fetch, onInvalid);
+      walk.read(page, headers, firstObject);
       yield items;
-      next = nextLink(link, xLimit, filters.limit);
     }
   }
 
   /**
-   * One page of a list, read and translated. Only the objects and the two headers leave here, so the
-   * partner's answer (its parsed body) can be collected while the page is stored. One translation
-   * context serves the page: it carries the page's owner and reports losses once per field anyway.
+   * One page of a list, read and translated. Only the objects, the pagination headers and the page's first
+   * object as sent (to tell a page read again) leave here, so the partner's answer (its parsed body) can be
+   * collected while the page is stored. One translation context serves the page: it carries the page's owner
+   * and reports losses once per field anyway.
    */
   private async readPage<T>(
     partnerId: string,
@@ -161,18 +163,24 @@ export class PartnerClient {
     record: PartnerRecord,
     fetch: () => Promise<CallResult<unknown[]>>,
     onInvalid: (object: unknown, problems: string) => void,
-  ): Promise<{ items: T[]; link: string | null; xLimit: string | null }> {
+  ): Promise<{ items: T[]; headers: PageHeaders; firstObject: unknown }> {
     const result = await fetch();
     const version = record.version!;
     const schema = type.schema(version, "full");
     const tx = this.lossy.context(partnerId, type.name, version, {}, record.roles[0]);
     const items: T[] = [];
-    for (const raw of Array.isArray(result.envelope.data) ? result.envelope.data : []) {
+    const data = Array.isArray(result.envelope.data) ? result.envelope.data : [];
+    for (const raw of data) {
       const read = await this.read(partnerId, type.name, schema, raw, record.roles[0]);
       if (read.ok) items.push(type.up(read.value, version, tx));
       else onInvalid(raw, describeIssues(read.issues));
     }
-    return { items, link: result.headers.get("link"), xLimit: result.headers.get("x-limit") };
+    const h = result.headers;
+    return {
+      items,
+      headers: { link: h.get("link"), total: h.get("x-total-count"), xLimit: h.get("x-limit"), count: data.length },
+      firstObject: data[0],
+    };
   }
 
   /**
@@ -211,14 +219,4 @@ const withPath = (endpoint: string, path: string | undefined): URL => {
   const url = new URL(endpoint);
   if (path) url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
   return url;
-};
-
-/** The next page's URL, with `limit` lowered to the partner's X-Limit when we asked for more. */
-const nextLink = (link: string | null, xLimit: string | null, wanted?: number): string | undefined => {
-  const match = link ? /<([^>]+)>\s*;\s*rel="?next"?/i.exec(link) : null;
-  if (!match) return undefined;
-  const url = new URL(match[1]);
-  const cap = xLimit ? Number(xLimit) : NaN;
-  if (wanted && Number.isFinite(cap) && cap > 0) url.searchParams.set("limit", String(Math.min(wanted, cap)));
-  return url.toString();
 };

@@ -165,3 +165,76 @@ describe("probe against a quirky partner", () => {
     expect(text).toMatch(/^FAILED: /m);
   });
 });
+
+/**
+ * Issue #25 item 1: a partner whose first page holds 2 of X-Total-Count 3
+ * Locations (X-Limit 2) and sends no Link. OCPI 2.2.1 Transport and format,
+ * Pagination requires a Link rel="next" while more objects remain: a FAIL,
+ * named in --json, exit 1. The message says whether our sync pull copes: it
+ * asks on by offset (core/client/next-page.ts), which reaches the third
+ * object when the partner honours offset, and fails the pull when it answers
+ * the first page again.
+ */
+describe("probe against a partner whose first page sends no Link although X-Total-Count says more remain", () => {
+  const TOKEN = "linkless-probe-token-0123456789";
+  const owner = { country_code: "NL", party_id: "LNK" };
+  const LOCATIONS = [1, 2, 3].map((n) => ({ ...location(n), ...owner }));
+  let honours: QuirkyCpo;
+  let ignores: QuirkyCpo;
+
+  /** Pages of 2 without Link; `offset` honoured or not. */
+  const linkless = (partner: QuirkyCpo, honoursOffset: boolean) =>
+    partner.on("GET", /^\/2\.2\.1\/locations$/, (request) => {
+      const offset = honoursOffset ? Number(request.url.searchParams.get("offset") ?? 0) : 0;
+      return { headers: { "X-Total-Count": "3", "X-Limit": "2" }, body: { data: LOCATIONS.slice(offset, offset + 2), status_code: 1000, timestamp: new Date().toISOString() } };
+    });
+
+  beforeAll(async () => {
+    const [a, b] = await freePorts(2);
+    honours = new QuirkyCpo(a, owner);
+    ignores = new QuirkyCpo(b, owner);
+    linkless(honours, true);
+    linkless(ignores, false);
+    await Promise.all([honours.listen(), ignores.listen()]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([honours?.close(), ignores?.close()]);
+  });
+
+  const linkCheck = (report: { checks: { check: string; outcome: string; detail: string }[] }) =>
+    report.checks.find((c) => c.check === "locations SENDER: Link to the next page");
+
+  it("fails it naming the rule, exit 1 and named in --json; our pull asks on by offset and reads all 3", async () => {
+    const json = await runCli(["probe", honours.versionsUrl, `--token=${TOKEN}`, "--json"]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report.passed).toBe(false);
+    expect(linkCheck(report)).toEqual({
+      outcome: "fail",
+      check: "locations SENDER: Link to the next page",
+      detail:
+        'page 1 holds 2 objects (2 read) of X-Total-Count 3 and sends no Link rel="next", which OCPI 2.2.1 Transport and format, Pagination requires while more objects remain: a client following Links loses 1; our sync pull asks on with offset=2 (tolerant reader) and reads all 3',
+    });
+    expect(report.quirks).toContain('locations: pages with more objects after them send no Link rel="next"');
+    expect(report.checks.find((c: { check: string }) => c.check === "locations SENDER: Link walk")).toMatchObject({ outcome: "pass", detail: "ended after 2 pages, 3 objects" });
+    expect(honours.received("GET", /\/locations$/).map((r) => r.url.searchParams.get("offset"))).toEqual([null, "2"]);
+    // the only failure: everything else about this partner is to spec
+    expect(report.checks.filter((c: { outcome: string }) => c.outcome === "fail")).toHaveLength(1);
+    const readable = await runCli(["probe", honours.versionsUrl, `--token=${TOKEN}`]);
+    expect(readable.code).toBe(1);
+    expect(readable.stdout).toMatch(/^FAIL {2}locations SENDER: Link to the next page: page 1 holds 2 objects .* requires while more objects remain/m);
+    expect(readable.stdout).toMatch(/^FAILED: /m);
+  });
+
+  it("says our pull fails too when the partner answers offset=2 with the first page again", async () => {
+    const report = await probePartner(ignores.versionsUrl, TOKEN);
+    expect(report.passed).toBe(false);
+    expect(linkCheck(report)).toMatchObject({ outcome: "fail" });
+    expect(linkCheck(report)!.detail).toMatch(
+      /sends no Link rel="next", which OCPI 2\.2\.1 Transport and format, Pagination requires while more objects remain: a client following Links loses 1; our sync pull asks on with offset=2, but the partner answers it with the page already read: the pull fails \(its watermark stays\) and cannot reach the other 1$/,
+    );
+    expect(report.quirks).toContain('locations: pages with more objects after them send no Link rel="next", and offset is ignored');
+    expect(report.checks.find((c) => c.check === "locations SENDER: Link walk")).toMatchObject({ outcome: "warn", detail: "ended after 1 page with 2 objects; X-Total-Count said 3" });
+  });
+});
