@@ -28,6 +28,7 @@ import { CredentialsPlugin } from "../plugins/credentials/module";
 import { ChangeFeed } from "../core/events/change-feed";
 import { Outbox } from "../core/outbox/outbox";
 import { PushService } from "../core/push/push-service";
+import { PushedObjects } from "../core/push/pushed-objects";
 import { BackgroundServices } from "../core/background";
 import { PendingRequests } from "../core/async/pending-requests";
 import { TimeoutWatcher } from "../core/async/timeout-watcher";
@@ -143,6 +144,8 @@ export class Gateway {
       const syncErrors = syncConfigErrors(config, served);
       if (syncErrors.length) throw new StartupError(syncErrors);
       background.add(container.resolve(SyncScheduler));
+      // queued canonical objects are rendered with every plugin's push spec: a hub broadcasts modules it does not serve
+      container.registerInstance(PushedObjects, new PushedObjects(plugins));
       const push = container.resolve(PushService);
       container.registerInstance(PushService, push);
       await registry.init();

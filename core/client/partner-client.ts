@@ -1,4 +1,4 @@
-import type { InterfaceRole, ModuleId, PartyRef } from "../protocol/types";
+import type { InterfaceRole, ModuleId, PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { ObjectType } from "../model/object-type";
@@ -8,6 +8,7 @@ import { bodyForPartner } from "../model/schema-walk";
 import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
 import { ListWalk, type PageHeaders } from "./next-page";
 import type { OutboundRequest } from "../outbox/outbox";
+import type { QueuedObjects } from "../outbox/queued-object";
 import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
 import { describeIssues } from "../http/errors";
@@ -63,10 +64,7 @@ export class PartnerClient {
     const version = record.version!;
     const target = withPath(url, call.path);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
-    const wire = call.body
-      ? call.body.type.down(call.body.value, version, this.lossy.context(partnerId, call.body.type.name, version, {}))
-      : undefined;
-    const body = call.body ? bodyForPartner(config, call.method, () => call.body!.type.schema(version, "full"), wire) : undefined;
+    const body = call.body ? this.render(partnerId, version, config, call.method, call.body.type, call.body.value) : undefined;
     return this.http.call<T>(
       call.method,
       { ...this.targetFor(record, config, target.toString(), call.from, call.to), correlationId: call.correlationId },
@@ -75,16 +73,30 @@ export class PartnerClient {
   }
 
   /**
-   * Sends an outbox message: its body is already in the partner's wire form.
-   * A URL target is one the partner handed us (e.g. a response_url); it gets
-   * the partner's token like any other call, under the same outbound policy.
+   * Sends an outbox message. One carrying a canonical object (`request.object`) is rendered now, as `call` renders a
+   * body, for the version the partner is registered in and the config it has at this moment, and a push's receiver
+   * path and query with it (`objects`: the push specs, core/push/pushed-objects.ts); one that cannot be (no object type
+   * of its module at its path) is refused, so never retried. A wire body (a command result, or any message queued
+   * before objects were) goes as it is. A URL target is one the partner handed us (e.g. a response_url); it gets the
+   * partner's token like any other call, under the same outbound policy.
    */
-  async send(partnerId: string, request: OutboundRequest): Promise<void> {
+  async send(partnerId: string, request: OutboundRequest, objects?: QueuedObjects): Promise<void> {
     if ("module" in request.target) {
-      const { record, config, url } = await this.endpoint(partnerId, request.target.module, request.target.role);
-      const target = withPath(url, request.target.path);
-      for (const [k, v] of Object.entries(request.target.query ?? {})) target.searchParams.set(k, v);
-      await this.http.call(request.method, this.targetFor(record, config, target.toString(), request.from, request.to), request.body);
+      const { module, role } = request.target;
+      const { record, config, url } = await this.endpoint(partnerId, module, role);
+      let { path, query } = request.target;
+      let body = request.body;
+      const object = request.object;
+      if (object) {
+        const version = record.version!;
+        const type = objects?.typeOf(module, object);
+        if (!type) throw new PartnerCallError("refused", `${request.method} ${module}: no object type at ${object.path.join("/")} to render the message with`);
+        ({ path, query } = objects!.targetOf(module, object, version) ?? { path, query });
+        body = this.render(partnerId, version, config, request.method, type, object.value, object.owner);
+      }
+      const target = withPath(url, path);
+      for (const [k, v] of Object.entries(query ?? {})) target.searchParams.set(k, v);
+      await this.http.call(request.method, this.targetFor(record, config, target.toString(), request.from, request.to), body);
       return;
     }
     const record = await this.registry.current(partnerId);
@@ -92,6 +104,24 @@ export class PartnerClient {
       throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
     const config = this.registry.configOf(partnerId);
     await this.http.call(request.method, this.targetFor(record, config, request.target.url, request.from, request.to), request.body);
+  }
+
+  /**
+   * A canonical body as the partner takes it now: translated down to its version (what the version cannot carry
+   * logged once, core/model/lossy.ts) and shaped by its config (bodyForPartner). The one rendering of what we send,
+   * for direct calls and queued messages alike.
+   */
+  private render(
+    partnerId: string,
+    version: VersionNumber,
+    config: PartnerConfig,
+    method: string,
+    type: ObjectType<any>,
+    value: unknown,
+    owner?: PartyRef,
+  ): unknown {
+    const wire = type.down(value, version, this.lossy.context(partnerId, type.name, version, {}, owner));
+    return bodyForPartner(config, method, () => type.schema(version, "full"), wire);
   }
 
   private targetFor(record: PartnerRecord, config: PartnerConfig, url: string, from?: PartyRef, to?: PartyRef): CallTarget {

@@ -400,19 +400,20 @@ export class Forwarder {
     const hub = this.hubParties.find((p) => sameParty(p, inbound.to))!;
     const query: Record<string, string> = {};
     for (const [key, value] of new URLSearchParams(ctx.querystring)) query[key] = value;
+    // The canonical object, rendered for each receiver's version and config when it is delivered (core/outbox/queued-object.ts):
+    // its path below the owner's country_code/party_id names its object type, as a push's does.
+    const object =
+      spec && canonical !== undefined
+        ? { path: inbound.rest.split("/").filter(Boolean).slice(2).map(decodeURIComponent), value: canonical, owner: inbound.from }
+        : undefined;
     const messages: EnqueueRequest[] = audience.map((partner) => {
-      const version = partner.version!;
-      const wire =
-        spec && canonical !== undefined
-          ? spec.type.down(canonical, version, this.deps.lossy.context(partner.id, spec.type.name, version, params, inbound.from))
-          : canonical;
       const to = partner.roles.find((role) => opposite(senderRole, role.role)) ?? partner.roles[0];
       return {
         partnerId: partner.id,
         request: {
           method: ctx.method as EnqueueRequest["request"]["method"],
           target: { module: inbound.module, role: "RECEIVER", path: inbound.rest, query },
-          body: wire,
+          ...(object ? { object } : { body: canonical }),
           // hub → each receiver: from the hub (OCPI 2.2.1 Transport and format, Message routing); the object's own path keeps the original owner
           from: { country_code: hub.country_code, party_id: hub.party_id },
           to: { country_code: to.country_code, party_id: to.party_id },

@@ -43,8 +43,8 @@ export const instrumentOutbound = (metrics: GatewayMetrics, http: OcpiClient, pa
   const moduleCall = partners.call.bind(partners);
   partners.call = (partnerId, c) => outboundScope.run({ partner: partnerId, module: c.module }, () => moduleCall(partnerId, c));
   const send = partners.send.bind(partners);
-  partners.send = (partnerId, request) =>
-    outboundScope.run({ partner: partnerId, module: "module" in request.target ? request.target.module : "callback" }, () => send(partnerId, request));
+  partners.send = (partnerId, request, objects) =>
+    outboundScope.run({ partner: partnerId, module: "module" in request.target ? request.target.module : "callback" }, () => send(partnerId, request, objects));
   const list = partners.list.bind(partners);
   partners.list = <T>(partnerId: string, module: string, ...rest: unknown[]): AsyncGenerator<T[]> => {
     const pages = (list as (...args: unknown[]) => AsyncGenerator<T[]>)(partnerId, module, ...rest);

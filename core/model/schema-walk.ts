@@ -65,10 +65,13 @@ export const isDisplayText = (schema: Schema): boolean => {
 
 /**
  * `value` with every optional field its schema declares present: absent
- * ones as `null` (which OCPI reads as absent, OCPI 2.2.1 Types), recursively
- * in the objects and lists it carries. For partners whose frameworks
- * require every key (`partners[].send_nulls_for_optional`). Present values
- * and unknown properties are kept as they are.
+ * ones as `null` (which OCPI reads as absent, OCPI 2.2.1 Types), and a list
+ * (cardinality `*`) absent or null as `[]`, recursively in the objects and
+ * lists it carries. For partners whose frameworks require every key
+ * (`partners[].send_nulls_for_optional`): those that declare a list field
+ * refuse a null there as well ("Input should be a valid list"), and an
+ * empty list says the same as none. Other present values and unknown
+ * properties are kept as they are.
  */
 export const withNullsForOptional = (schema: Schema, value: unknown): unknown => {
   if (Array.isArray(value)) {
@@ -79,8 +82,8 @@ export const withNullsForOptional = (schema: Schema, value: unknown): unknown =>
   if (!shape) return value;
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [key, field] of Object.entries(shape)) {
-    if (out[key] === undefined) {
-      if (isOptional(field)) out[key] = null;
+    if (out[key] === undefined || out[key] === null) {
+      if (isOptional(field)) out[key] = elementOf(field) ? [] : null;
     } else out[key] = withNullsForOptional(field, out[key]);
   }
   return out;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Store, StoredPage, StoreGuard } from "../store/port";
 import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
 import type { PartnerAnswer } from "./partner-answer";
+import type { QueuedObject } from "./queued-object";
 import type { RedisStore } from "../store/redis-store";
 import { GENERATION_LEASES, LEASES_LUA, type SharedReads } from "../store/shared-reads";
 
@@ -11,8 +12,13 @@ export type OutboundTarget = { module: string; role: InterfaceRole; path?: strin
 export interface OutboundRequest {
   method: HttpMethod;
   target: OutboundTarget;
-  /** wire body, already in the partner's version */
+  /**
+   * a wire body, sent as it is: a message whose body has no object type of a module (a command or charging-profile
+   * result, client info), and every message queued before objects were queued canonically (an upgrade delivers those unchanged)
+   */
   body?: unknown;
+  /** the canonical object, rendered for the partner when the message is delivered (a module target only; no `body` then) */
+  object?: QueuedObject;
   from?: PartyRef;
   /** the party the message is for; its to-headers are chosen from it (core/client/addressee.ts) */
   to?: PartyRef;
@@ -488,7 +494,9 @@ export class Outbox {
    * Moves a partner's dead letters (all, or the one with `id`) back to the
    * tail of its queue, in their order, as fresh messages. Each is queued
    * before it leaves the dead letters: a crash in between sends it twice
-   * rather than never. Empty when there is no such dead letter.
+   * rather than never. Empty when there is no such dead letter. One that
+   * carries a canonical object is rendered again when it is delivered: a
+   * partner whose version or config changed meanwhile gets what they say now.
    */
   async retryDeadLetters(partnerId: string, id?: string): Promise<Requeued[]> {
     const letters =

@@ -12,10 +12,20 @@ const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date
 /** A response_url can carry secrets in its query: shown like logged URLs. */
 const targetJson = (target: OutboundTarget) => ("url" in target ? { url: safeUrl(target.url) } : target);
 
+/**
+ * A dead letter as the admin API shows it. Its body is what the message holds: the canonical (OCPI 2.3.0) object,
+ * rendered for the partner's version and config at each delivery (`canonical: true`), or a wire body sent as it is
+ * (one queued before objects were queued canonically, a command result).
+ */
 const deadLetterJson = (letter: DeadLetter) => ({
   id: letter.id,
   label: letter.label,
-  request: { method: letter.request.method, target: targetJson(letter.request.target), body: letter.request.body },
+  request: {
+    method: letter.request.method,
+    target: targetJson(letter.request.target),
+    body: letter.request.object ? letter.request.object.value : letter.request.body,
+    canonical: letter.request.object !== undefined,
+  },
   answer: answerJson(letter.answer),
   last_error: letter.lastError,
   attempts: letter.attempts,

@@ -5,12 +5,11 @@ import type { EnqueueRequest, Outbox } from "../outbox/outbox";
 import type { StoreGuard } from "../store/port";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
-import type { LossyTranslationLog } from "../model/lossy";
+import type { QueuedObject } from "../outbox/queued-object";
 import { partyKey, sameParty, type PartyRef } from "../protocol/types";
 import { inScope, type PartyScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { changeObjectOf, defaultTarget, type PushSpec } from "./push-spec";
-import { bodyForPartner } from "../model/schema-walk";
 import { entitledIn, entitledPartners } from "./entitled-partners";
 
 /** The push specs of the modules plugins serve, by module id. */
@@ -18,9 +17,10 @@ export type PushSpecs = ReadonlyMap<string, PushSpec>;
 
 /**
  * Turns each change of our own data into one outbox message per entitled
- * partner: the body translated down to the partner's version with the
- * module's object type for the path's depth, the method and receiver path
- * from the module's push spec. Changes of data we do not own (a partner's,
+ * partner: the canonical object with its path (which names its object type
+ * in the module's push spec), rendered for the partner when it is delivered
+ * (core/outbox/queued-object.ts), the method and receiver path from the
+ * module's push spec. Changes of data we do not own (a partner's,
  * stored by our receivers or a sync pull) are never pushed. A module that
  * names a change's audience (`PushSpec.audience`: Sessions and CDRs, their
  * token's owner) has it pushed only to partners whose scope includes it.
@@ -31,7 +31,6 @@ export class PushFanOut {
     private readonly specs: PushSpecs,
     private readonly outbox: Outbox,
     private readonly registry: PartnerRegistry,
-    private readonly lossy: LossyTranslationLog,
     private readonly log: Logger,
   ) {}
 
@@ -97,17 +96,21 @@ export class PushFanOut {
    */
   private messageFor(partner: PartnerRecord, change: DataChange, spec: PushSpec, audience: PartyRef | "all" | undefined): EnqueueRequest {
     const method = spec.methods[change.kind]!;
-    const version = partner.version!;
-    const { type } = changeObjectOf(spec, change)!;
-    const tx = this.lossy.context(partner.id, type.name, version, {}, change.owner);
-    const wire = change.kind === "delete" || !change.object ? undefined : type.down(change.object, version, tx);
-    const body = bodyForPartner(this.registry.configOf(partner.id), method, () => type.schema(version, "full"), wire);
-    const { path, query } = spec.target?.(change, version) ?? defaultTarget(change);
+    const { path, query } = spec.target?.(change, partner.version!) ?? defaultTarget(change);
     const object = `${partyKey(change.owner)}/${change.path.join("/")}`;
     const collapse = spec.collapse?.(change);
+    // the canonical object, rendered for the partner's version and config when it is delivered (PartnerClient.send)
+    const queued: QueuedObject | undefined =
+      change.kind === "delete" || !change.object ? undefined : { path: change.path, value: change.object, owner: change.owner, kind: change.kind };
     return {
       partnerId: partner.id,
-      request: { method, target: { module: change.module, role: "RECEIVER", path, query }, body, from: change.owner, to: audience === "all" ? undefined : audience },
+      request: {
+        method,
+        target: { module: change.module, role: "RECEIVER", path, query },
+        object: queued,
+        from: change.owner,
+        to: audience === "all" ? undefined : audience,
+      },
       label: `${method} ${change.module} ${object}`,
       collapseKey: collapse ? `${change.module}:${object}:${collapse}` : undefined,
       // the object's path: a Location's PUT and its EVSEs' PATCHes need their order, two EVSEs' do not (OutboxMessage.orderKey)

@@ -13,7 +13,7 @@ import { ChangeFeed } from "../events/change-feed";
 import { PartnerRegistry } from "../partners/partner-registry";
 import { PartnerClient } from "../client/partner-client";
 import { BackgroundServices } from "../background";
-import { LossyTranslationLog } from "../model/lossy";
+import { PushedObjects } from "./pushed-objects";
 import { ModuleCatalog } from "../host/module-catalog";
 import { adapterPortOf } from "../host/served-modules";
 import { changesPortName, type ChangesPort, type PushSpec } from "./push-spec";
@@ -44,19 +44,20 @@ export class PushService {
     private readonly registry: PartnerRegistry,
     partners: PartnerClient,
     background: BackgroundServices,
-    lossy: LossyTranslationLog,
+    objects: PushedObjects,
     private readonly catalog: ModuleCatalog,
   ) {
     const specs = new Map<string, PushSpec>();
     for (const served of catalog.served) if (served.plugin.pushSpec) specs.set(served.plugin.module, served.plugin.pushSpec);
-    const fanOut = new PushFanOut(config, specs, outbox, registry, lossy, log);
+    const fanOut = new PushFanOut(config, specs, outbox, registry, log);
     feed.subscribe((change) => fanOut.onChange(change));
     const senders = () => catalog.served.filter((s) => s.role === "SENDER" && s.plugin.pushSpec?.resync);
     this.resync = new PushResync(store, outbox, registry, fanOut, senders, log);
     const worker = new OutboxWorker(
       outbox,
       store,
-      (partnerId, request) => partners.send(partnerId, request),
+      // a queued canonical object is rendered now, for the partner's version and config of this delivery
+      (partnerId, request) => partners.send(partnerId, request, objects),
       (partnerId) => retryPolicyOf(registry.configOf(partnerId).push),
       log,
       {
