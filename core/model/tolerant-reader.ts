@@ -93,14 +93,9 @@ export class TolerantReader {
 /**
  * Locations the gateway holds, for CdrLocation fields a partner left out:
  * the partners' Locations, stored through our locations RECEIVER port
- * (pushed or pulled), looked up under the CDR's owner. Read through the
- * port's `get(owner, id, ctx)`; nothing when no locations RECEIVER is served.
+ * (pushed or pulled), looked up under the CDR's owner (ModuleCatalog.location);
+ * nothing when no locations RECEIVER is served.
  */
 export const heldLocationsOf = (catalog: ModuleCatalog): Pick<RepairSource, "heldLocation"> => ({
-  heldLocation: async (owner, locationId) => {
-    const served = catalog.served.find((s) => s.plugin.module === "locations" && s.role === "RECEIVER");
-    const port = served?.port as { get?: (owner: PartyRef, id: string, ctx: { party: PartyRef }) => Promise<unknown> } | undefined;
-    if (!served || typeof port?.get !== "function") return undefined;
-    return (await port.get(owner, locationId, { party: served.parties[0] })) as Record<string, unknown> | undefined;
-  },
+  heldLocation: (owner, locationId) => catalog.location("RECEIVER", owner, locationId),
 });

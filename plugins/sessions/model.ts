@@ -79,3 +79,17 @@ export type ChargingPreferencesResponse = (typeof CHARGING_PREFERENCES_RESPONSES
  * gateway: never shown to 2.2.1/2.3.0 partners and never taken from them.
  */
 export const LOCATION_211 = "ocpi211_location";
+
+/**
+ * Where one of our own sessions carries its Location, as our Locations
+ * module serves it (canonical, reduced to the session's EVSE and connector:
+ * session-location.ts), on its way to a partner: a 2.1.1 Session embeds
+ * that Location (OCPI 2.1.1 Sessions module, Session object: "the Location
+ * object ... only the EVSE and Connector used"), which location_id,
+ * evse_uid and connector_id alone cannot rebuild. Attached where our
+ * sessions leave the gateway (our Sender list, pushes, resyncs), so a
+ * queued push or a cached list carries it, and read by the 2.1.1
+ * translation (translate.ts); internal like LOCATION_211: never stored with
+ * the session, never shown to 2.2.1/2.3.0 partners, never taken from them.
+ */
+export const OWN_LOCATION = "ocpi_own_location";

@@ -1,5 +1,5 @@
 import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
-import type { SessionsReceiverPort } from "./ports";
+import type { SessionsReceiverPort, SessionsSenderPort } from "./ports";
 import type { Session, SessionPatch } from "./model";
 import { applySessionPatch } from "./patch";
 import type { DataChange } from "../../core/events/change-feed";
@@ -16,14 +16,24 @@ const isFinal = (change: DataChange): boolean => change.object?.status === "COMP
  * charging_periods are appended, so PATCHes never collapse). Final
  * sessions are delivered at least once. Only to the partner of the token's
  * owner: from the session when it comes whole, else from the stored one,
- * read with `stored` (our SENDER port, which a CPO always serves).
+ * read with `stored` (our SENDER port, which a CPO always serves). A
+ * resync's sessions get their Location with `withLocations`, as changes do
+ * on the ChangeFeed (SessionLocations.onChange).
  */
-export const sessionsPush = (stored: (owner: PartyRef, id: string) => Promise<Session | undefined>): PushSpec<SessionsReceiverPort> => ({
+export const sessionsPush = (
+  stored: (owner: PartyRef, id: string) => Promise<Session | undefined>,
+  withLocations: (sessions: Session[]) => Promise<Session[]>,
+): PushSpec<SessionsReceiverPort, SessionsSenderPort> => ({
   objectTypes: [sessionType],
   idFields: ["id"],
   methods: { upsert: "PUT", patch: "PATCH" },
   essential: isFinal,
   resync: true,
+  /** a resync's sessions carry their Location, for 2.1.1 partners (session-location.ts) */
+  async resyncPage(sender, page, ctx) {
+    const answer = await sender.list(page, ctx);
+    return { ...answer, items: await withLocations(answer.items) };
+  },
   async audience(change) {
     const session = (change.object?.cdr_token ? change.object : await stored(change.owner, change.path[0])) as Session | undefined;
     return session && tokenOwnerOf(session);

@@ -15,6 +15,7 @@ import {
 } from "../../core/model/common-schemas";
 import { authMethod, cdrToken, chargingPeriod } from "../../core/model/charging";
 import { PROFILE_TYPES, SESSION_STATUSES } from "./model";
+import { evseShape, locationShape } from "../locations/schemas";
 
 /**
  * Wire schemas of the Sessions module per version (OCPI 2.2.1 Sessions module, Part B
@@ -48,20 +49,12 @@ const sessionShape = (version: "2.3.0" | "2.2.1") => ({
 
 /**
  * The 2.1.1 session embeds a full 2.1.1 Location "with only the relevant
- * EVSE/connector". Only the ids this module reads are checked here; the
- * Location object as a whole belongs to the Locations module and is passed
- * through unchanged.
+ * EVSE/connector" (OCPI 2.1.1 Sessions module, Session object): validated
+ * as the Locations module validates a 2.1.1 Location, with at least one
+ * EVSE (each with at least one connector), so a Location reduced to its ids
+ * is refused naming what it lacks (/location/type, /location/address…).
  */
-const location211 = () =>
-  z.looseObject({
-    id: text(39),
-    evses: nonEmptyArray(
-      z.looseObject({
-        uid: text(39),
-        connectors: nonEmptyArray(z.looseObject({ id: text(36) })),
-      }),
-    ),
-  });
+const location211 = () => z.looseObject({ ...locationShape("2.1.1"), evses: nonEmptyArray(z.looseObject(evseShape("2.1.1"))) });
 
 const sessionShape211 = () => ({
   id: text(36),

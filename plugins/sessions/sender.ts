@@ -4,9 +4,13 @@ import type { ChargingPreferences } from "./model";
 import type { SessionsSenderPort } from "./ports";
 import { chargingPreferencesType, sessionType } from "./translate";
 import { tokenOwnerInScope } from "./token-owner";
+import type { SessionLocations } from "./session-location";
 
-/** Our CPO interface: the session list partners pull, and charging preferences they set (2.2+). */
-export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
+/**
+ * Our CPO interface: the session list partners pull, and charging preferences they set (2.2+). Each listed
+ * session carries its Location from our Locations (`locations`), which a 2.1.1 Session embeds.
+ */
+export const senderRoutes = (port: SessionsSenderPort, locations: SessionLocations): RouteSpec[] => [
   {
     method: "GET",
     path: "",
@@ -17,7 +21,9 @@ export const senderRoutes = (port: SessionsSenderPort): RouteSpec[] => [
     handle: async (req) => {
       // Sessions is the one list where date_from is required (OCPI 2.2.1 Sessions module); the kernel treats it as optional.
       if (!req.query.date_from) throw invalid("query parameter date_from is required for the sessions list");
-      return { page: await port.list(req.page, req.port) };
+      // whatever the caller's version: the page may be cached and then served to a 2.1.1 partner too
+      const page = await port.list(req.page, req.port);
+      return { page: { ...page, items: await locations.attachAll(page.items) } };
     },
   },
   {

@@ -2,8 +2,11 @@ import { z } from "zod";
 import { defineObjectType, type TranslationContext, type VersionedTranslator, type TranslationLoss } from "../../core/model/object-type";
 import { mapPriceFields, priceDown, priceFromNumber, priceToNumber, priceUp } from "../../core/model/price";
 import { TOKEN_TYPES_22 } from "../../core/model/charging";
-import { LOCATION_211, type ChargingPeriod, type ChargingPreferences, type Session } from "./model";
+import { LOCATION_211, OWN_LOCATION, type ChargingPeriod, type ChargingPreferences, type Session } from "./model";
 import { chargingPreferencesSchema, sessionPatchSchema, sessionSchema } from "./schemas";
+import { sessionLocation } from "./session-location";
+import { locationType } from "../locations/translate";
+import type { Location } from "../locations/model";
 
 /**
  * Session across versions. Canonical = 2.3.0. Every translator maps only the
@@ -23,7 +26,8 @@ export const SESSIONS_TRANSLATION_LOSSES: readonly TranslationLoss[] = [
   { object: "Session", field: "authorization_reference", versions: ["2.1.1"], why: "not in 2.1.1" },
   { object: "Session", field: "status", versions: ["2.1.1"], why: "RESERVATION does not exist in 2.1.1: sent as PENDING (charging has not started)" },
   { object: "Session", field: "auth_method", versions: ["2.1.1"], why: "COMMAND does not exist in 2.1.1: sent as AUTH_REQUEST (the eMSP authorized the remote start)" },
-  { object: "Session", field: "location", versions: ["2.1.1"], why: "2.1.1 embeds a full Location. Up: only location.id, evses[0].uid and evses[0].connectors[0].id are taken, the original object is kept aside and returned to 2.1.1 GETs. Down without that original (session not received in 2.1.1): only a skeleton {id, evses:[{uid, connectors:[{id}]}]} can be sent, which is NOT a valid 2.1.1 Location" },
+  { object: "Session", field: "location", versions: ["2.1.1"], why: "2.1.1 embeds a full Location. Down: our own session gets its Location from our Locations (only its EVSE and connector); a session received in 2.1.1 gets the original it came with. Without either (our Locations lack it, or the session is a partner's received in 2.2+): only {id, evses:[{uid, connectors:[{id}]}]} is sent, which is NOT a valid 2.1.1 Location. Up: only location.id, evses[0].uid and evses[0].connectors[0].id are taken, the original object is kept aside and returned to 2.1.1 GETs" },
+  { object: "Session", field: "location.*", versions: ["2.1.1"], why: "our Location embedded in a 2.1.1 Session loses what a 2.1.1 Location loses (the Location, EVSE and Connector losses), logged as location.<field>" },
   { object: "Session", field: "location.evses", versions: ["2.1.1"], why: "up: only the first EVSE and its first connector name the session's EVSE/connector; further ones are ignored" },
 ];
 
@@ -33,8 +37,8 @@ const OPTIONAL_FIELDS = [
 ] as const;
 
 const clean = (wire: Record<string, unknown>): Record<string, unknown> => {
-  // the internal 2.1.1 location is never taken from a partner
-  const { [LOCATION_211]: _internal, ...out } = wire;
+  // the internal Locations are never taken from a partner
+  const { [LOCATION_211]: _internal, [OWN_LOCATION]: _own, ...out } = wire;
   for (const field of OPTIONAL_FIELDS) if (out[field] === null) delete out[field];
   return out;
 };
@@ -62,12 +66,12 @@ const filterPeriods = (periods: ChargingPeriod[], known: Set<string>, version: s
 
 const v230: VersionedTranslator<Session> = {
   up: (wire) => clean(wire) as Session,
-  down: ({ [LOCATION_211]: _internal, ...session }) => session,
+  down: ({ [LOCATION_211]: _internal, [OWN_LOCATION]: _own, ...session }) => session,
 };
 
 const v221: VersionedTranslator<Session> = {
   up: (wire) => mapPriceFields(clean(wire), ["total_cost"], priceUp) as Session,
-  down: ({ [LOCATION_211]: _internal, ...session }, tx) => {
+  down: ({ [LOCATION_211]: _internal, [OWN_LOCATION]: _own, ...session }, tx) => {
     const out: Record<string, unknown> = mapPriceFields(session, ["total_cost"], (p, f) => priceDown(p, tx, f));
     const token = session.cdr_token;
     if (token && !(TOKEN_TYPES_22 as readonly string[]).includes(token.type)) {
@@ -111,7 +115,7 @@ const v211: VersionedTranslator<Session> = {
   down: (session, tx) => {
     const {
       country_code: _cc, party_id: _pid, start_date_time, end_date_time, cdr_token, authorization_reference,
-      location_id, evse_uid, connector_id, [LOCATION_211]: original, total_cost, status, auth_method, charging_periods, ...rest
+      location_id, evse_uid, connector_id, [LOCATION_211]: original, [OWN_LOCATION]: own, total_cost, status, auth_method, charging_periods, ...rest
     } = session;
     const out: Record<string, unknown> = { ...rest };
     if (start_date_time !== undefined) out.start_datetime = start_date_time;
@@ -123,7 +127,7 @@ const v211: VersionedTranslator<Session> = {
     }
     if (authorization_reference !== undefined) tx.dropped("authorization_reference", "not in 2.1.1");
     if (location_id !== undefined || evse_uid !== undefined || connector_id !== undefined)
-      out.location = location211Of(original as Location211 | undefined, { location_id, evse_uid, connector_id }, tx);
+      out.location = location211Of({ own: own as Location | undefined, original: original as Location211 | undefined }, { location_id, evse_uid, connector_id }, tx);
     if (total_cost !== undefined) out.total_cost = priceToNumber(total_cost, tx, "total_cost");
     if (status !== undefined) {
       if (status === "RESERVATION") tx.dropped("status", "RESERVATION does not exist in 2.1.1: sent as PENDING");
@@ -141,12 +145,22 @@ const v211: VersionedTranslator<Session> = {
   },
 };
 
-/** The original 2.1.1 Location when it still names the session's ids; else a skeleton (not valid 2.1.1, logged). */
+/**
+ * The 2.1.1 `location` of a session (OCPI 2.1.1 Sessions module: a Location
+ * with only the EVSE and Connector used): our own Location of it when it
+ * still names the session's ids (attached by session-location.ts, translated
+ * by the Locations module, its losses reported as `location.<field>`); else
+ * the original 2.1.1 Location the session came with, when it still names
+ * them; else only the ids, which is not a valid 2.1.1 Location (logged).
+ */
 const location211Of = (
-  original: Location211 | undefined,
+  known: { own?: Location; original?: Location211 },
   ids: { location_id?: string; evse_uid?: string; connector_id?: string },
   tx: TranslationContext,
-): Location211 => {
+): unknown => {
+  const ours = sessionLocation(known.own, ids);
+  if (ours) return locationType.down(ours, "2.1.1", { ...tx, dropped: (field, why) => tx.dropped(`location.${field}`, why) });
+  const { original } = known;
   const evse = original?.evses?.[0];
   const same =
     original !== undefined &&
@@ -154,7 +168,7 @@ const location211Of = (
     (ids.evse_uid === undefined || evse?.uid === ids.evse_uid) &&
     (ids.connector_id === undefined || evse?.connectors?.[0]?.id === ids.connector_id);
   if (same) return original;
-  tx.dropped("location", "no 2.1.1 Location known for this session: sent a skeleton with ids only (not a valid 2.1.1 Location)");
+  tx.dropped("location", "no 2.1.1 Location known for this session: sent its ids only (not a valid 2.1.1 Location)");
   return { id: ids.location_id, evses: [{ uid: ids.evse_uid, connectors: [{ id: ids.connector_id }] }] };
 };
 

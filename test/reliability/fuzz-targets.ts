@@ -79,7 +79,13 @@ const SEEDS: Record<VersionNumber, Record<string, [string, string]>> = {
     credentials: [F211, "credentials_01_example.json"],
   },
 };
-const seedOf = (version: VersionNumber, name: string): Obj => example(...SEEDS[version][name]);
+/**
+ * The 2.1.1 session example's Location names its country "BE", where a 2.1.1 Location's country is ISO 3166
+ * alpha-3 (test/modules/sessions.test.ts): corrected, as 2.1.1 has no later copy that fixed it.
+ */
+const corrected = (version: VersionNumber, name: string, seed: Obj): Obj =>
+  version === "2.1.1" && name === "session" ? { ...seed, location: { ...(seed.location as Obj), country: "BEL" } } : seed;
+const seedOf = (version: VersionNumber, name: string): Obj => corrected(version, name, example(...SEEDS[version][name]));
 
 /** Owners of the seed objects (2.1.1 bodies have none: their path names the same owner as the 2.2.1 seed). */
 const OWNER = {
