@@ -12,6 +12,7 @@ import { ADMIN_TOKEN, COMMAND_BODIES, adminApi, eventually, location, session, s
 import { cdrOf } from "../support/ocpi-objects";
 import { COMMAND_TYPES } from "../../plugins/commands/model";
 import { captureLogs } from "../support/log-capture";
+import { recordingServer, type RecordedRequest } from "../support/recording-server";
 import type { AdapterDeps, AdapterFactory } from "../../core/plugin";
 import { BUILT_IN_ADAPTERS } from "../../app/built-ins";
 
@@ -57,7 +58,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   /** the eMSP's response URLs: every result POSTed there */
   let results: http.Server;
   let resultsUrl: string;
-  const posted: { path: string; authorization: string; headers: http.IncomingHttpHeaders; body: Json }[] = [];
+  const posted: RecordedRequest[] = [];
 
   /** what the CPO's adapter is given to ask a token's owner for real-time authorization (a backend without a token list) */
   let askTokenOwner: AdapterDeps["askTokenOwner"];
@@ -99,7 +100,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     resultsUrl = `http://127.0.0.1:${resultsPort}`;
     slow = await fakeSlowPartner(slowPort, slowSeen);
     big = await fakeSlowPartner(bigPort, [], "BIG", bigPage);
-    results = await resultRecorder(resultsPort, posted);
+    results = await recordingServer(resultsPort, posted);
 
     hub = await Gateway.create(
       testGatewayConfig({
@@ -625,19 +626,4 @@ const fakeSlowPartner = async (
   (server.address() as AddressInfo).port;
   fake.server = server;
   return fake;
-};
-
-/** The eMSP's response URLs: records every POST and answers 1000. */
-const resultRecorder = async (port: number, posted: { path: string; authorization: string; headers: http.IncomingHttpHeaders; body: Json }[]) => {
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      posted.push({ path: req.url ?? "", authorization: String(req.headers.authorization), headers: req.headers, body: JSON.parse(body) });
-      res.setHeader("Content-Type", "application/json");
-      res.end(JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString() }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
-  return server;
 };
