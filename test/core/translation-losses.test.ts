@@ -15,7 +15,9 @@ beforeAll(async () => {
     plugins: [LocationsPlugin, TokensPlugin],
     localModules: [localLocations, localTokens],
     modules: ["locations", "tokens"],
+    // the partner holds NL/GWY, so our own party is another one (a party is held by one side)
     partnerRoles: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "ourselves" } }],
+    party: { party_id: "OUR" },
     adminToken: ADMIN,
   });
 });

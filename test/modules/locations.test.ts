@@ -119,7 +119,8 @@ describe("locations module", () => {
     new OwnedCollection<Location>(h.gateway.store, "locations").get({ country_code: cc, party_id: pid }, id.toUpperCase());
 
   beforeAll(async () => {
-    h = await startHarness({ plugins: [LocationsPlugin], localModules: [localLocations], modules: ["locations"], partnerRoles: [...owners.values()] });
+    // The partner holds NL/GWY, which therefore cannot be one of ours (a party is held by one side): our party is NL/OUR.
+    h = await startHarness({ plugins: [LocationsPlugin], localModules: [localLocations], modules: ["locations"], partnerRoles: [...owners.values()], party: { party_id: "OUR" } });
   });
   afterAll(() => h.close());
 
@@ -506,32 +507,48 @@ describe("locations module", () => {
   });
 
   describe("sender sees child changes through the Location's last_updated", () => {
-    // Our own backend pushing into the gateway: the partner holds our party NL/GWY, so the
-    // receiver writes into the collection the sender serves.
+    // Our own backend reporting changes of our NL/GWY (POST /admin/v1/events, stored by the rules of a
+    // partner's push): a partner cannot hold our party, and the sender serves ours.
+    let own: Harness;
+    const ADMIN = "admin-token-for-own-location-events";
+    beforeAll(async () => {
+      own = await startHarness({ plugins: [LocationsPlugin], localModules: [localLocations], modules: ["locations"], partnerRoles: [cpo("NL", "TNM")], adminToken: ADMIN });
+    });
+    afterAll(() => own.close());
+    const event = async (kind: "upsert" | "patch", path: string[], object: unknown) => {
+      const res = await own.http
+        .post("/admin/v1/events")
+        .set("Authorization", `Bearer ${ADMIN}`)
+        .send({ module: "locations", owner: { country_code: "NL", party_id: "GWY" }, path, kind, object });
+      expect(res.body.status_code).toBe(1000);
+      return res;
+    };
+    const ownSenderGet = (rest: string) => own.http.get(own.path("2.3.0", "SENDER", "locations", rest)).set("Authorization", own.auth);
+
     it("a connector PATCH moves its Location into a later date window", async () => {
-      await put("2.3.0", "/NL/GWY/OWN-1", baseLocation("NL", "GWY", "OWN-1", "2010-01-01T00:00:00Z"));
+      await event("upsert", ["OWN-1"], baseLocation("NL", "GWY", "OWN-1", "2010-01-01T00:00:00Z"));
       const window = "?date_from=2015-01-01T00:00:00Z&date_to=2016-01-01T00:00:00Z";
-      expect((await senderGet("2.3.0", window)).body.data).toEqual([]);
-      expect((await patch("2.3.0", "/NL/GWY/OWN-1/3256/1", { max_amperage: 20, last_updated: "2015-06-01T00:00:00Z" })).status).toBe(200);
-      const listed = await senderGet("2.3.0", window);
+      expect((await ownSenderGet(window)).body.data).toEqual([]);
+      await event("patch", ["OWN-1", "3256", "1"], { max_amperage: 20, last_updated: "2015-06-01T00:00:00Z" });
+      const listed = await ownSenderGet(window);
       expect(listed.headers["x-total-count"]).toBe("1");
       expect(listed.body.data.map((l: Json) => [l.id, l.last_updated])).toEqual([["OWN-1", "2015-06-01T00:00:00Z"]]);
-      expect((await senderGet("2.3.0", "?date_to=2015-06-01T00:00:00Z")).body.data.map((l: Json) => l.id)).not.toContain("OWN-1");
+      expect((await ownSenderGet("?date_to=2015-06-01T00:00:00Z")).body.data.map((l: Json) => l.id)).not.toContain("OWN-1");
       // an EVSE PUT moves it again
-      await put("2.3.0", "/NL/GWY/OWN-1/3255", evse("3255", ["1"], "2017-01-01T00:00:00Z"));
-      expect((await senderGet("2.3.0", window)).body.data).toEqual([]);
-      expect((await senderGet("2.3.0", "?date_from=2017-01-01T00:00:00Z")).body.data.map((l: Json) => l.id)).toEqual(["OWN-1"]);
+      await event("upsert", ["OWN-1", "3255"], evse("3255", ["1"], "2017-01-01T00:00:00Z"));
+      expect((await ownSenderGet(window)).body.data).toEqual([]);
+      expect((await ownSenderGet("?date_from=2017-01-01T00:00:00Z")).body.data.map((l: Json) => l.id)).toEqual(["OWN-1"]);
     });
 
     it("an unpublished Location is withheld from the Sender, and appears once it is published", async () => {
       const hidden = { ...baseLocation("NL", "GWY", "HOME-1", "2030-01-01T00:00:00Z"), publish: false, publish_allowed_to: [{ visual_number: "123", issuer: "X" }] };
-      expect((await put("2.3.0", "/NL/GWY/HOME-1", hidden)).status).toBe(201);
-      const listed = await senderGet("2.3.0", "?date_from=2030-01-01T00:00:00Z");
+      await event("upsert", ["HOME-1"], hidden);
+      const listed = await ownSenderGet("?date_from=2030-01-01T00:00:00Z");
       expect(listed.body.data).toEqual([]);
       expect(listed.headers["x-total-count"]).toBe("0");
-      expect((await h.http.get(h.path("2.3.0", "SENDER", "locations", "/HOME-1")).set("Authorization", h.auth)).status).toBe(404);
-      expect((await put("2.3.0", "/NL/GWY/HOME-1", { ...baseLocation("NL", "GWY", "HOME-1", "2030-01-02T00:00:00Z"), publish: true })).status).toBe(200);
-      const shown = await senderGet("2.3.0", "?date_from=2030-01-01T00:00:00Z");
+      expect((await own.http.get(own.path("2.3.0", "SENDER", "locations", "/HOME-1")).set("Authorization", own.auth)).status).toBe(404);
+      await event("upsert", ["HOME-1"], { ...baseLocation("NL", "GWY", "HOME-1", "2030-01-02T00:00:00Z"), publish: true });
+      const shown = await ownSenderGet("?date_from=2030-01-01T00:00:00Z");
       expect(shown.body.data.map((l: Json) => [l.id, l.publish])).toEqual([["HOME-1", true]]);
     });
   });
