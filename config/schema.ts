@@ -87,6 +87,9 @@ export const MESSAGES = {
   metricsPort: "must be an integer between 1 and 65535 (a port of its own for /metrics, without auth), or absent (/metrics behind the admin token)",
   shutdownDelay: "must be a whole number of milliseconds between 0 and 600000",
   inboundHeaderBytes: "must be an integer between 1024 and 1048576 (bytes)",
+  inboundBodyBytes: "must be an integer between 1024 and 1073741824 (bytes)",
+  inboundBodyCount: "must be an integer between 1 and 100000000",
+  inboundStringBytes: "must be an integer between 1 and 1073741824 (bytes)",
 } as const;
 
 // ---------------------------------------------------------------------------
@@ -200,6 +203,12 @@ export const inboundSchema = z
     keep_alive_timeout_ms: inboundTimeout(DEFAULT_INBOUND.keep_alive_timeout_ms),
     max_connections_per_client: int(0, 100_000, MESSAGES.inboundConnections).default(DEFAULT_INBOUND.max_connections_per_client),
     max_header_bytes: int(1024, 1_048_576, MESSAGES.inboundHeaderBytes).default(DEFAULT_INBOUND.max_header_bytes),
+    // what a request body may weigh before it is parsed (core/http/body-limits.ts)
+    max_body_bytes: int(1024, 1_073_741_824, MESSAGES.inboundBodyBytes).default(DEFAULT_INBOUND.max_body_bytes),
+    max_object_members: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.max_object_members),
+    max_body_members: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.max_body_members),
+    max_body_layouts: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.max_body_layouts),
+    max_string_bytes: int(1, 1_073_741_824, MESSAGES.inboundStringBytes).default(DEFAULT_INBOUND.max_string_bytes),
   })
   .refine((inbound) => inbound.headers_timeout_ms <= inbound.request_timeout_ms, {
     path: ["headers_timeout_ms"],

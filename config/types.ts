@@ -100,6 +100,16 @@ export interface InboundServerConfig {
   max_connections_per_client: number;
   /** bytes of request line plus headers (a long URL counts) */
   max_header_bytes: number;
+  /** bytes of a request body (README "Answers and errors"; core/http/body-limits.ts) */
+  max_body_bytes: number;
+  /** members of any one object in a request body */
+  max_object_members: number;
+  /** members of all objects plus elements of all arrays of a request body */
+  max_body_members: number;
+  /** distinct layouts (orders of member names) of the objects of a request body: each new one costs V8 a hidden class */
+  max_body_layouts: number;
+  /** bytes of any one string (keys included) or number of a request body, as sent */
+  max_string_bytes: number;
 }
 
 export const DEFAULT_INBOUND: InboundServerConfig = {
@@ -108,6 +118,11 @@ export const DEFAULT_INBOUND: InboundServerConfig = {
   keep_alive_timeout_ms: 5_000,
   max_connections_per_client: 64,
   max_header_bytes: 16_384,
+  max_body_bytes: 2 * 1024 * 1024,
+  max_object_members: 200,
+  max_body_members: 50_000,
+  max_body_layouts: 1_000,
+  max_string_bytes: 65_536,
 };
 
 /** Timeouts (ms) bound how long a request waits for a store that is down; unset: the store's defaults (core/store). */

@@ -5,6 +5,7 @@ import type { ServedModule } from "./served-modules";
 import { requestIds } from "../http/request-ids";
 import { errorEnvelope } from "../http/error-envelope";
 import { jsonBody } from "../http/json-body";
+import { bodyLimitsOf } from "../http/body-limits";
 import { versionRoutes } from "../versions/version-routes";
 import { mountRoute, type KernelServices } from "./mount-route";
 import { authenticate } from "./authenticate";
@@ -16,8 +17,6 @@ import { CachedGets } from "./cached-get";
 import type { OperationsSurface } from "./operations";
 import type { Adapter } from "../plugin";
 import { adapterInbound } from "./adapter-inbound";
-
-const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /** The gateway's HTTP surface; the order of `use` is the life of a request. */
 export const buildHttpApp = (
@@ -38,7 +37,7 @@ export const buildHttpApp = (
   app.use(adapterInbound(adapters));
   // requests addressed to a partner's party go on from here, their bodies unread (streamed)
   if (k.forward) app.use(k.forward);
-  app.use(jsonBody(BODY_LIMIT_BYTES));
+  app.use(jsonBody(bodyLimitsOf(k.config)));
 
   const router = new Router();
   versionRoutes(router, served, k.config, k.registry);

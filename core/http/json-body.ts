@@ -1,81 +1,62 @@
-import { bodyParser } from "@koa/bodyparser";
+import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
 import { OcpiError } from "./errors";
 import { Status } from "../protocol/status";
+import { JsonScanner, hasProtoMember, protoMember, readRawBody, type BodyLimits } from "./body-limits";
+
+export { MAX_JSON_DEPTH } from "./body-limits";
+
+/** Methods whose body is read: OCPI sends objects with these; a body on any other request is left unread. */
+const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
 
 /**
- * How deeply arrays and objects may nest in a request body. The deepest OCPI
- * object (a CDR's tariffs → elements → price_components → …) is about 8
- * levels; 32 leaves room for partners' custom properties while keeping every
- * walk over a body (null stripping, validation) far from the stack's limit.
+ * A request body read under the body limits (core/http/body-limits.ts) and
+ * parsed as JSON whatever its Content-Type (many partners omit it): `raw` its
+ * text ("" when there was none), `body` the parsed object or array (undefined
+ * when there was none). Over a limit it is refused while it arrives (HTTP 413,
+ * or 400 nested too deep, both 2001); malformed JSON or a top-level scalar is
+ * HTTP 400 + 2001, the parser's own message not echoed because it quotes the
+ * body, which may hold a token.
  */
-export const MAX_JSON_DEPTH = 32;
+export const readJsonBody = async (req: IncomingMessage, limits: BodyLimits): Promise<{ raw: string; body: unknown }> => {
+  const scanner = new JsonScanner(limits);
+  let raw = (await readRawBody(req, limits, scanner)).toString("utf8");
+  if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
+  const start = raw.search(/\S/);
+  if (start < 0) return { raw, body: undefined };
+  if (raw[start] !== "{" && raw[start] !== "[") throw notJson();
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw notJson();
+  }
+  // a key that may be "__proto__" (written so, or escaped: "\u005f_proto__"): the parsed body tells
+  if (scanner.suspectKey && hasProtoMember(body)) throw protoMember();
+  return { raw, body };
+};
 
 /**
- * Parses every POST/PUT/PATCH body as JSON whatever its Content-Type (many
- * partners omit it). Malformed JSON is HTTP 400 + 2001; the parser's own
- * message is not echoed because it quotes the body, which may hold a token.
- * A body over the limit is HTTP 413 and closes the connection, so the rest of
- * it is not read; a body nested deeper than MAX_JSON_DEPTH is HTTP 400 + 2001.
+ * Reads every POST/PUT/PATCH body as JSON (readJsonBody) into
+ * `ctx.request.rawBody` and `ctx.request.body`; read it with requestBody.
  */
-export const jsonBody = (limitBytes: number): Middleware => {
-  const parse = bodyParser({
-    enableTypes: ["json"],
-    detectJSON: () => true,
-    jsonLimit: limitBytes,
-    onError: (error) => {
-      if ((error as { status?: number }).status === 413) {
-        throw new OcpiError(Status.INVALID_PARAMETERS, `Request body larger than ${limitBytes} bytes`, 413, { Connection: "close" });
-      }
-      throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
-    },
-  }) as unknown as Middleware;
-  return (ctx, next) =>
-    parse(ctx, async () => {
-      const raw = (ctx.request as { rawBody?: string }).rawBody;
-      if (raw !== undefined && raw.trim() !== "") {
-        // ctx.state.bodyMediaType: the Content-Type a request with a body was
-        // sent with, lower-cased and without parameters ("text/plain"), or
-        // undefined when it had none. The body was parsed as JSON regardless;
-        // this lets a route tell a JSON body from one merely parsed as JSON.
-        ctx.state.bodyMediaType = mediaTypeOf(ctx.get("Content-Type"));
-        if (nestingDepth(raw) > MAX_JSON_DEPTH) {
-          throw new OcpiError(Status.INVALID_PARAMETERS, `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 400);
-        }
-      }
-      await next();
-    });
+export const jsonBody = (limits: BodyLimits): Middleware => async (ctx, next) => {
+  if (!METHODS_WITH_BODY.has(ctx.method)) return next();
+  const { raw, body } = await readJsonBody(ctx.req, limits);
+  const request = ctx.request as { rawBody?: string; body?: unknown };
+  request.rawBody = raw;
+  request.body = body;
+  // ctx.state.bodyMediaType: the Content-Type a request with a body was
+  // sent with, lower-cased and without parameters ("text/plain"), or
+  // undefined when it had none. The body was parsed as JSON regardless;
+  // this lets a route tell a JSON body from one merely parsed as JSON.
+  if (body !== undefined) ctx.state.bodyMediaType = mediaTypeOf(ctx.get("Content-Type"));
+  await next();
 };
 
 const mediaTypeOf = (contentType: string): string | undefined => contentType.split(";")[0].trim().toLowerCase() || undefined;
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * The deepest nesting of arrays and objects in JSON text that parsed: one
- * pass over the characters, brackets inside strings skipped. A loop, not a
- * walk of the parsed value, so its own depth never grows with the body's.
- */
-const nestingDepth = (json: string): number => {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) deepest = Math.max(deepest, ++depth);
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
-  }
-  return deepest;
-};
 
 /** The parsed body, or undefined when the request had none. */
 export const requestBody = (request: { rawBody?: string; body?: unknown }): unknown =>

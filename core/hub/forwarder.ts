@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import httpProxy from "http-proxy";
 import { request } from "undici";
 import type { Context, Middleware } from "koa";
@@ -19,6 +19,8 @@ import { Status } from "../protocol/status";
 import { OcpiError, invalid, invalidFields, notFound } from "../http/errors";
 import { envelope, ocpiTimestamp } from "../http/envelope";
 import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
+import { readJsonBody } from "../http/json-body";
+import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../http/body-limits";
 import { authenticate } from "../host/authenticate";
 import { inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
@@ -27,7 +29,7 @@ import { needsPublicAddress, outboundPolicy, outboundProblem } from "../partners
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { safeUrl } from "../client/ocpi-client";
 import { ForwardAgents } from "./forward-agents";
-import { hubError, opposite, parseJsonBody, readBody, tokenEncodingOf } from "./hub-http";
+import { hubError, opposite, tokenEncodingOf } from "./hub-http";
 import { matchRoute, type MatchedRoute } from "./route-match";
 import { MergedLists } from "./merged-list";
 import { RELAY_PATH, ResultRelay, relaySpotOf, type RelaySpot } from "./result-relay";
@@ -73,6 +75,12 @@ interface Exchange {
   timeoutMs: number;
   timedOut: boolean;
   target: PartnerRecord;
+  /** the request to the receiver, once http-proxy has made it */
+  outgoing?: ClientRequest;
+  /** the body passed the byte limit: the request to the receiver is broken off, the sender answered 413 */
+  cutOff: boolean;
+  /** lets the sender's body flow to the receiver: only once its request's headers are ours */
+  startBody?: () => void;
 }
 
 /** What a request addressed through the hub is: who sends, for whom, to which module interface. */
@@ -125,12 +133,15 @@ export class Forwarder {
     this.proxy.on("proxyReq", (proxyReq, req) => {
       const exchange = this.exchanges.get(req);
       if (!exchange) return;
+      exchange.outgoing = proxyReq;
+      if (exchange.cutOff) return void proxyReq.destroy();
       for (const name of proxyReq.getHeaderNames()) if (!REQUEST_HEADERS.has(name)) proxyReq.removeHeader(name);
       for (const [name, value] of Object.entries(exchange.headers)) proxyReq.setHeader(name, value);
       proxyReq.setTimeout(exchange.timeoutMs, () => {
         exchange.timedOut = true;
         proxyReq.destroy();
       });
+      exchange.startBody?.();
     });
     this.proxy.on("proxyRes", (proxyRes, req) => {
       const exchange = this.exchanges.get(req);
@@ -224,6 +235,7 @@ export class Forwarder {
       timeoutMs: this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms,
       timedOut: false,
       target,
+      cutOff: false,
     };
     const publicOnly = needsPublicAddress(url.toString(), policy);
     // a response_url is replaced by one of ours (core/hub/result-relay.ts), so that request is read even between equal versions
@@ -232,15 +244,41 @@ export class Forwarder {
     else await this.parsed(ctx, inbound, url, exchange, publicOnly, name, spot);
   }
 
-  /** Same version on both sides: request and answer stream through http-proxy. */
+  /**
+   * Same version on both sides: request and answer stream through http-proxy.
+   * The body is held to the byte limit of every body we take
+   * (core/http/body-limits.ts): a declared length over it is refused before
+   * anything is sent; a chunked body is counted on its way, and once it
+   * passes the limit the request to the receiver is broken off (it never
+   * gets a complete body) and the sender is answered 413.
+   */
   private async stream(ctx: Context, url: URL, exchange: Exchange, publicOnly: boolean, name: string): Promise<void> {
+    const limits = bodyLimitsOf(this.deps.config);
+    if (Number(ctx.get("Content-Length")) > limits.max_body_bytes) {
+      lingerAfterRefusal(ctx.req, limits);
+      throw bodyTooLarge(limits);
+    }
+    const body = byteLimited(limits);
+    // a byte written sends the headers: the body flows once the proxyReq handler above has made them ours
+    exchange.startBody = () => ctx.req.pipe(body);
+    // Node has answered the sender's Expect itself; with it on the request http-proxy would skip that handler
+    delete ctx.req.headers.expect;
     this.exchanges.set(ctx.req, exchange);
     ctx.respond = false;
     try {
       await new Promise<void>((resolve, reject) => {
+        body.once("error", (error) => {
+          exchange.cutOff = true;
+          ctx.req.unpipe(body);
+          lingerAfterRefusal(ctx.req, limits);
+          exchange.outgoing?.destroy();
+          reject(error);
+        });
         ctx.res.once("finish", resolve);
         ctx.res.once("close", resolve);
-        this.proxy.web(ctx.req, ctx.res, { target: url.toString(), agent: this.agents.for(url, publicOnly) }, (error) => {
+        this.proxy.web(ctx.req, ctx.res, { target: url.toString(), agent: this.agents.for(url, publicOnly), buffer: body }, (error) => {
+          // the receiver's side of a body cut off: the sender is being answered 413
+          if (exchange.cutOff) return;
           if (ctx.res.headersSent) {
             ctx.res.destroy();
             resolve();
@@ -263,7 +301,7 @@ export class Forwarder {
     const translating = targetVersion !== inbound.version;
     const found = this.routeOf(inbound, ctx.method);
     const params = found?.params ?? {};
-    let parsed = parseJsonBody(await readBody(ctx.req));
+    let parsed = (await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config))).body;
     let body: string | undefined;
     if (parsed !== undefined) {
       const spec = found?.route.body;
@@ -381,7 +419,7 @@ export class Forwarder {
         r.roles.some((role) => opposite(senderRole, role.role)),
     );
     const found = this.routeOf(inbound, ctx.method);
-    const parsed = parseJsonBody(await readBody(ctx.req));
+    const { body: parsed } = await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config));
     let canonical: unknown = parsed;
     const spec = found?.route.body;
     const params = found?.params ?? {};

@@ -1,12 +1,9 @@
-import type { IncomingMessage } from "node:http";
 import type { PartnerConfig } from "../../config/types";
 import type { Role, VersionNumber } from "../protocol/types";
 import { Status } from "../protocol/status";
 import { OcpiError } from "../http/errors";
 
-/** What the hub's forwarding, result relay and merged lists share: hub errors, bodies, roles and token encodings. */
-
-const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/** What the hub's forwarding, result relay and merged lists share: hub errors, roles and token encodings (bodies: core/http/json-body.ts). */
 
 /** The HTTP status of each hub error (README "Hubs and forwarding"). */
 const HUB_HTTP_STATUS: Record<number, number> = {
@@ -16,29 +13,6 @@ const HUB_HTTP_STATUS: Record<number, number> = {
   [Status.HUB_CONNECTION_PROBLEM]: 502,
 };
 export const hubError = (code: number, message: string): OcpiError => new OcpiError(code, message, HUB_HTTP_STATUS[code] ?? 502);
-
-/** The request body as text, up to the gateway's limit (then HTTP 413 with 2001). */
-export const readBody = async (req: IncomingMessage): Promise<string> => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT_BYTES)
-      throw new OcpiError(Status.INVALID_PARAMETERS, `Request body larger than ${BODY_LIMIT_BYTES} bytes`, 413, { Connection: "close" });
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-};
-
-/** A body as JSON; 2001 when it is not. */
-export const parseJsonBody = (raw: string): unknown => {
-  if (raw.trim() === "") return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
-  }
-};
 
 /**
  * Whether data of a party of role `from` goes to a party of role `to`

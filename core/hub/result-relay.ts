@@ -18,7 +18,9 @@ import { checkCallbackUrl } from "../partners/callback-policy";
 import { outboundPolicy } from "../partners/outbound-policy";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { sentRequestDeadline } from "../async/outgoing";
-import { hubError, parseJsonBody, readBody } from "./hub-http";
+import { hubError } from "./hub-http";
+import { readJsonBody } from "../http/json-body";
+import { bodyLimitsOf } from "../http/body-limits";
 import { matchRoute } from "./route-match";
 import type { HubConnections } from "./hub-connections";
 
@@ -163,7 +165,7 @@ export class ResultRelay {
     const entry = await this.deps.store.get<RelayEntry>(RELAYS, id);
     // another partner's URL is answered like an unknown one: nothing about it is revealed
     if (!entry || entry.expiresAt <= now || entry.receiverId !== poster.id || !poster.record.version) throw notFound("Response URL");
-    const body = await this.resultFor(entry, poster, parseJsonBody(await readBody(ctx.req)));
+    const body = await this.resultFor(entry, poster, (await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config))).body);
     for (const [header, value] of Object.entries(routingHeaders(poster.config.header_prefix, entry.from, entry.to))) ctx.set(header, value);
 
     const claimed = await this.claim(id, now);

@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import Koa from "koa";
 import { Gateway } from "../../app/gateway";
 import { createLogger } from "../../core/logging";
-import { jsonBody, MAX_JSON_DEPTH } from "../../core/http/json-body";
+import { jsonBody, requestBody, MAX_JSON_DEPTH } from "../../core/http/json-body";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { DEFAULT_INBOUND, type InboundServerConfig } from "../../config/types";
 import { ConfigError, parseConfig } from "../../config/load-config";
@@ -26,11 +26,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Short limits, so each timeout fires within a test; the bounds asserted below are generous multiples of them. */
 const TIGHT: InboundServerConfig = {
+  ...DEFAULT_INBOUND,
   headers_timeout_ms: 1000,
   request_timeout_ms: 2000,
   keep_alive_timeout_ms: 1000,
   max_connections_per_client: 0,
-  max_header_bytes: 16_384,
 };
 const CAPPED: InboundServerConfig = { ...DEFAULT_INBOUND, keep_alive_timeout_ms: 60_000, max_connections_per_client: 3 };
 const SLACK_MS = 5000;
@@ -318,7 +318,7 @@ describe("an oversized body", () => {
       SLACK_MS,
     );
     const response = expectEnvelopeAndClose(result, 413, 2001);
-    expect(response.body.status_message).toContain("larger than 10485760 bytes");
+    expect(response.body.status_message).toContain(`larger than ${DEFAULT_INBOUND.max_body_bytes} bytes (server.inbound.max_body_bytes)`);
     expect(sent).toBeLessThan(20_000_000);
   });
 });
@@ -385,9 +385,9 @@ describe("the body's media type", () => {
 
   beforeAll(async () => {
     const app = new Koa();
-    app.use(jsonBody(1024));
+    app.use(jsonBody({ ...DEFAULT_INBOUND, max_body_bytes: 1024 }));
     app.use((ctx) => {
-      ctx.body = { parsed: ctx.request.body, recorded: "bodyMediaType" in ctx.state, bodyMediaType: ctx.state.bodyMediaType ?? null };
+      ctx.body = { parsed: requestBody(ctx.request as { rawBody?: string; body?: unknown }), recorded: "bodyMediaType" in ctx.state, bodyMediaType: ctx.state.bodyMediaType ?? null };
     });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -427,6 +427,11 @@ describe("server.inbound config", () => {
       keep_alive_timeout_ms: 5_000,
       max_connections_per_client: 64,
       max_header_bytes: 16_384,
+      max_body_bytes: 2_097_152,
+      max_object_members: 200,
+      max_body_members: 50_000,
+      max_body_layouts: 1_000,
+      max_string_bytes: 65_536,
     });
   });
 

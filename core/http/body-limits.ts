@@ -1,0 +1,320 @@
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import { Transform, type Readable, type TransformCallback } from "node:stream";
+import { createGunzip, createInflate } from "node:zlib";
+import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from "../../config/types";
+import { OcpiError } from "./errors";
+import { Status } from "../protocol/status";
+
+/**
+ * What a request body may weigh (README "Config reference", `server.inbound.max_*`): its bytes, the members
+ * of one object, the members and array elements of the whole body, its objects' layouts and the bytes of one
+ * string or number. Every body the gateway reads goes through here — a body of one of our routes, one the hub
+ * forwards (parsed or streamed), a result posted to a hub response URL — so that a body is refused as it
+ * arrives, before it costs what parsing, checking and storing it would.
+ */
+export type BodyLimits = Pick<InboundServerConfig, "max_body_bytes" | "max_object_members" | "max_body_members" | "max_body_layouts" | "max_string_bytes">;
+
+export const bodyLimitsOf = (config: GatewayConfig): BodyLimits => config.server.inbound ?? DEFAULT_INBOUND;
+
+/**
+ * How deeply arrays and objects may nest in a request body. The deepest OCPI
+ * object (a CDR's tariffs → elements → price_components → …) is about 8
+ * levels; 32 leaves room for partners' custom properties while keeping every
+ * walk over a body (null stripping, validation) far from the stack's limit.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** A refused body: the rest of it is never parsed, and the answer closes the connection (lingerAfterRefusal). */
+const refused = (message: string, httpStatus = 413): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, message, httpStatus, { Connection: "close" });
+
+/** a key that would set an object's prototype wherever a body is merged into another object */
+export const protoMember = (): OcpiError => refused('Request body has a member named "__proto__"', 400);
+
+const tooLong = (limit: number): OcpiError => refused(`Request body has a string or number longer than ${limit} bytes (server.inbound.max_string_bytes)`);
+
+/** Whether a parsed body has a member "__proto__" anywhere: a walk with a stack, never deeper than the call stack allows. */
+export const hasProtoMember = (value: unknown): boolean => {
+  const stack = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next === null || typeof next !== "object") continue;
+    if (!Array.isArray(next) && Object.hasOwn(next, "__proto__")) return true;
+    for (const child of Object.values(next)) if (child !== null && typeof child === "object") stack.push(child);
+  }
+  return false;
+};
+
+export const bodyTooLarge = (limits: BodyLimits): OcpiError => refused(`Request body larger than ${limits.max_body_bytes} bytes (server.inbound.max_body_bytes)`);
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+/** FNV-1a over a member name's bytes, from a basis drawn per process so that no one can write names that hash alike */
+const FNV_PRIME = 0x01000193;
+const NAME_BASIS = (Math.random() * 0x1_0000_0000) >>> 0;
+const PROTO = Buffer.from("__proto__");
+const PROTO_HASH = PROTO.reduce((hash, byte) => Math.imul(hash ^ byte, FNV_PRIME), NAME_BASIS) >>> 0;
+/** layouts are numbered below this; a transition is keyed by layout × 2³² + name hash, exact in a double */
+const MAX_LAYOUT_ID = 2 ** 20;
+
+/**
+ * Reads JSON text as it arrives, chunk by chunk, and refuses it the moment it
+ * passes a limit: one pass over the bytes, no value built, so a body that
+ * would take seconds to parse and store (hundreds of thousands of members in
+ * one object) is refused after its first few kilobytes. It checks structure
+ * only as far as counting needs; whether the text is JSON is JSON.parse's
+ * to say once the whole body is in.
+ *
+ * Layouts: each object's member names, in order, retrace a path through a
+ * tree of the layouts seen so far in this body (as V8 gives objects hidden
+ * classes); a name not yet taken from where the object stands is a new
+ * layout. A body of repeated objects (a Location's EVSEs) has a few dozen;
+ * one whose objects keep bringing new names has one a member, and each costs
+ * V8 a new hidden class wherever the body is parsed, copied or written.
+ */
+export class JsonScanner {
+  private depth = 0;
+  /** per open container (index = depth): members so far, whether it is an object, and its layout so far */
+  private readonly counts = new Int32Array(MAX_JSON_DEPTH + 1);
+  private readonly objects = new Uint8Array(MAX_JSON_DEPTH + 1);
+  private readonly layoutAt = new Int32Array(MAX_JSON_DEPTH + 1);
+  /** (layout, name hash) → the layout that name leads to from there; layout 0 is the empty object */
+  private readonly transitions = new Map<number, number>();
+  private layouts = 1;
+  private total = 0;
+  private inString = false;
+  private escaped = false;
+  /** after `{`, `[` or `,`: the next token starts a member (object) or an element (array) */
+  private expecting = false;
+  /** the current string is a key */
+  private key = false;
+  /** hash of the current key's bytes (as sent, escapes unread) so far */
+  private keyHash = 0;
+  /** bytes of the current string, number or literal */
+  private length = 0;
+  /** a key was written with an escape, or hashes like "__proto__" across two chunks: only the parsed body tells whether it is "__proto__" */
+  suspectKey = false;
+
+  constructor(private readonly limits: BodyLimits) {}
+
+  feed(bytes: Buffer): void {
+    const { counts, objects } = this;
+    const { max_object_members: perObject, max_body_members: perBody, max_string_bytes: perString } = this.limits;
+    let { depth, total, inString, escaped, expecting, key, length, keyHash } = this;
+    // where the current key began in this chunk; -1: in an earlier one
+    let keyStart = -1;
+    try {
+      for (let i = 0; i < bytes.length; i++) {
+        let c = bytes[i];
+        if (inString) {
+          if (escaped) {
+            escaped = false;
+            if (key) keyHash = Math.imul(keyHash ^ c, FNV_PRIME);
+          } else {
+            // the body of a string: on to its next quote or backslash in one tight loop (a key's bytes hashed)
+            let j = i;
+            if (key)
+              while (j < bytes.length && (c = bytes[j]) !== QUOTE && c !== BACKSLASH) {
+                keyHash = Math.imul(keyHash ^ c, FNV_PRIME);
+                j++;
+              }
+            else while (j < bytes.length && (c = bytes[j]) !== QUOTE && c !== BACKSLASH) j++;
+            length += j - i;
+            i = j;
+            if (length > perString) throw tooLong(perString);
+            if (j === bytes.length) break;
+            if (c === QUOTE) {
+              inString = false;
+              if (key) this.member(depth, keyHash >>> 0, length, keyStart < 0 ? undefined : bytes.subarray(keyStart, i));
+              key = false;
+              continue;
+            }
+            escaped = true;
+            if (key) {
+              this.suspectKey = true;
+              keyHash = Math.imul(keyHash ^ c, FNV_PRIME);
+            }
+          }
+          if (++length > perString) throw tooLong(perString);
+          continue;
+        }
+        if (c === SPACE || c === LF || c === CR || c === TAB) {
+          length = 0;
+          continue;
+        }
+        if (expecting && c !== CLOSE_BRACE && c !== CLOSE_BRACKET) {
+          expecting = false;
+          if (objects[depth] === 1 && ++counts[depth] > perObject)
+            throw refused(`Request body has an object with more than ${perObject} members (server.inbound.max_object_members)`);
+          if (++total > perBody) throw refused(`Request body has more than ${perBody} members and array elements in all (server.inbound.max_body_members)`);
+          key = objects[depth] === 1;
+        }
+        switch (c) {
+          case QUOTE:
+            inString = true;
+            length = 0;
+            keyHash = NAME_BASIS;
+            keyStart = i + 1;
+            break;
+          case OPEN_BRACE:
+          case OPEN_BRACKET:
+            if (++depth > MAX_JSON_DEPTH) throw refused(`Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 400);
+            counts[depth] = 0;
+            objects[depth] = c === OPEN_BRACE ? 1 : 0;
+            this.layoutAt[depth] = 0;
+            expecting = true;
+            length = 0;
+            break;
+          case CLOSE_BRACE:
+          case CLOSE_BRACKET:
+            if (depth > 0) depth--;
+            expecting = false;
+            length = 0;
+            break;
+          case COMMA:
+            expecting = depth > 0;
+            length = 0;
+            break;
+          case COLON:
+            length = 0;
+            break;
+          default:
+            // a number or a literal
+            if (++length > perString) throw tooLong(perString);
+        }
+      }
+    } finally {
+      Object.assign(this, { depth, total, inString, escaped, expecting, key, length, keyHash });
+    }
+  }
+
+  /**
+   * The object at `depth` has a member next whose name (`length` bytes as sent, `name` when this chunk holds
+   * them all) hashes to `nameHash`: the layout it leads to, a new one counted.
+   */
+  private member(depth: number, nameHash: number, length: number, name: Buffer | undefined): void {
+    if (nameHash === PROTO_HASH && length === PROTO.length) {
+      if (name?.equals(PROTO)) throw protoMember();
+      this.suspectKey = true;
+    }
+    const transition = this.layoutAt[depth] * 0x1_0000_0000 + nameHash;
+    let next = this.transitions.get(transition);
+    if (next === undefined) {
+      const limit = Math.min(this.limits.max_body_layouts, MAX_LAYOUT_ID - 1);
+      if (this.layouts > limit) throw refused(`Request body has objects of more than ${limit} layouts (orders of member names; server.inbound.max_body_layouts)`);
+      next = this.layouts++;
+      this.transitions.set(transition, next);
+    }
+    this.layoutAt[depth] = next;
+  }
+}
+
+/** how long a refused request's connection is still read (and what arrives dropped) once the answer is out */
+const LINGER_MS = 2_000;
+
+/**
+ * A refused body is answered at once, with `Connection: close`, while the
+ * client may still be sending it. Closed then, with the client's bytes
+ * unread, the connection would be reset by the kernel, and a client busy
+ * sending can lose the answer with it; so once the answer is out the
+ * connection is half-closed, and what still arrives is read and dropped —
+ * never parsed — until the client closes, for at most LINGER_MS and
+ * `max_body_bytes` more bytes (nginx's lingering close does the same).
+ */
+export const lingerAfterRefusal = (req: IncomingMessage, limits: BodyLimits): void => {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limits.max_body_bytes) socket.destroy();
+  });
+  req.resume();
+  // what Node's HTTP server calls once an answer with Connection: close is out (node:_http_server, resOnFinish)
+  socket.destroySoon = () => {
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+    socket.end();
+  };
+};
+
+/**
+ * The request body as bytes, read as it arrives and refused (HTTP 413, the
+ * connection closed after the answer, the rest dropped unparsed) once it
+ * passes `max_body_bytes` — at once when its Content-Length says so — or,
+ * with a scanner, once its JSON passes a limit. A gzip or deflate body is
+ * counted as it inflates.
+ */
+export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: JsonScanner): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+    if (encoding === "identity" && Number(req.headers["content-length"]) > limits.max_body_bytes) {
+      lingerAfterRefusal(req, limits);
+      return reject(bodyTooLarge(limits));
+    }
+    let inflater: Transform | undefined;
+    if (encoding === "gzip" || encoding === "x-gzip") inflater = createGunzip();
+    else if (encoding === "deflate") inflater = createInflate();
+    else if (encoding !== "identity") {
+      lingerAfterRefusal(req, limits);
+      return reject(refused(`Content-Encoding ${encoding.slice(0, 40)} is not supported (identity, gzip, deflate)`, 415));
+    }
+    const source: Readable = inflater ? req.pipe(inflater) : req;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      source.off("data", onData).off("end", onEnd).off("error", onError);
+      req.off("close", onClose);
+      if (error === undefined) return resolve(Buffer.concat(chunks, size));
+      if (inflater) {
+        req.unpipe(inflater);
+        inflater.destroy();
+      }
+      lingerAfterRefusal(req, limits);
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limits.max_body_bytes) return settle(bodyTooLarge(limits));
+      try {
+        scanner?.feed(chunk);
+      } catch (error) {
+        return settle(error);
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle();
+    const onError = () => settle(refused("Request body could not be read (broken or incomplete)", 400));
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    source.on("data", onData).once("end", onEnd).once("error", onError);
+    req.once("close", onClose);
+  });
+
+/**
+ * A same-version forwarded body on its way to the receiver (core/hub/forwarder.ts): passed through as it
+ * comes, and ended with `bodyTooLarge` once it passes `max_body_bytes`, before the byte that passes it.
+ */
+export const byteLimited = (limits: BodyLimits): Transform => {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+      size += chunk.length;
+      done(size > limits.max_body_bytes ? bodyTooLarge(limits) : null, size > limits.max_body_bytes ? undefined : chunk);
+    },
+  });
+};
