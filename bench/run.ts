@@ -11,6 +11,7 @@ import { benchUncached, uncachedTable } from "./uncached-bench";
 import { benchReceivers, receiversTable } from "./receivers-bench";
 import { benchSteve, steveTable } from "./steve-bench";
 import { benchHub, hubTable } from "./hub-bench";
+import { benchBodyLimits, bodyLimitsTable } from "./body-limits-bench";
 
 /**
  * `npm run bench`: every scenario, each against a baseline measured in the
@@ -54,6 +55,11 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
     const { title, lines } = hubTable(result);
     writeResults(title, lines);
     writeRatios(title, result.ratios);
+  },
+  // under a minute: the worst bodies within the body limits, and a normal client beside them (issue #23)
+  "body-limits": async (seconds) => {
+    const { title, lines } = bodyLimitsTable(await benchBodyLimits(seconds));
+    writeResults(title, lines);
   },
   // Long (a million requests, bounded by BENCH_MEMORY_MAX_SECONDS); runs last in a full run.
   "cache-memory": async () =>

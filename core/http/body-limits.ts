@@ -135,7 +135,7 @@ export class JsonScanner {
             if (j === bytes.length) break;
             if (c === QUOTE) {
               inString = false;
-              if (key) this.member(depth, keyHash >>> 0, length, keyStart < 0 ? undefined : bytes.subarray(keyStart, i));
+              if (key) this.member(depth, keyHash >>> 0, length, bytes, keyStart);
               key = false;
               continue;
             }
@@ -199,12 +199,12 @@ export class JsonScanner {
   }
 
   /**
-   * The object at `depth` has a member next whose name (`length` bytes as sent, `name` when this chunk holds
-   * them all) hashes to `nameHash`: the layout it leads to, a new one counted.
+   * The object at `depth` has a member next whose name (`length` bytes as sent, from `start` in `bytes`
+   * when this chunk holds them all, else -1) hashes to `nameHash`: the layout it leads to, a new one counted.
    */
-  private member(depth: number, nameHash: number, length: number, name: Buffer | undefined): void {
+  private member(depth: number, nameHash: number, length: number, bytes: Buffer, start: number): void {
     if (nameHash === PROTO_HASH && length === PROTO.length) {
-      if (name?.equals(PROTO)) throw protoMember();
+      if (start >= 0 && PROTO.equals(bytes.subarray(start, start + length))) throw protoMember();
       this.suspectKey = true;
     }
     const transition = this.layoutAt[depth] * 0x1_0000_0000 + nameHash;

@@ -1,0 +1,58 @@
+import "reflect-metadata";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { loadConfig } from "../config/load-config";
+import { Gateway } from "../app/gateway";
+import { applyHeapGrowth } from "../app/heap-growth";
+import { HOST } from "./support";
+
+/**
+ * The body-limits benchmark's server: a gateway process (as `ocpi-gateway
+ * start` runs it: the config's heap growth applied) with the partner "bench"
+ * registered as an eMSP (DE/EMS) and a CPO (DE/CPX), and a second loopback
+ * listener whose every GET answers its event loop's delay since the previous
+ * GET (max and p99, ms; perf_hooks monitorEventLoopDelay at 1 ms resolution)
+ * and the CPU time it used meanwhile (ms, user + system), and starts a new
+ * measure. Argument: config file. Prints
+ * `listening on <port> delay on <port> token <token>`.
+ */
+const main = async () => {
+  const config = loadConfig(process.argv[2]);
+  applyHeapGrowth(config.server);
+  const gateway = await Gateway.create(config);
+  const token = await gateway.registry.issueToken("bench");
+  await gateway.registry.recordRegistration("bench", {
+    version: "2.3.0",
+    versionsUrl: `http://${HOST}:1/versions`,
+    endpoints: [],
+    roles: [
+      { country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "Bench eMSP" } },
+      { country_code: "DE", party_id: "CPX", role: "CPO", business_details: { name: "Bench CPO" } },
+    ],
+    tokenToPartner: "unused",
+  });
+  const port = await gateway.listen();
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  let cpu = process.cpuUsage();
+  const probe = http.createServer((_req, res) => {
+    const used = process.cpuUsage(cpu);
+    cpu = process.cpuUsage();
+    const measured = { max: delay.max / 1e6, p99: delay.percentile(99) / 1e6, cpuMs: (used.user + used.system) / 1000 };
+    delay.reset();
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify(measured));
+  });
+  await new Promise<void>((resolve) => probe.listen(0, HOST, resolve));
+  process.stdout.write(`listening on ${port} delay on ${(probe.address() as AddressInfo).port} token ${token}\n`);
+  process.once("SIGTERM", () => {
+    probe.close();
+    void gateway.close().then(() => process.exit(0));
+  });
+};
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});
