@@ -99,6 +99,23 @@ export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Pro
 };
 
 /**
+ * The routing headers of a request whose entrance reads them before
+ * admission, to know where it goes (the hub's forwarding and result URLs);
+ * pass them to `admit` as `routing`. A malformed one is answered in
+ * admission's order all the same: after the token, the version and the
+ * module (test/core/edge-admission.test.ts), so a request without a token
+ * learns nothing but 401.
+ */
+export const routingBeforeAdmission = async (deps: AdmissionDeps, request: AdmissionRequest): Promise<{ from?: PartyRef; to?: PartyRef }> => {
+  try {
+    return readRoutingHeaders(request.headers);
+  } catch (error) {
+    await admit(deps, { ...request, routing: {}, from: "optional" });
+    throw error;
+  }
+};
+
+/**
  * A registered partner's scope, once per record: records come from the
  * registry's token map, which is replaced (new record objects) whenever any
  * registration changes, the only thing a scope depends on besides the config.
