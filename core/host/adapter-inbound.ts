@@ -1,6 +1,7 @@
 import type { Middleware } from "koa";
 import { envelope } from "../http/envelope";
 import { OcpiError } from "../http/errors";
+import { readRawBody, type BodyLimits } from "../http/body-limits";
 import { Status } from "../protocol/status";
 
 /** What an adapter's inbound route is handed: the body exactly as it came (a signature is over these bytes) and the headers. */
@@ -29,14 +30,16 @@ export interface InboundRoute {
 }
 
 export const ADAPTERS_ROOT = "/adapters";
-const MAX_INBOUND_BYTES = 1024 * 1024;
 
 /**
  * Serves the adapters' inbound routes, before the JSON body parser: the
- * route gets the raw bytes. An unknown path below /adapters is HTTP 404, a
- * body over 1 MB HTTP 413; anything thrown is answered by the error envelope.
+ * route gets the raw bytes, read by the one body reader under the byte
+ * limit every body has (`server.inbound.max_body_bytes`, HTTP 413: a
+ * webhook's signature is over the raw bytes, so they are not parsed here).
+ * An unknown path below /adapters is HTTP 404; anything thrown is answered
+ * by the error envelope.
  */
-export const adapterInbound = (adapters: ReadonlyMap<string, { readonly inbound?: readonly InboundRoute[] }>): Middleware => {
+export const adapterInbound = (adapters: ReadonlyMap<string, { readonly inbound?: readonly InboundRoute[] }>, limits: BodyLimits): Middleware => {
   const routes = new Map<string, InboundRoute>();
   for (const [name, adapter] of adapters)
     for (const route of adapter.inbound ?? []) routes.set(`${route.method} ${ADAPTERS_ROOT}/${name}${route.path}`, route);
@@ -44,15 +47,9 @@ export const adapterInbound = (adapters: ReadonlyMap<string, { readonly inbound?
     if (!ctx.path.startsWith(`${ADAPTERS_ROOT}/`)) return next();
     const route = routes.get(`${ctx.method} ${ctx.path}`);
     if (!route) throw new OcpiError(Status.CLIENT_ERROR, "No such adapter route", 404);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_INBOUND_BYTES) throw new OcpiError(Status.CLIENT_ERROR, `Request body larger than ${MAX_INBOUND_BYTES} bytes`, 413, { Connection: "close" });
-      chunks.push(chunk);
-    }
+    const rawBody = await readRawBody(ctx.req, limits);
     const headers = Object.fromEntries(Object.entries(ctx.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
-    const reply = await route.handle({ rawBody: Buffer.concat(chunks), headers });
+    const reply = await route.handle({ rawBody, headers });
     const ok = reply.httpStatus < 300;
     ctx.status = reply.httpStatus;
     ctx.body = envelope(null, ok ? Status.SUCCESS : reply.httpStatus >= 500 ? Status.SERVER_ERROR : Status.CLIENT_ERROR, reply.message);

@@ -8,8 +8,9 @@ import { jsonBody } from "../http/json-body";
 import { bodyLimitsOf } from "../http/body-limits";
 import { versionRoutes } from "../versions/version-routes";
 import { mountRoute, type KernelServices } from "./mount-route";
-import { authenticate } from "./authenticate";
+import { admit } from "../edge/admit";
 import { ROUTE_ROOT, modulePath } from "./urls";
+import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
 import { translationLossesRoute } from "../admin/translation-losses";
 import { accessLog } from "./access-log";
@@ -34,7 +35,7 @@ export const buildHttpApp = (
   app.use(requestIds);
   for (const route of ops?.middleware ?? []) app.use(route);
   app.use(errorEnvelope(k.log));
-  app.use(adapterInbound(adapters));
+  app.use(adapterInbound(adapters, bodyLimitsOf(k.config)));
   // requests addressed to a partner's party go on from here, their bodies unread (streamed)
   if (k.forward) app.use(k.forward);
   app.use(jsonBody(bodyLimitsOf(k.config)));
@@ -58,7 +59,7 @@ export const buildHttpApp = (
   ]);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  app.use(unknownOcpiPath(k));
+  app.use(unknownOcpiPath(k, new Set(served.filter((s) => !s.plugin.configurationModule).map((s) => s.plugin.module))));
   app.answerCachedGets(cachedGets);
   return app;
 };
@@ -86,13 +87,20 @@ class GatewayApp extends Koa {
 }
 
 /**
- * No route has this path. Inside the OCPI tree only a registered partner
- * learns that (404): a missing or unknown token, or token A, which is valid
- * on versions and credentials only, gets 401 as on any other module.
+ * No route has this path. Inside the OCPI tree only a partner admitted there
+ * learns that (404). It is admitted as on the routes of the version and
+ * module the path names (`/ocpi/{version}/{sender|receiver}/{module}/…`,
+ * when ours): a missing or unknown token, token A (valid on versions and
+ * credentials only), a version or module not offered to the partner, or a
+ * bad routing header gets the answer any route of theirs gives.
  */
 const unknownOcpiPath =
-  (k: KernelServices): Koa.Middleware =>
+  (k: KernelServices, modules: ReadonlySet<string>): Koa.Middleware =>
   async (ctx) => {
     const matched = (ctx as { matched?: unknown[] }).matched ?? [];
-    if (matched.length === 0 && (ctx.path === ROUTE_ROOT || ctx.path.startsWith(`${ROUTE_ROOT}/`))) await authenticate(ctx, k.registry, "registered");
+    if (matched.length > 0 || !(ctx.path === ROUTE_ROOT || ctx.path.startsWith(`${ROUTE_ROOT}/`))) return;
+    const [, , named, role, module] = ctx.path.split("/");
+    const version = SUPPORTED_VERSIONS.find((v) => v === named);
+    const functional = version !== undefined && (role === "sender" || role === "receiver") && modules.has(module);
+    await admit(k, { authorization: ctx.get("Authorization"), headers: ctx.headers, version, module: functional ? module : undefined });
   };

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import httpProxy from "http-proxy";
 import { request } from "undici";
@@ -16,20 +15,18 @@ import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
 import type { Store } from "../store/port";
 import { partyKey, sameParty } from "../protocol/types";
 import { Status } from "../protocol/status";
-import { OcpiError, invalid, invalidFields, notFound } from "../http/errors";
+import { OcpiError, invalid, invalidFields } from "../http/errors";
 import { envelope, ocpiTimestamp } from "../http/envelope";
-import { readRoutingHeaders, routingHeaders } from "../http/routing-headers";
+import { routingHeaders } from "../http/routing-headers";
 import { readJsonBody } from "../http/json-body";
 import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../http/body-limits";
-import { authenticate } from "../host/authenticate";
-import { inScope } from "../partners/party-scope";
-import { scopeOf } from "../partners/scope-of";
-import { encodeToken } from "../partners/token-vault";
-import { needsPublicAddress, outboundPolicy, outboundProblem } from "../partners/outbound-policy";
+import { admit, routingBeforeAdmission } from "../edge/admit";
+import { needsPublicAddress, outboundProblem } from "../partners/outbound-policy";
+import { callHeaders, callTargetOf, encodingsOf } from "../client/call-target";
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { safeUrl } from "../client/ocpi-client";
 import { ForwardAgents } from "./forward-agents";
-import { hubError, opposite, tokenEncodingOf } from "./hub-http";
+import { hubError, opposite } from "./hub-http";
 import { matchRoute, type MatchedRoute } from "./route-match";
 import { MergedLists } from "./merged-list";
 import { RELAY_PATH, ResultRelay, relaySpotOf, type RelaySpot } from "./result-relay";
@@ -158,7 +155,10 @@ export class Forwarder {
       if (ctx.path.startsWith(RELAY_PATH)) return this.relay.receive(ctx);
       const match = MODULE_PATH.exec(ctx.path);
       if (!match) return next();
-      const routing = readRoutingHeaders(ctx.headers);
+      const version = match[1] as VersionNumber;
+      const module = match[3];
+      const request = { authorization: ctx.get("Authorization"), headers: ctx.headers, version, module };
+      const routing = await routingBeforeAdmission(this.deps, request);
       const to = routing.to;
       if (!to) return next();
       const toHub = this.hubParties.some((p) => sameParty(p, to));
@@ -167,14 +167,10 @@ export class Forwarder {
       const mergedList = toHub && ctx.method === "GET" && match[2] === "sender" && (match[4] ?? "") === "";
       if (!broadcast && !mergedList && this.deps.config.parties.some((p) => sameParty(p, to))) return next();
 
-      const version = match[1] as VersionNumber;
-      const sender = await authenticate(ctx, this.deps.registry, "registered", version);
-      const module = match[3];
-      if (sender.config.modules && !sender.config.modules.includes(module)) throw notFound(`Module ${module}`);
-      const scope = await scopeOf(this.deps.config, this.deps.registry, sender.record);
-      const from = routing.from ?? sender.record.roles.find((r) => r.role !== "HUB");
-      if (!from) throw invalid("from-country-code/from-party-id are required for a request addressed through the hub");
-      if (!inScope(scope, from)) throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's parties`);
+      // the edge's admission, as for every other entrance; a request through the hub always has a from-party
+      const admitted = await admit(this.deps, { ...request, routing, from: "required" });
+      const sender = admitted.partner;
+      const from = admitted.from!;
       const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest: match[4] ?? "", sender, from, to };
       if (broadcast) return this.broadcast(ctx, inbound);
       if (mergedList) return this.merged.answer(ctx, { ...inbound, hub: to });
@@ -219,17 +215,14 @@ export class Forwarder {
     const url = new URL(endpoint.url);
     if (inbound.rest) url.pathname = `${url.pathname.replace(/\/+$/, "")}${inbound.rest}`;
     url.search = ctx.querystring ? `?${ctx.querystring}` : "";
-    const policy = outboundPolicy(config, target.versionsUrl);
+    const call = callTargetOf(target, config, url.toString(), { from: inbound.from, to: inbound.to, correlationId: ctx.state.correlationId });
+    const { policy } = call;
     const problem = outboundProblem(url.toString(), policy);
     if (problem) throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name}: ${safeUrl(url.toString())} is outside its outbound URL policy (${problem})`);
 
     const exchange: Exchange = {
-      headers: {
-        authorization: `Token ${encodeToken(target.tokenToPartner, tokenEncodingOf(config, target.version))}`,
-        "x-request-id": randomUUID(),
-        "x-correlation-id": ctx.state.correlationId,
-        ...lower(routingHeaders(config.header_prefix, inbound.from, inbound.to)),
-      },
+      // a forwarded body streams once: the partner's first token encoding, no second try on a 401
+      headers: lower(callHeaders(call, encodingsOf(call)[0])),
       senderPrefix: inbound.sender.config.header_prefix,
       linkBase: `${this.deps.config.server.public_url}${ctx.path}`,
       timeoutMs: this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms,

@@ -1,5 +1,4 @@
-import type { PartnerConfig } from "../../config/types";
-import type { Role, VersionNumber } from "../protocol/types";
+import type { Role } from "../protocol/types";
 import { Status } from "../protocol/status";
 import { OcpiError } from "../http/errors";
 
@@ -32,5 +31,3 @@ export const opposite = (from: Role | undefined, to: Role): boolean => {
   }
 };
 
-export const tokenEncodingOf = (config: PartnerConfig, version: VersionNumber): "raw" | "base64" =>
-  config.token_encoding === "auto" ? (version === "2.1.1" ? "raw" : "base64") : config.token_encoding;

@@ -13,9 +13,9 @@ import { Status } from "../protocol/status";
 import { OcpiError, invalid, invalidFields, methodNotAllowed, notFound } from "../http/errors";
 import { envelope } from "../http/envelope";
 import { routingHeaders } from "../http/routing-headers";
-import { authenticate } from "../host/authenticate";
+import { admit, routingBeforeAdmission } from "../edge/admit";
 import { checkCallbackUrl } from "../partners/callback-policy";
-import { outboundPolicy } from "../partners/outbound-policy";
+import { callTargetOf } from "../client/call-target";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { sentRequestDeadline } from "../async/outgoing";
 import { hubError } from "./hub-http";
@@ -158,7 +158,9 @@ export class ResultRelay {
 
   /** A result POSTed to one of our response_urls. */
   async receive(ctx: Context): Promise<void> {
-    const poster = await authenticate(ctx, this.deps.registry, "registered");
+    // the edge's admission (no version or module in this path: the relay's entry names them); a from-party must be the poster's
+    const request = { authorization: ctx.get("Authorization"), headers: ctx.headers };
+    const { partner: poster } = await admit(this.deps, { ...request, routing: await routingBeforeAdmission(this.deps, request) });
     if (ctx.method !== "POST") throw methodNotAllowed(`${ctx.method} is not allowed on a response_url`);
     const id = ctx.path.slice(RELAY_PATH.length);
     const now = Date.now();
@@ -241,17 +243,7 @@ export class ResultRelay {
     try {
       const result = await this.client.call(
         "POST",
-        {
-          url: entry.url,
-          policy: outboundPolicy(config, sender.versionsUrl),
-          token: sender.tokenToPartner,
-          encoding: config.token_encoding,
-          version: sender.version,
-          headerPrefix: config.header_prefix,
-          from: entry.to,
-          to: entry.from,
-          correlationId,
-        },
+        callTargetOf(sender, config, entry.url, { from: entry.to, to: entry.from, correlationId }),
         body,
       );
       await this.finish(id);

@@ -114,7 +114,6 @@ describe("locations module", () => {
   const patch = (version: VersionNumber, rest: string, body: unknown) =>
     h.http.patch(h.path(version, "RECEIVER", "locations", rest)).set("Authorization", h.auth).send(body as object);
   const get = (version: VersionNumber, rest: string) => h.http.get(h.path(version, "RECEIVER", "locations", rest)).set("Authorization", h.auth);
-  const senderGet = (version: VersionNumber, rest: string) => h.http.get(h.path(version, "SENDER", "locations", rest)).set("Authorization", h.auth);
   const stored = (cc: string, pid: string, id: string) =>
     new OwnedCollection<Location>(h.gateway.store, "locations").get({ country_code: cc, party_id: pid }, id.toUpperCase());
 

@@ -206,6 +206,16 @@ describe("tms adapter: the payment-terminal system failing", () => {
     await expectRecovered();
   });
 
+  it("a webhook body over the byte limit every body has (server.inbound.max_body_bytes) is HTTP 413 naming it, and nothing is fetched", async () => {
+    const before = tms.requests.length;
+    const body = JSON.stringify({ event: "device.updated", id: "SER-1", at: Date.now(), padding: "x".repeat(3 * 1024 * 1024) });
+    const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
+    const res = await request(gateway.app.callback()).post("/adapters/tms/webhook").set("Content-Type", "application/json").set("X-Tms-Signature", signature).send(body);
+    expect(res.status).toBe(413);
+    expect((res.body as Json).status_message).toMatch(/server\.inbound\.max_body_bytes/);
+    expect(tms.requests.length).toBe(before);
+  });
+
   it("amounts are in the minor unit of their currency: 0 decimals for JPY, 3 for KWD, 2 for EUR", async () => {
     tms.fault = undefined;
     const captures = [
