@@ -233,14 +233,19 @@ const LINGER_MS = 2_000;
  */
 export const lingerAfterRefusal = (req: IncomingMessage, limits: BodyLimits): void => {
   const socket = req.socket as Socket & { destroySoon?: () => void };
+  // only what arrives once the answer is out counts: the refused body itself (read with the headers, or
+  // still arriving while the answer is written) must not destroy the socket before its 413 goes out
+  let answered = false;
   let dropped = 0;
   req.on("data", (chunk: Buffer) => {
+    if (!answered) return;
     dropped += chunk.length;
     if (dropped > limits.max_body_bytes) socket.destroy();
   });
   req.resume();
   // what Node's HTTP server calls once an answer with Connection: close is out (node:_http_server, resOnFinish)
   socket.destroySoon = () => {
+    answered = true;
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     timer.unref();
     socket.once("close", () => clearTimeout(timer));

@@ -140,16 +140,10 @@ const STREAMED_UNREAD: Exception = { differs: RECEIVER_ANSWER, why: "streamed un
 /** Koa reads a body (core/http/json-body.ts, before the router) before a route or an unknown path admits the request. */
 const BODY_FIRST: Exception = { differs: TOO_WIDE, why: "Koa reads every body before the router, so before the route's admission asks for the token" };
 
-/**
- * core/http/body-limits.ts lingerAfterRefusal: a body refused for its Content-Length is longer than max_body_bytes, all of
- * which it counts as dropped after the refusal; arrived with its headers, it has the socket destroyed before the 413 is out.
- */
-const LINGER_CUTS_ANSWER: Exception = { bug: "a small body refused by Content-Length loses its 413: the socket is destroyed first" };
-
 /** The cells that do not answer their row's answer, each with its reason. */
 const CELLS: Partial<Record<string, Partial<Record<RowId, Exception>>>> = {
-  koaRoute: { noTokenWideBody: BODY_FIRST, bytes: LINGER_CUTS_ANSWER },
-  unknownPath: { noTokenWideBody: BODY_FIRST, bytes: LINGER_CUTS_ANSWER },
+  koaRoute: { noTokenWideBody: BODY_FIRST },
+  unknownPath: { noTokenWideBody: BODY_FIRST },
   streamed: { depth: STREAMED_UNREAD, width: STREAMED_UNREAD, members: STREAMED_UNREAD, layouts: STREAMED_UNREAD, string: STREAMED_UNREAD },
   relay: {
     version: { na: "a result URL has no version in its path: the relay's entry names the sender's, the poster's registration its own" },
