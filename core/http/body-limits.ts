@@ -312,14 +312,23 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
 
 /**
  * A same-version forwarded body on its way to the receiver (core/hub/forwarder.ts): passed through as it
- * comes, and ended with `bodyTooLarge` once it passes `max_body_bytes`, before the byte that passes it.
+ * comes, and ended with `bodyTooLarge` once it passes `max_body_bytes`, before the byte that passes it;
+ * with `scanned` (a body sent as it is, not compressed), also ended with the scanner's refusal once its
+ * JSON passes a limit (depth, members, layouts, string length), as a body we read ourselves is.
  */
-export const byteLimited = (limits: BodyLimits): Transform => {
+export const byteLimited = (limits: BodyLimits, scanned = false): Transform => {
   let size = 0;
+  const scanner = scanned ? new JsonScanner(limits) : undefined;
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
       size += chunk.length;
-      done(size > limits.max_body_bytes ? bodyTooLarge(limits) : null, size > limits.max_body_bytes ? undefined : chunk);
+      if (size > limits.max_body_bytes) return done(bodyTooLarge(limits));
+      try {
+        scanner?.feed(chunk);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done(null, chunk);
     },
   });
 };

@@ -251,7 +251,8 @@ export class Forwarder {
       lingerAfterRefusal(ctx.req, limits);
       throw bodyTooLarge(limits);
     }
-    const body = byteLimited(limits);
+    // a compressed body passes unread (its bytes are counted); one sent as it is is scanned as every body we read
+    const body = byteLimited(limits, (ctx.get("Content-Encoding") || "identity").trim().toLowerCase() === "identity");
     // a byte written sends the headers: the body flows once the proxyReq handler above has made them ours
     exchange.startBody = () => ctx.req.pipe(body);
     // Node has answered the sender's Expect itself; with it on the request http-proxy would skip that handler

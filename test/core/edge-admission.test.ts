@@ -131,11 +131,6 @@ type RowId = keyof typeof ROWS;
 const RECEIVER_ANSWER = OK;
 const NO_BODY = "a GET has no body (OCPI 2.2.1 Transport and format)";
 
-/**
- * Between equal versions a body is streamed to the receiver, never buffered nor parsed (core/hub/forwarder.ts
- * stream): its bytes are counted on the way (413 as everywhere), its JSON is the receiver's to judge.
- */
-const STREAMED_UNREAD: Exception = { differs: RECEIVER_ANSWER, why: "streamed unparsed between equal versions: the receiver answers for its JSON" };
 
 /** Koa reads a body (core/http/json-body.ts, before the router) before a route or an unknown path admits the request. */
 const BODY_FIRST: Exception = { differs: TOO_WIDE, why: "Koa reads every body before the router, so before the route's admission asks for the token" };
@@ -144,7 +139,6 @@ const BODY_FIRST: Exception = { differs: TOO_WIDE, why: "Koa reads every body be
 const CELLS: Partial<Record<string, Partial<Record<RowId, Exception>>>> = {
   koaRoute: { noTokenWideBody: BODY_FIRST },
   unknownPath: { noTokenWideBody: BODY_FIRST },
-  streamed: { depth: STREAMED_UNREAD, width: STREAMED_UNREAD, members: STREAMED_UNREAD, layouts: STREAMED_UNREAD, string: STREAMED_UNREAD },
   relay: {
     version: { na: "a result URL has no version in its path: the relay's entry names the sender's, the poster's registration its own" },
     module: { na: "a result URL names no module; a receiver not offered the module is never forwarded the request (4001), so never holds a result URL for it" },
