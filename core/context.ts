@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { InterfaceRole, ModuleId, PartyRef, VersionNumber } from "./protocol/types";
 import type { PartnerConfig, PartyConfig } from "../config/types";
 import type { PartnerRecord } from "./partners/partner-record";
+import type { PartnerProfile } from "./partners/partner-profile";
 
 /** The authenticated partner behind a request. */
 export interface PartnerIdentity {
@@ -26,6 +27,8 @@ export interface RequestContext {
   module: ModuleId;
   role: InterfaceRole;
   partner: PartnerIdentity;
+  /** what the gateway does differently for this partner (core/partners/partner-profile.ts), from the admission */
+  profile: PartnerProfile;
   /** sender party from routing headers (absent for 2.1.1 and configuration modules) */
   from?: PartyRef;
   /** addressed party from routing headers */

@@ -1,4 +1,6 @@
 import { request } from "undici";
+import type { TokenEncoding } from "../../config/types";
+import { suggestedPartnerYaml } from "./suggested-partner";
 import type { ObjectType } from "../../core/model/object-type";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
@@ -312,20 +314,11 @@ class Probe {
     this.readObjects(what, module, version, items);
   }
 
-  suggestion(versionsUrl: string, version: VersionNumber | undefined, accepted: string): string {
-    const lines = [
-      "partners:",
-      "  - id: <partner id>",
-      `    versions_url: ${versionsUrl}`,
-      ...(version ? [`    versions: ["${version}"]`] : []),
-      `    token_encoding: ${accepted}`,
-      `    strictness: ${this.invalidObjects ? "repair            # its objects are off the schema: known defects repaired, the rest still refused (log: take them as they come)" : "reject"}`,
-    ];
-    if (this.pageCap !== undefined) lines.push(`    # its lists give at most ${this.pageCap} objects a page (X-Limit): a sync pull follows its Link headers`);
-    return lines.join("\n");
+  suggestion(versionsUrl: string, version: VersionNumber | undefined, accepted: TokenEncoding): string {
+    return suggestedPartnerYaml({ versionsUrl, version, tokenEncoding: accepted, invalidObjects: this.invalidObjects, pageCap: this.pageCap });
   }
 
-  acceptedEncodings(): string {
+  acceptedEncodings(): TokenEncoding | "" {
     return this.quirks.has("modules take the token only raw") ? "raw" : this.quirks.has("modules take the token only Base64-encoded") ? "base64" : "";
   }
 }
@@ -354,7 +347,7 @@ export const probePartner = async (versionsUrl: string, token: string, options: 
     } else probe.record("pass", "clock", `offset ${offset} ms (within ${CLOCK_TOLERANCE_MS / 1000} s)`);
   }
   const encodings = probe.checks.find((c) => c.check === "versions: token encodings")?.detail ?? "";
-  const accepted = probe.acceptedEncodings() || (encodings.includes(" and ") ? "auto" : encodings.includes("raw") ? "raw" : "base64");
+  const accepted: TokenEncoding = probe.acceptedEncodings() || (encodings.includes(" and ") ? "auto" : encodings.includes("raw") ? "raw" : "base64");
   if (accepted === "raw" && !probe.quirks.has("modules take the token only raw")) probe.quirks.add("the token is taken only raw (not Base64, as 2.2+ asks)");
   return {
     versionsUrl,

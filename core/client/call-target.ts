@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { HeaderPrefix, PartnerConfig } from "../../config/types";
+import type { HeaderPrefix } from "../../config/types";
 import type { PartyRef, VersionNumber } from "../protocol/types";
-import type { PartnerRecord } from "../partners/partner-record";
-import { outboundPolicy, type OutboundPolicy } from "../partners/outbound-policy";
+import type { PartnerProfile } from "../partners/partner-profile";
+import type { OutboundPolicy } from "../partners/outbound-policy";
 import { encodeToken } from "../partners/token-vault";
 import { routingHeaders } from "../http/routing-headers";
 
@@ -28,23 +28,23 @@ export interface CallRouting {
 }
 
 /**
- * The one place a call to a partner gets its target (issue #23): the URL
- * under the partner's outbound policy (core/partners/outbound-policy.ts),
- * the token we hold for it in its token encoding, its version and header
- * prefix. OCPI 2.1.1 has no routing headers (OCPI 2.2.1 Transport and
- * format, Message routing, is new in 2.2), so none are sent to a 2.1.1
- * partner whatever the caller names. The caller has checked that the
- * partner is registered (it holds a token for it).
+ * The one place a call to a partner gets its target (issue #23), from its
+ * profile (core/partners/partner-profile.ts): the URL under its outbound
+ * policy (core/partners/outbound-policy.ts), the token we hold for it (or,
+ * during a credentials exchange, the one being exchanged) in its token
+ * encoding, its version and header prefix. OCPI 2.1.1 has no routing
+ * headers (OCPI 2.2.1 Transport and format, Message routing, is new in
+ * 2.2), so none are sent to a 2.1.1 partner whatever the caller names.
  */
-export const callTargetOf = (record: PartnerRecord, config: PartnerConfig, url: string, routing: CallRouting = {}): CallTarget => {
-  const routed = record.version !== "2.1.1";
+export const callTargetOf = (profile: PartnerProfile, url: string, routing: CallRouting = {}, token = profile.record.tokenToPartner!): CallTarget => {
+  const routed = profile.version !== "2.1.1";
   return {
     url,
-    policy: outboundPolicy(config, record.versionsUrl),
-    token: record.tokenToPartner!,
-    encoding: config.token_encoding,
-    version: record.version,
-    headerPrefix: config.header_prefix,
+    policy: profile.policy,
+    token,
+    encoding: profile.tokenEncoding,
+    version: profile.version,
+    headerPrefix: profile.headerPrefix,
     from: routed ? routing.from : undefined,
     to: routed ? routing.to : undefined,
     correlationId: routing.correlationId,

@@ -13,6 +13,7 @@ import type { PartnerRecord } from "../partners/partner-record";
 import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
 import { describeIssues } from "../http/errors";
 import { callTargetOf, type CallTarget } from "./call-target";
+import { profileOf } from "../partners/partner-profile";
 import { addresseeOf } from "./addressee";
 
 export interface ModuleCall {
@@ -125,7 +126,7 @@ export class PartnerClient {
   }
 
   private targetFor(record: PartnerRecord, config: PartnerConfig, url: string, from?: PartyRef, to?: PartyRef): CallTarget {
-    return callTargetOf(record, config, url, { from: from ?? this.config.parties[0], to: addresseeOf(record, config, to) });
+    return callTargetOf(profileOf(this.config, config, record), url, { from: from ?? this.config.parties[0], to: addresseeOf(record, config, to) });
   }
 
   /** GET one object and translate it up; undefined when the partner answers 404. */

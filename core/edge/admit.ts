@@ -6,6 +6,7 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../partners/partner-record";
 import { EMPTY_SCOPE, inScope, type PartyScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
+import { profileOf, type PartnerProfile } from "../partners/partner-profile";
 import { invalid, notFound, unauthorized } from "../http/errors";
 import { readRoutingHeaders } from "../http/routing-headers";
 import { currentRequest } from "../http/request-scope";
@@ -38,14 +39,14 @@ export interface AdmissionRequest {
 /** What the edge computed for an admitted request: entrances and plugins take it from here, never again. */
 export interface Admission {
   partner: PartnerIdentity;
+  /** everything per-partner, built once per registration generation (core/partners/partner-profile.ts) */
+  profile: PartnerProfile;
   /** the parties the partner may speak for (empty for token A) */
   scope: PartyScope;
   /** the sending party: routing header, checked against `scope` */
   from?: PartyRef;
   /** the addressed party: routing header (which of ours serves it is the entrance's to decide) */
   to?: PartyRef;
-  /** `limit` of a list is capped at this */
-  maxPageLimit: number;
 }
 
 /** Routing headers exist from 2.2 on, for functional modules only (OCPI 2.2.1 Transport and format, Message routing). */
@@ -67,7 +68,8 @@ export const hasRoutingHeaders = (version: VersionNumber | undefined, module: st
  * 4. routing headers well formed, and the from-party one the partner may
  *    speak for (its scope: its registered parties, a configured hub's relayed
  *    ones) — else 2001 naming it;
- * 5. the page limit the partner's lists are capped at.
+ * 5. the partner's profile: page limit, strictness, header prefix, … (one
+ *    object per registration generation, core/partners/partner-profile.ts).
  *
  * Body limits are the HTTP server's and the parser's (core/http/json-body.ts),
  * which every entrance's body goes through before it reaches here.
@@ -94,8 +96,7 @@ export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Pro
   // A registered partner speaks for the parties in its scope only (a configured hub relays for others).
   if (from && identity.via === "registered" && !inScope(scope, from))
     throw invalid(`from-country-code/from-party-id ${from.country_code}/${from.party_id} is not one of the partner's parties`);
-  const maxPageLimit = identity.config.max_page_limit ?? deps.config.server.max_page_limit;
-  return { partner: identity, scope, from, to: routing.to, maxPageLimit };
+  return { partner: identity, profile: profileOf(deps.config, identity.config, identity.record), scope, from, to: routing.to };
 };
 
 /**

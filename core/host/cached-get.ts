@@ -122,7 +122,8 @@ export class CachedGets {
     // the kernel's admission, to the letter; whatever it refuses is handed to Koa, which answers the refusal
     const admitted = await admit(k, { authorization, headers: req.headers, version, module, routing }).catch(() => undefined);
     if (!admitted) return false;
-    const { partner, scope: partyScope, maxPageLimit } = admitted;
+    const { partner, scope: partyScope, profile } = admitted;
+    const { maxPageLimit } = profile;
     const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
     const found = k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope }, generation);
     const reply = found instanceof Promise ? await found : found;
@@ -134,7 +135,7 @@ export class CachedGets {
     const statusCode = reply.statusCode ?? Status.SUCCESS;
     const body = envelopeBytes(rendered as Rendered & { data: Buffer }, statusCode);
     const answer = this.headersOf(target, reply, partner, `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`, () => {
-      const headers = [...answerHeaders(served, version, partner, party, routing.from, reply)];
+      const headers = [...answerHeaders(served, version, profile, party, routing.from, reply)];
       if (reply.page) headers.push(...pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, path, query));
       return [...headers.flat(), "Content-Type", JSON_CONTENT_TYPE];
     });

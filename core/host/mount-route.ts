@@ -1,7 +1,8 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { GatewayConfig, PartyConfig } from "../../config/types";
-import type { PartnerIdentity, RequestContext } from "../context";
+import type { RequestContext } from "../context";
+import type { PartnerProfile } from "../partners/partner-profile";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
@@ -45,7 +46,7 @@ const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
 export const mountRoute = (served: ServedModule, version: VersionNumber, route: RouteSpec, k: KernelServices): Middleware =>
   async (ctx: Context) => {
     const { plugin } = served;
-    const { partner, scope, from, to, maxPageLimit } = await admit(k, {
+    const { partner, profile, scope, from, to } = await admit(k, {
       authorization: ctx.get("Authorization"),
       headers: ctx.headers,
       version,
@@ -63,6 +64,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
       module: plugin.module,
       role: served.role,
       partner,
+      profile,
       from: routing.from,
       to: routing.to,
       party,
@@ -75,7 +77,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const pathOwner = params.country_code && params.party_id ? ownerInScope(scope, params.country_code, params.party_id) : undefined;
     // 2.1.1 objects lack owner fields: the path's owner, or the partner's first party, fills them in.
     const tx = (name: string) => k.lossy.context(partner.id, name, version, params, pathOwner ?? partner.record.roles[0]);
-    const page = route.paginated ? parsePageRequest(ctx.query, maxPageLimit) : EMPTY_PAGE;
+    const page = route.paginated ? parsePageRequest(ctx.query, profile.maxPageLimit) : EMPTY_PAGE;
     const sender = pathOwner ?? partner.record.roles[0];
     const body = route.body ? await readBody(ctx, route, rc, tx, k.reader, sender) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
 
@@ -86,8 +88,8 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner, port };
     const reply: OcpiReply = k.cache ? await k.cache.serve(route, request) : await route.handle(request);
 
-    for (const [name, value] of answerHeaders(served, version, partner, party, routing.from, reply)) ctx.set(name, value);
-    if (reply.page) for (const [name, value] of pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, ctx.path, ctx.query)) ctx.set(name, value);
+    for (const [name, value] of answerHeaders(served, version, profile, party, routing.from, reply)) ctx.set(name, value);
+    if (reply.page) for (const [name, value] of pageHeaders(reply.page, page, profile.maxPageLimit, k.config.server.public_url, ctx.path, ctx.query)) ctx.set(name, value);
     ctx.status = reply.httpStatus ?? 200;
     const memo = k.cache?.memo(reply);
     if (memo) {
@@ -122,7 +124,7 @@ const readBody = async (
   checkMediaType(ctx.state.bodyMediaType, rc, reader);
   const { partner, version, log } = rc;
   const schema = spec.type.schema(version, spec.mode);
-  const read = await reader.read({ partnerId: partner.id, strictness: partner.config.strictness, type: spec.type.name, schema, raw, sender, log });
+  const read = await reader.read({ partnerId: partner.id, strictness: rc.profile.strictness, type: spec.type.name, schema, raw, sender, log });
   if (!read.ok) throw invalidFields(read.issues);
   return spec.type.up(read.value, version, tx(spec.type.name));
 };
@@ -140,7 +142,7 @@ const loggedMediaTypes = new WeakMap<TolerantReader, Set<string>>();
  */
 const checkMediaType = (mediaType: string | undefined, rc: RequestContext, gateway: TolerantReader): void => {
   if (mediaType === undefined || JSON_MEDIA_TYPE.test(mediaType)) return;
-  if (rc.partner.config.strictness === "reject")
+  if (rc.profile.strictness === "reject")
     throw invalid(`Content-Type ${mediaType} is not application/json: the body must be sent as JSON`);
   const logged = loggedMediaTypes.get(gateway) ?? new Set<string>();
   loggedMediaTypes.set(gateway, logged);
@@ -154,15 +156,15 @@ const checkMediaType = (mediaType: string | undefined, rc: RequestContext, gatew
 export const answerHeaders = (
   served: ServedModule,
   version: VersionNumber,
-  partner: PartnerIdentity,
+  profile: PartnerProfile,
   party: PartyRef,
   from: PartyRef | undefined,
   reply: OcpiReply,
 ): [string, string][] => {
   const headers: [string, string][] = [];
   if (!served.plugin.configurationModule && version !== "2.1.1") {
-    const to = from ?? (partner.record.roles.length === 1 ? partner.record.roles[0] : undefined);
-    headers.push(...Object.entries(routingHeaders(partner.config.header_prefix, party, to)));
+    const to = from ?? (profile.record.roles.length === 1 ? profile.record.roles[0] : undefined);
+    headers.push(...Object.entries(routingHeaders(profile.headerPrefix, party, to)));
   }
   if (reply.headers) headers.push(...Object.entries(reply.headers));
   return headers;

@@ -23,6 +23,7 @@ import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../
 import { admit, routingBeforeAdmission } from "../edge/admit";
 import { needsPublicAddress, outboundProblem } from "../partners/outbound-policy";
 import { callHeaders, callTargetOf, encodingsOf } from "../client/call-target";
+import { profileOf, type PartnerProfile } from "../partners/partner-profile";
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { safeUrl } from "../client/ocpi-client";
 import { ForwardAgents } from "./forward-agents";
@@ -87,6 +88,8 @@ interface Inbound {
   module: string;
   rest: string;
   sender: PartnerIdentity;
+  /** the sender's profile, from the admission */
+  profile: PartnerProfile;
   from: PartyRef;
   to: PartyRef;
 }
@@ -171,7 +174,7 @@ export class Forwarder {
       const admitted = await admit(this.deps, { ...request, routing, from: "required" });
       const sender = admitted.partner;
       const from = admitted.from!;
-      const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest: match[4] ?? "", sender, from, to };
+      const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest: match[4] ?? "", sender, profile: admitted.profile, from, to };
       if (broadcast) return this.broadcast(ctx, inbound);
       if (mergedList) return this.merged.answer(ctx, { ...inbound, hub: to });
       return this.forward(ctx, inbound);
@@ -215,7 +218,7 @@ export class Forwarder {
     const url = new URL(endpoint.url);
     if (inbound.rest) url.pathname = `${url.pathname.replace(/\/+$/, "")}${inbound.rest}`;
     url.search = ctx.querystring ? `?${ctx.querystring}` : "";
-    const call = callTargetOf(target, config, url.toString(), { from: inbound.from, to: inbound.to, correlationId: ctx.state.correlationId });
+    const call = callTargetOf(profileOf(this.deps.config, config, target), url.toString(), { from: inbound.from, to: inbound.to, correlationId: ctx.state.correlationId });
     const { policy } = call;
     const problem = outboundProblem(url.toString(), policy);
     if (problem) throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name}: ${safeUrl(url.toString())} is outside its outbound URL policy (${problem})`);
@@ -223,7 +226,7 @@ export class Forwarder {
     const exchange: Exchange = {
       // a forwarded body streams once: the partner's first token encoding, no second try on a 401
       headers: lower(callHeaders(call, encodingsOf(call)[0])),
-      senderPrefix: inbound.sender.config.header_prefix,
+      senderPrefix: inbound.profile.headerPrefix,
       linkBase: `${this.deps.config.server.public_url}${ctx.path}`,
       timeoutMs: this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms,
       timedOut: false,
@@ -303,7 +306,7 @@ export class Forwarder {
         const { sender } = inbound;
         const read = await this.deps.reader.read({
           partnerId: sender.id,
-          strictness: sender.config.strictness,
+          strictness: inbound.profile.strictness,
           type: spec.type.name,
           schema: spec.type.schema(inbound.version, spec.mode),
           raw: parsed,
@@ -420,7 +423,7 @@ export class Forwarder {
     if (spec && parsed !== undefined) {
       const read = await this.deps.reader.read({
         partnerId: inbound.sender.id,
-        strictness: inbound.sender.config.strictness,
+        strictness: inbound.profile.strictness,
         type: spec.type.name,
         schema: spec.type.schema(inbound.version, spec.mode),
         raw: parsed,
@@ -456,7 +459,7 @@ export class Forwarder {
     await this.deps.outbox.enqueueAll(messages);
     this.deps.log.info({ module: inbound.module, receivers: audience.map((r) => r.id) }, "hub: broadcast push queued");
     ctx.status = 200;
-    for (const [header, value] of Object.entries(routingHeaders(inbound.sender.config.header_prefix, hub, inbound.from))) ctx.set(header, value);
+    for (const [header, value] of Object.entries(routingHeaders(inbound.profile.headerPrefix, hub, inbound.from))) ctx.set(header, value);
     ctx.body = envelope(null);
   }
 

@@ -11,6 +11,7 @@ import type { PartyRef, Role } from "../protocol/types";
 import { credentialsRoleOf, partyKey } from "../protocol/types";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { callTargetOf } from "../client/call-target";
+import { profileOf } from "../partners/partner-profile";
 import { isEntitled } from "../push/entitled-partners";
 import { storeUnavailableIn } from "../store/store-unavailable";
 import { PartnerHealth } from "./partner-health";
@@ -128,7 +129,7 @@ export class HubConnections implements BackgroundService {
     if (!record.versionsUrl || !record.tokenToPartner) return;
     const config = this.registry.configOf(record.id);
     try {
-      await this.client.call("GET", callTargetOf(record, config, record.versionsUrl));
+      await this.client.call("GET", callTargetOf(profileOf(this.config, config, record), record.versionsUrl));
       await this.reached(record.id, true);
     } catch (error) {
       // An answer, even an error envelope, shows the partner is there; no answer, or a 5xx without envelope, does not.

@@ -16,6 +16,7 @@ import { routingHeaders } from "../http/routing-headers";
 import { inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { callTargetOf } from "../client/call-target";
+import { profileOf, type PartnerProfile } from "../partners/partner-profile";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { mayForward } from "./hub-config";
 import { hubError, opposite } from "./hub-http";
@@ -36,6 +37,8 @@ export interface ListRequest {
   version: VersionNumber;
   module: string;
   sender: PartnerIdentity;
+  /** the sender's profile, from the admission */
+  profile: PartnerProfile;
   from: PartyRef;
   hub: PartyRef;
 }
@@ -73,7 +76,7 @@ export class MergedLists {
 
   async answer(ctx: Context, request: ListRequest): Promise<void> {
     const { config } = this.deps;
-    const maxLimit = request.sender.config.max_page_limit ?? config.server.max_page_limit;
+    const maxLimit = request.profile.maxPageLimit;
     const page = parsePageRequest(ctx.query, maxLimit);
     const sources = await this.sources(request);
     const correlationId = ctx.state.correlationId as string | undefined;
@@ -90,7 +93,7 @@ export class MergedLists {
     }
     const items = (await Promise.all(windows)).flat();
     const total = totals.reduce((sum, n) => sum + n, 0);
-    for (const [header, value] of Object.entries(routingHeaders(request.sender.config.header_prefix, request.hub, request.from))) ctx.set(header, value);
+    for (const [header, value] of Object.entries(routingHeaders(request.profile.headerPrefix, request.hub, request.from))) ctx.set(header, value);
     for (const [header, value] of pageHeaders({ items, total }, page, maxLimit, config.server.public_url, ctx.path, ctx.query)) ctx.set(header, value);
     ctx.body = envelope(items);
   }
@@ -165,7 +168,7 @@ export class MergedLists {
     const name = `${source.party.country_code}/${source.party.party_id}`;
     let result: Awaited<ReturnType<OcpiClient["call"]>>;
     try {
-      result = await this.client.call("GET", callTargetOf(record, config, url.toString(), { from: request.from, to: source.party, correlationId }));
+      result = await this.client.call("GET", callTargetOf(profileOf(this.deps.config, config, record), url.toString(), { from: request.from, to: source.party, correlationId }));
     } catch (error) {
       throw await this.failure(error, source, name);
     }

@@ -16,6 +16,7 @@ import { routingHeaders } from "../http/routing-headers";
 import { admit, routingBeforeAdmission } from "../edge/admit";
 import { checkCallbackUrl } from "../partners/callback-policy";
 import { callTargetOf } from "../client/call-target";
+import { profileOf, type PartnerProfile } from "../partners/partner-profile";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { sentRequestDeadline } from "../async/outgoing";
 import { hubError } from "./hub-http";
@@ -160,15 +161,15 @@ export class ResultRelay {
   async receive(ctx: Context): Promise<void> {
     // the edge's admission (no version or module in this path: the relay's entry names them); a from-party must be the poster's
     const request = { authorization: ctx.get("Authorization"), headers: ctx.headers };
-    const { partner: poster } = await admit(this.deps, { ...request, routing: await routingBeforeAdmission(this.deps, request) });
+    const { partner: poster, profile } = await admit(this.deps, { ...request, routing: await routingBeforeAdmission(this.deps, request) });
     if (ctx.method !== "POST") throw methodNotAllowed(`${ctx.method} is not allowed on a response_url`);
     const id = ctx.path.slice(RELAY_PATH.length);
     const now = Date.now();
     const entry = await this.deps.store.get<RelayEntry>(RELAYS, id);
     // another partner's URL is answered like an unknown one: nothing about it is revealed
     if (!entry || entry.expiresAt <= now || entry.receiverId !== poster.id || !poster.record.version) throw notFound("Response URL");
-    const body = await this.resultFor(entry, poster, (await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config))).body);
-    for (const [header, value] of Object.entries(routingHeaders(poster.config.header_prefix, entry.from, entry.to))) ctx.set(header, value);
+    const body = await this.resultFor(entry, profile, (await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config))).body);
+    for (const [header, value] of Object.entries(routingHeaders(profile.headerPrefix, entry.from, entry.to))) ctx.set(header, value);
 
     const claimed = await this.claim(id, now);
     if (!claimed) {
@@ -195,14 +196,14 @@ export class ResultRelay {
   }
 
   /** The result read under the receiver's strictness and translated to the sender's version. */
-  private async resultFor(entry: RelayEntry, poster: PartnerIdentity, parsed: unknown): Promise<unknown> {
+  private async resultFor(entry: RelayEntry, poster: PartnerProfile, parsed: unknown): Promise<unknown> {
     if (parsed === undefined) throw invalid("Request body with the result is required");
-    const version = poster.record.version!;
+    const version = poster.version!;
     const type = matchRoute(this.deps.routesOf(entry.module, "SENDER"), "POST", version, entry.resultRest)?.route.body?.type;
     if (!type) return parsed;
     const read = await this.deps.reader.read({
       partnerId: poster.id,
-      strictness: poster.config.strictness,
+      strictness: poster.strictness,
       type: type.name,
       schema: type.schema(version, "full"),
       raw: parsed,
@@ -243,7 +244,7 @@ export class ResultRelay {
     try {
       const result = await this.client.call(
         "POST",
-        callTargetOf(sender, config, entry.url, { from: entry.to, to: entry.from, correlationId }),
+        callTargetOf(profileOf(this.deps.config, config, sender), entry.url, { from: entry.to, to: entry.from, correlationId }),
         body,
       );
       await this.finish(id);

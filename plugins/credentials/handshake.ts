@@ -10,7 +10,9 @@ import { discover } from "../../core/client/discovery";
 import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
 import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
-import { outboundPolicy, outboundProblem } from "../../core/partners/outbound-policy";
+import { outboundProblem } from "../../core/partners/outbound-policy";
+import { profileOf } from "../../core/partners/partner-profile";
+import { callTargetOf } from "../../core/client/call-target";
 import { checkRoleClaims } from "../../core/partners/role-claims";
 import { silentTranslation } from "../../core/model/object-type";
 import type { TolerantReader } from "../../core/model/tolerant-reader";
@@ -40,12 +42,12 @@ export class CredentialsHandshake {
     // refused before the partner is called; the registration applies the same rule as it stores them, and refuses a party another partner holds
     checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id);
     // Without versions_url in config the partner may register from any origin, on a public address unless callback_hosts names it.
-    const policy = outboundPolicy(config, theirs.url);
-    const problem = outboundProblem(theirs.url, policy);
+    const profile = profileOf(this.config, config, { ...record, versionsUrl: theirs.url, version: undefined });
+    const problem = outboundProblem(theirs.url, profile.policy);
     if (problem) throw invalid(`url ${problem}`);
     const found = await this.discover(partnerId, {
       versionsUrl: theirs.url,
-      target: { token: theirs.token, encoding: config.token_encoding, headerPrefix: config.header_prefix, policy },
+      target: callTargetOf(profile, theirs.url, {}, theirs.token),
       allowed: config.versions,
       required: version,
       roleOf211: (m) => this.catalog.partnerRoleOf211(m),
@@ -93,21 +95,16 @@ export class CredentialsHandshake {
     const endpoint = record.endpoints.find((e) => e.identifier === "credentials");
     const config = this.registry.configOf(partnerId);
     if (endpoint) {
-      await this.client.call("DELETE", {
-        url: endpoint.url,
-        policy: outboundPolicy(config, record.versionsUrl),
-        token: record.tokenToPartner,
-        encoding: config.token_encoding,
-        version: record.version,
-        headerPrefix: config.header_prefix,
-      });
+      await this.client.call("DELETE", callTargetOf(profileOf(this.config, config, record), endpoint.url));
     }
     await this.registry.unregister(partnerId);
   }
 
   private async exchange(partnerId: string, method: "POST" | "PUT", versionsUrl: string, token: string): Promise<PartnerRecord> {
     const config = this.registry.configOf(partnerId);
-    const target = { token, encoding: config.token_encoding, headerPrefix: config.header_prefix, policy: outboundPolicy(config, versionsUrl) };
+    // the version is the one this exchange negotiates, the versions URL the one it starts from
+    const current = await this.registry.require(partnerId);
+    const target = callTargetOf(profileOf(this.config, config, { ...current, versionsUrl, version: undefined }), versionsUrl, {}, token);
     const found = await this.discover(partnerId, {
       versionsUrl,
       target,

@@ -150,7 +150,7 @@ const checked = (req: OcpiRequest, location: Location): Location => {
   const result = locationType.schema(version, "full").safeParse(wire);
   if (result.success) return location;
   const problems = describeIssues(issuesOf(result.error));
-  if (req.ctx.partner.config.strictness === "reject") throw invalid(`the Location after this change would be invalid: ${problems}`);
+  if (req.ctx.profile.strictness === "reject") throw invalid(`the Location after this change would be invalid: ${problems}`);
   req.ctx.log.warn({ problems }, "stored a Location that is invalid after a change (strictness: log)");
   return location;
 };

@@ -67,6 +67,6 @@ const checkMerged = (req: OcpiRequest, merged: Session): void => {
   const result = sessionSchema("2.3.0").safeParse(merged);
   if (result.success) return;
   const issues = issuesOf(result.error);
-  if (req.ctx.partner.config.strictness === "reject") throw invalidFields(issues);
+  if (req.ctx.profile.strictness === "reject") throw invalidFields(issues);
   req.ctx.log.warn({ issues }, "accepted a PATCH leaving an invalid Session (strictness: log)");
 };

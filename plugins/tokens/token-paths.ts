@@ -51,6 +51,6 @@ export const canonicalTokenCheck = (req: OcpiRequest) => (merged: Token): void =
   const result = tokenSchema("2.3.0").safeParse(merged);
   if (result.success) return;
   const issues = issuesOf(result.error);
-  if (req.ctx.partner.config.strictness === "reject") throw invalidFields(issues);
+  if (req.ctx.profile.strictness === "reject") throw invalidFields(issues);
   req.ctx.log.warn({ issues }, "stored a PATCHed Token that is not valid (strictness: log)");
 };

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { Gateway } from "../../app/gateway";
 import { formatReport, probePartner } from "../../app/probe/probe";
-import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
+import { gatewayConfigYaml, removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
+import { parseConfig } from "../../config/load-config";
 import { freePorts, runCli } from "../support/gateway-process";
 import { numberedCpoLocation } from "../support/ocpi-objects";
 import { QuirkyCpo } from "../support/quirky-cpo";
@@ -162,6 +163,9 @@ describe("probe against a quirky partner", () => {
     expect(report.suggestedConfig).toContain("token_encoding: raw");
     expect(report.suggestedConfig).toContain("strictness: repair");
     expect(report.suggestedConfig).toContain('versions: ["2.2.1"]');
+    // the suggestion is a partners[] entry the gateway loads as it is (the config's own type and rules)
+    const loaded = parseConfig(gatewayConfigYaml({ port: 9 }).replace(/^partners:.*$/m, "") + report.suggestedConfig.replace("<partner id>", "quirky"), {}, "<suggested>");
+    expect(loaded.partners[0]).toMatchObject({ id: "quirky", token_encoding: "raw", strictness: "repair", versions: ["2.2.1"] });
     expect(text).toMatch(/^FAILED: /m);
   });
 });
