@@ -6,7 +6,7 @@ import type { PartnerRecord } from "../core/partners/partner-record";
 import { sameParty } from "../core/protocol/types";
 import type { TokensClient } from "../plugins/tokens/client";
 import type { TokenType } from "../plugins/tokens/model";
-import { isConfiguredHub } from "../core/partners/scope-of";
+import { isConfiguredHub } from "../core/partners/party-scope";
 import { listsParty } from "../plugins/hubclientinfo/reachable";
 
 /**

@@ -1,7 +1,7 @@
 import type { PartyRef } from "../protocol/types";
 import type { PartnerConfig } from "../../config/types";
 import type { PartnerRecord } from "../partners/partner-record";
-import { isConfiguredHub } from "../partners/scope-of";
+import { isConfiguredHub } from "../partners/party-scope";
 
 /**
  * The party an outbound call is addressed to (its `to` routing headers), the one rule for every module.

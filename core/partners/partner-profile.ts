@@ -2,7 +2,7 @@ import type { GatewayConfig, HeaderPrefix, PartnerConfig, Strictness, TokenEncod
 import type { VersionNumber } from "../protocol/types";
 import type { PartnerRecord } from "./partner-record";
 import { outboundPolicy, type OutboundPolicy } from "./outbound-policy";
-import { isConfiguredHub } from "./scope-of";
+import { isConfiguredHub } from "./party-scope";
 
 /**
  * Everything the gateway does differently for one partner, in one immutable

@@ -1,13 +1,10 @@
-import type { GatewayConfig, PartnerConfig } from "../../config/types";
+import type { GatewayConfig } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
 import type { PartnerRecord } from "./partner-record";
 import type { PartnerRegistry } from "./partner-registry";
-import type { PartyScope } from "./party-scope";
+import { isConfiguredHub, type PartyScope } from "./party-scope";
 
 const partyOf = (p: PartyRef): PartyRef => ({ country_code: p.country_code.toUpperCase(), party_id: p.party_id.toUpperCase() });
-
-/** A partner relays for others only when the operator said so: `partners[].roles` lists HUB. Never from its credentials. */
-export const isConfiguredHub = (config: PartnerConfig): boolean => (config.roles ?? []).some((r) => r.role === "HUB");
 
 /**
  * The scope of a registered partner (core/partners/party-scope.ts): its

@@ -8,7 +8,7 @@ import type { ClientInfo } from "../../core/hub/client-info";
 import { TOKENS } from "../../core/tokens";
 import { sameParty } from "../../core/protocol/types";
 import { inScope } from "../../core/partners/party-scope";
-import { isConfiguredHub } from "../../core/partners/scope-of";
+import { isConfiguredHub } from "../../core/partners/party-scope";
 import { invalid, notFound, OcpiError } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
 import { httpStatusOf } from "../../core/ports";
