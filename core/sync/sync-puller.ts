@@ -26,7 +26,8 @@ const REJECTIONS_LOGGED = 10;
 /** Sessions lists require date_from: a full pull asks from the epoch. */
 const EPOCH = "1970-01-01T00:00:00Z";
 
-export type SyncTrigger = "schedule" | "on demand";
+/** what started a pull: a `partners[].sync` tick, a request, or a partner's registration (SyncSpec.atRegistration) */
+export type SyncTrigger = "schedule" | "on demand" | "registration";
 
 export interface SyncOptions {
   /** ignore the watermark and pull everything */
@@ -103,6 +104,8 @@ export class SyncPuller {
     const record = await this.registry.get(partnerId);
     if (!record) throw new SyncRequestError(`partner: ${partnerId} is not a known partner`);
     if (record.status !== "registered") throw new SyncRequestError(`partner: ${partnerId} is not registered (${record.status})`);
+    const refusal = target.spec.refuses?.(this.registry.configOf(partnerId));
+    if (refusal) throw new SyncRequestError(`partner: ${partnerId} ${refusal}`);
     const lease = await Lease.acquire(this.store, `sync:${partnerId}:${module}`, LOCK_TTL_MS);
     if (!lease) throw new SyncBusyError(partnerId, module);
     const startedAt = Date.now();
@@ -139,6 +142,7 @@ export class SyncPuller {
           // The receiver rule for pushes, applied to pulls (core/partners/party-scope.ts); in page order per owner.
           const byOwner = new Map<string, { owner: PartyRef; objects: unknown[] }>();
           for (const object of page) {
+            if (list.ignore?.(object)) continue;
             const owner = list.owner ? list.owner(object, scope.parties) : ownerOf(object);
             if (!owner || !inScope(scope, owner)) reject(idOf(object), "owned by a party that is not the partner's");
             else {

@@ -6,14 +6,18 @@ import type { Store } from "../store/port";
 import type { BackgroundService } from "../background";
 import { TOKENS } from "../tokens";
 import { PartnerRegistry } from "../partners/partner-registry";
+import { ModuleCatalog } from "../host/module-catalog";
 import { SyncStates } from "./sync-state";
 import { SyncBusyError, SyncPuller, SyncRequestError } from "./sync-puller";
+import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
+import { RegistrationPulls } from "./registration-pulls";
 
 /**
  * Runs the pulls of `partners[].sync.<module>` on their cron schedules, in a
  * serving gateway only. Every instance on one store fires every tick; the
  * first to claim the tick in the store runs it, the others skip it, and the
  * puller's lease keeps a long pull from overlapping the next tick's anywhere.
+ * Modules that ask for it are also pulled at a partner's registration (registration-pulls.ts).
  */
 @injectable()
 export class SyncScheduler implements BackgroundService {
@@ -22,6 +26,7 @@ export class SyncScheduler implements BackgroundService {
   private readonly running = new Set<Promise<void>>();
   private stopping = new AbortController();
   private readonly states: SyncStates;
+  private registrations?: RegistrationPulls;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
@@ -29,6 +34,7 @@ export class SyncScheduler implements BackgroundService {
     @inject(TOKENS.Logger) private readonly log: Logger,
     private readonly puller: SyncPuller,
     private readonly registry: PartnerRegistry,
+    private readonly catalog: ModuleCatalog,
   ) {
     this.states = new SyncStates(store);
   }
@@ -47,12 +53,20 @@ export class SyncScheduler implements BackgroundService {
         this.tasks.push(task);
       }
     }
+    const atRegistration = new Map<string, SyncTarget>();
+    for (const module of syncableModules(this.catalog.served)) {
+      const target = syncTargetOf(this.catalog.served, module);
+      if (target?.spec.atRegistration) atRegistration.set(module, target);
+    }
+    this.registrations = new RegistrationPulls(atRegistration, this.registry, this.states, this.puller, this.log);
+    this.registrations.start(this.stopping.signal);
   }
 
   /** Stops the timers and breaks off pulls under way after their current page (they keep their old watermark). */
   async stop(): Promise<void> {
     this.stopping.abort();
     for (const task of this.tasks.splice(0)) await task.destroy();
+    await this.registrations?.stop();
     await Promise.allSettled([...this.running]);
   }
 

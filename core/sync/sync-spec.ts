@@ -1,3 +1,4 @@
+import type { PartnerConfig } from "../../config/types";
 import type { ObjectType } from "../model/object-type";
 import type { PortContext } from "../ports";
 import type { PartyRef } from "../protocol/types";
@@ -16,6 +17,17 @@ export interface SyncSpec<T = any, ReceiverPort = unknown> extends SyncList<T, R
    * (payments: the FACs after the Terminals). A pull completes only when every list did.
    */
   readonly more?: readonly SyncList<any, ReceiverPort>[];
+  /**
+   * Why `partner` is not pulled from, or undefined when it is; default: every partner is. A schedule or a
+   * request naming such a partner is refused with it, and a registration does not pull from it.
+   */
+  refuses?(partner: PartnerConfig): string | undefined;
+  /**
+   * Pulled as soon as a partner it may be pulled from registers (or its registration changes) and offers the
+   * module's SENDER interface, with or without a schedule (core/sync/registration-pulls.ts): a partner that only
+   * lists what others push is heard from its registration on.
+   */
+  readonly atRegistration?: boolean;
 }
 
 /** One SENDER list of a partner and how its objects are stored. */
@@ -29,6 +41,8 @@ export interface SyncList<T = any, ReceiverPort = unknown> {
    * country_code and party_id. A module whose objects name none (payments) gives the party they come from.
    */
   owner?(object: T, partnerParties: readonly PartyRef[]): PartyRef | undefined;
+  /** objects the module takes and leaves as a push of them would be: neither stored nor counted as rejected */
+  ignore?(object: T): boolean;
   /** creates or replaces one object of `owner` (one of the partner's parties) in `receiverPort`; idempotent; the port's answer is not used */
   upsert(receiverPort: ReceiverPort, owner: PartyRef, object: T, ctx: PortContext): Promise<unknown>;
   /**

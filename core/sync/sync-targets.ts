@@ -25,9 +25,13 @@ export const syncConfigErrors = (config: GatewayConfig, served: readonly ServedM
   const errors: string[] = [];
   const available = syncableModules(served).join(", ") || "none";
   config.partners.forEach((partner, i) => {
-    for (const module of Object.keys(partner.sync ?? {}))
-      if (!syncTargetOf(served, module))
+    for (const module of Object.keys(partner.sync ?? {})) {
+      const target = syncTargetOf(served, module);
+      const refusal = target?.spec.refuses?.(partner);
+      if (!target)
         errors.push(`partners[${i}].sync.${module}: no ${module} RECEIVER with sync support is served, so nothing could store the pull (syncable: ${available})`);
+      else if (refusal) errors.push(`partners[${i}].sync.${module}: partner ${partner.id} ${refusal}`);
+    }
   });
   return errors;
 };

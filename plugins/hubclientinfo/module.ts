@@ -5,6 +5,7 @@ import type { ModulePlugin, OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { AdminRoute } from "../../core/admin/admin-api";
 import type { Store } from "../../core/store/port";
 import type { ClientInfo } from "../../core/hub/client-info";
+import type { SyncSpec } from "../../core/sync/sync-spec";
 import { TOKENS } from "../../core/tokens";
 import { sameParty } from "../../core/protocol/types";
 import { inScope } from "../../core/partners/party-scope";
@@ -15,7 +16,8 @@ import { httpStatusOf } from "../../core/ports";
 import { HubConnections } from "../../core/hub/hub-connections";
 import { isHub } from "../../core/hub/hub-config";
 import { clientInfoType } from "./client-info-type";
-import { allReceived, getReceived, storeReceived } from "./received";
+import { aboutOurParty, allReceived, getReceived, storeReceived } from "./received";
+import { clientInfoSync } from "./sync";
 
 /** Path of one party's ClientInfo. Not `:country_code/:party_id`: the kernel's owner check would refuse our own parties. */
 const PARTY_PATH = "/:cc/:pid";
@@ -23,7 +25,8 @@ const PARTY_PATH = "/:cc/:pid";
 /**
  * hubclientinfo (2.2+, a configuration module: no routing headers), both sides:
  * - RECEIVER, when a partner is configured as a hub: the ClientInfo a hub partner (`partners[].roles`
- *   lists HUB) pushes about the parties reachable through it, stored and shown
+ *   lists HUB) pushes about the parties reachable through it, or lists on its SENDER interface (pulled at
+ *   its registration and on `partners[].sync.hubclientinfo`: sync.ts), stored in one place and shown
  *   in the admin API (`GET /admin/v1/hubclientinfo`);
  * - SENDER, when the gateway is a hub (core/hub/hub-config.ts): the ClientInfo
  *   of every partner's party, paginated (core/hub/hub-connections.ts keeps
@@ -35,6 +38,7 @@ export class HubClientInfoPlugin implements ModulePlugin {
   readonly versions: readonly VersionNumber[] = ["2.2.1", "2.3.0"];
   readonly roles: readonly InterfaceRole[];
   readonly configurationModule = true;
+  readonly syncSpec: SyncSpec<ClientInfo>;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
@@ -46,6 +50,7 @@ export class HubClientInfoPlugin implements ModulePlugin {
     if (isHub(config)) roles.push("SENDER");
     if (config.partners.some(isConfiguredHub)) roles.push("RECEIVER");
     this.roles = roles;
+    this.syncSpec = clientInfoSync(config, store);
   }
 
   portName(): undefined {
@@ -90,14 +95,10 @@ export class HubClientInfoPlugin implements ModulePlugin {
             throw new OcpiError(Status.INVALID_PARAMETERS, "only a partner configured as a hub (partners[].roles lists HUB) pushes ClientInfo", 403);
           const party = this.partyOf(req);
           if (!sameParty(party, req.body)) throw invalid(`/country_code, /party_id: must be the path's ${party.country_code}/${party.party_id}`);
-          // Our own parties' status is ours to know; taken and ignored, so the hub's queue does not stall on it.
-          if (this.config.parties.some((p) => sameParty(p, party))) return { data: null };
+          // Taken and ignored, so the hub's queue does not stall on it.
+          if (aboutOurParty(this.config, party)) return { data: null };
           if (!inScope(req.port.scope, party)) throw invalid(`${party.country_code}/${party.party_id} is not one of the partner's parties`);
-          const outcome = await storeReceived(this.store, partner.id, {
-            ...req.body,
-            country_code: req.body.country_code.toUpperCase(),
-            party_id: req.body.party_id.toUpperCase(),
-          });
+          const outcome = await storeReceived(this.store, partner.id, req.body);
           return { data: null, httpStatus: httpStatusOf(outcome) };
         },
       },
