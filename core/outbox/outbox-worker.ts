@@ -11,7 +11,7 @@ export type OutboundSender = (partnerId: string, request: OutboundRequest) => Pr
 
 export interface OutboxEvents {
   delivered?(message: OutboxMessage): void | Promise<void>;
-  /** the partner refused the message: it was dead-lettered (essential) or dropped */
+  /** the partner refused the message: it was dead-lettered */
   rejected?(message: OutboxMessage, error: unknown): void | Promise<void>;
   /** the partner's backlog was dropped; it needs a full resync when it is back */
   resyncNeeded?(partnerId: string): void | Promise<void>;
@@ -64,9 +64,10 @@ const sentKey = (message: OutboxMessage) => `${message.partnerId}\n${message.id}
  * at once. Within a queue, messages for different objects go side by side
  * (at most the partner's concurrency) and those for one object in queue
  * order (deliverQueue); a failing head holds its queue back (the partner is
- * usually down as a whole) with exponential backoff. A rejection (isRetryable) never holds the queue: an
- * essential message goes to the partner's dead letters, any other is
- * dropped and counted; both logged with the partner's answer.
+ * usually down as a whole) with exponential backoff. A rejection (isRetryable) never holds the queue: the
+ * message goes to the partner's dead letters with the partner's answer, whatever its module and whether or
+ * not it is essential, counted and logged. A later message for the same object is not held back by it nor
+ * merged with it (a dead letter has left the queue and its collapse slot): both are delivered as queued.
  */
 export class OutboxWorker implements BackgroundService {
   readonly name = "outbox";
@@ -393,17 +394,13 @@ export class OutboxWorker implements BackgroundService {
     } catch (error) {
       const failure = describeFailure(error);
       if (!isRetryable(error)) {
+        // Whatever the module and whether or not the message is essential: what a partner refused is kept, with its answer.
         const answer = answerOf(error);
-        const essential = message.essential === true;
         return {
-          record: record(() => (essential ? this.outbox.deadLetter(message, failure, answer) : this.outbox.reject(message, failure, answer))),
+          record: record(() => this.outbox.deadLetter(message, failure, answer)),
           recorded: async (passCounts) => {
-            if (essential) {
-              this.log.warn({ partner: partnerId, message: message.label, id: message.id, error: failure }, "push rejected by partner; dead-lettered");
-            } else {
-              passCounts.rejected++;
-              this.log.warn({ partner: partnerId, message: message.label, error: failure }, "push rejected by partner; dropped");
-            }
+            passCounts.rejected++;
+            this.log.warn({ partner: partnerId, message: message.label, id: message.id, error: failure }, "push rejected by partner; dead-lettered");
             await this.events.rejected?.(message, error);
           },
         };

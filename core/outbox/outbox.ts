@@ -42,8 +42,8 @@ export interface OutboxMessage {
   orderKey?: string;
   /**
    * delivered even when the backlog of a long-unreachable partner is
-   * dropped, and dead-lettered instead of dropped when the partner rejects
-   * it (CDRs, final sessions, command and charging-profile results)
+   * dropped (CDRs, final sessions, command and charging-profile results);
+   * a message the partner rejects is dead-lettered either way
    */
   essential?: boolean;
   /** what the message is for, to whoever listens to deliveries (e.g. the probe that ends a resync wait) */
@@ -80,13 +80,17 @@ export interface EnqueueRequest {
   tag?: string;
 }
 
-/** An essential message the partner rejected, kept whole with its answer until an operator re-sends it. */
+/**
+ * A message the partner rejected, kept whole with its answer until an operator re-sends it. Its id is the
+ * message's, or, for a message in a collapse slot (whose id later messages take), the slot's with the
+ * message's queue position (`<slot>@<seq>`): two refused versions of one object are two dead letters.
+ */
 export interface DeadLetter extends OutboxMessage {
   answer: PartnerAnswer;
   deadLetteredAt: number;
 }
 
-/** The last message of a partner that it rejected and that was dropped (not essential). */
+/** The last message a partner rejected (dead-lettered), with its answer. */
 export interface Rejection {
   label: string;
   answer: PartnerAnswer;
@@ -104,7 +108,7 @@ export interface Requeued {
 /** Delivery counts of one partner's queue since the store was created. */
 export interface OutboxCounts {
   delivered: number;
-  /** not essential and refused by the partner (2xxx, or HTTP 4xx but 401/408/429): dropped, not retried */
+  /** refused by the partner (2xxx, or HTTP 4xx but 401/408/429): dead-lettered, not retried */
   rejected: number;
   /** superseded updates dropped after the partner was unreachable beyond its backlog window */
   dropped: number;
@@ -465,15 +469,18 @@ export class Outbox {
   }
 
   /**
-   * Moves a rejected essential message from the queue to the partner's dead
-   * letters, where it keeps its queue position as its order. It is written
-   * there before it leaves the queue: a crash in between leaves it in both
-   * (sent again), never in neither.
+   * Moves a rejected message from the queue to the partner's dead letters,
+   * where it keeps its queue position as its order, and keeps its answer as
+   * the partner's last rejection. It is written there before it leaves the
+   * queue: a crash in between leaves it in both (sent again), never in neither.
+   * Repeatable: a repeat writes the same dead letter.
    */
   async deadLetter(message: OutboxMessage, error: string, answer: PartnerAnswer): Promise<void> {
     const now = Date.now();
+    const id = message.collapseKey ? `${message.id}@${message.seq}` : message.id;
     const letter: DeadLetter = {
       ...message,
+      id,
       inFlight: undefined,
       attempts: message.attempts + 1,
       firstFailureAt: message.firstFailureAt ?? now,
@@ -481,7 +488,8 @@ export class Outbox {
       answer,
       deadLetteredAt: now,
     };
-    await this.store.put(deadLettersOf(message.partnerId), message.id, letter, message.seq);
+    await this.store.put(deadLettersOf(message.partnerId), id, letter, message.seq);
+    await this.store.put<Rejection>(REJECTIONS, message.partnerId, { label: message.label, answer, lastError: error, at: now });
     await this.remove(message);
   }
 
@@ -516,12 +524,6 @@ export class Outbox {
     );
     for (const letter of letters) await this.store.delete(deadLettersOf(partnerId), letter.id);
     return letters.map((l, i) => ({ deadLetterId: l.id, id: ids[i], label: l.label }));
-  }
-
-  /** Drops a rejected message that is not essential, keeping what the partner answered as its last rejection. */
-  async reject(message: OutboxMessage, error: string, answer: PartnerAnswer): Promise<void> {
-    await this.store.put<Rejection>(REJECTIONS, message.partnerId, { label: message.label, answer, lastError: error, at: Date.now() });
-    await this.remove(message);
   }
 
   async lastRejection(partnerId: string): Promise<Rejection | undefined> {

@@ -39,7 +39,7 @@ const requeuedJson = (requeued: Requeued[]) => ({
 });
 
 /**
- * The dead letters of a partner (essential messages it rejected, kept by
+ * The dead letters of a partner (messages it rejected, kept by
  * the outbox): listed page by page (`offset`, `limit` up to 100), oldest
  * first, and moved back to the tail of its queue, all or one, once the
  * partner or the data is fixed.

@@ -231,7 +231,7 @@ describe.each(STORES)("outbox on $name", ({ open }) => {
     expect(await outbox.counts(p)).toEqual({ delivered: 2, rejected: 0, dropped: 0 });
   });
 
-  it("drops a 2xxx rejection without retrying it, counts it and goes on", async () => {
+  it("dead-letters a 2xxx rejection without retrying it, counts it and goes on", async () => {
     const outbox = new Outbox(store);
     const p = partner();
     const side = partnerSide(p);
@@ -251,6 +251,31 @@ describe.each(STORES)("outbox on $name", ({ open }) => {
     expect(rejected).toEqual(["PATCH /refused"]);
     await until(async () => (await outbox.counts(p)).rejected === 1);
     expect(await outbox.counts(p)).toEqual({ delivered: 1, rejected: 1, dropped: 0 });
+    // not essential, and kept all the same, with the partner's answer
+    const { items } = await outbox.deadLetters(p);
+    expect(items).toEqual([expect.objectContaining({ label: "PATCH /refused", answer: expect.objectContaining({ httpStatus: 404, statusCode: 2001 }) })]);
+    expect(await outbox.lastRejection(p)).toMatchObject({ label: "PATCH /refused", answer: { statusCode: 2001 } });
+  });
+
+  it("two refused versions of one object in a collapse slot are two dead letters, in their order; a re-sent one reaches the partner", async () => {
+    const outbox = new Outbox(store);
+    const p = partner();
+    const side = partnerSide(p);
+    side.failWith = () => new PartnerCallError("ocpi", "HTTP 400, status_code 2001: unknown EVSE", 400, 2001);
+    startWorker(outbox, side.send);
+    await outbox.enqueue(message(p, "/evse", { collapseKey: "evse-status", body: { status: "AVAILABLE" } }));
+    await until(async () => (await outbox.deadLetters(p)).total === 1);
+    // the slot is free again: the next version takes it, under the same id
+    await outbox.enqueue(message(p, "/evse", { collapseKey: "evse-status", body: { status: "CHARGING" } }));
+    await until(async () => (await outbox.deadLetters(p)).total === 2);
+    const { items } = await outbox.deadLetters(p);
+    expect(items.map((l) => (l.request.body as { status: string }).status)).toEqual(["AVAILABLE", "CHARGING"]);
+    expect(new Set(items.map((l) => l.id)).size).toBe(2);
+    side.failWith = undefined;
+    expect(await outbox.retryDeadLetters(p, items[1].id)).toEqual([expect.objectContaining({ deadLetterId: items[1].id })]);
+    await until(() => side.received.length === 1);
+    expect(side.received.map((r) => r.body)).toEqual([{ status: "CHARGING" }]);
+    expect((await outbox.deadLetters(p)).items.map((l) => l.id)).toEqual([items[0].id]);
   });
 
   it("past the backlog window drops superseded updates, keeps essential ones and asks for a resync", async () => {

@@ -9,15 +9,15 @@ import { closeServer, listenOnLoopback } from "../support/loopback-server";
 import { numberedCdr, sessionAt } from "../support/ocpi-objects";
 
 /**
- * Issue #9 item 5: nothing essential is ever silently discarded. A CPO
- * gateway (in-process, SQLite file) pushes CDRs and sessions to an eMSP
- * written here with node:http, which answers the way real frameworks do:
- * HTTP 422 with a validation body and no envelope, 400 with a 2001
- * envelope, an HTML 500 page, each echoing our Authorization header back.
- * Rejected CDRs and final sessions land in the partner's dead letters
- * (admin API, logs) without holding its queue; once the partner is fixed
- * they are re-sent by the real CLI process on the same store, or by the
- * admin routes, and arrive exactly once.
+ * Issue #9 item 5 and issue #25 item 2: nothing a partner refuses is ever
+ * silently discarded. A CPO gateway (in-process, SQLite file) pushes CDRs
+ * and sessions to an eMSP written here with node:http, which answers the way
+ * real frameworks do: HTTP 422 with a validation body and no envelope, 400
+ * with a 2001 envelope, an HTML 500 page, each echoing our Authorization
+ * header back. Every refused push, a CDR, a final session or an active one,
+ * lands in the partner's dead letters (admin API, logs) without holding its
+ * queue; once the partner is fixed they are re-sent by the real CLI process
+ * on the same store, or by the admin routes, and arrive exactly once.
  */
 
 type Json = Record<string, any>;
@@ -37,6 +37,8 @@ interface Received {
   path: string;
   /** the pushed object's id */
   id: string;
+  /** a pushed session's status ("" for a CDR) */
+  state: string;
   status: number;
 }
 
@@ -101,7 +103,7 @@ class FakeEmsp {
       const body = (text ? JSON.parse(text) : {}) as Json;
       const id = String(body.id ?? "");
       answer = this.behaviour(method, id, req.headers.authorization ?? "", body) ?? accepted(method === "POST" ? 201 : 200);
-      this.received.push({ method, path, id, status: answer.status });
+      this.received.push({ method, path, id, state: String(body.status ?? ""), status: answer.status });
     }
     res.writeHead(answer.status, { "Content-Type": answer.contentType });
     res.end(answer.body);
@@ -190,7 +192,7 @@ afterAll(async () => {
 
 /* ---------------------------------------------------------------- tests */
 
-describe("an essential push the partner rejects is dead-lettered, not dropped", () => {
+describe("a push the partner rejects is dead-lettered, not dropped", () => {
   it("a CDR answered HTTP 422 without envelope is dead-lettered with the answer; the messages behind it are delivered", async () => {
     emsp.behaviour = (_method, id, authorization, body) => (id === "CDR-0001" ? validation422(authorization, body) : undefined);
     await pushCdr(1);
@@ -201,7 +203,7 @@ describe("an essential push the partner rejects is dead-lettered, not dropped", 
 
     expect(emsp.deliveries("CDR-0001")).toEqual([expect.objectContaining({ method: "POST", status: 422 })]);
     expect(emsp.deliveries("S1", 200)).toHaveLength(1);
-    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 1, rejected: 0 });
+    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 1, rejected: 1 });
 
     const page = await deadLetters();
     expect(page.total).toBe(1);
@@ -226,7 +228,7 @@ describe("an essential push the partner rejects is dead-lettered, not dropped", 
     expect(warnings[0].error).toContain("field required");
   });
 
-  it("a final session answered 400 with a 2001 envelope is dead-lettered with status_code and status_message; an active one is dropped and counted", async () => {
+  it("a final session answered 400 with a 2001 envelope is dead-lettered with status_code and status_message, and so is the active one before it", async () => {
     emsp.behaviour = (_method, id, authorization) => (id === "S2" ? envelope2001(authorization) : undefined);
     await pushSession("S2", "ACTIVE", 20);
     await pushSession("S2", "COMPLETED", 30);
@@ -236,19 +238,21 @@ describe("an essential push the partner rejects is dead-lettered, not dropped", 
 
     expect(emsp.deliveries("S2").map((r) => r.status)).toEqual([400, 400]);
     const queue = await outbox();
-    expect(queue).toMatchObject({ dead_lettered: 2, rejected: 1 });
-    // the dropped one leaves its answer behind
+    expect(queue).toMatchObject({ dead_lettered: 3, rejected: 3 });
+    // the last refusal's answer, at a glance
     expect(queue.last_rejected).toMatchObject({ label: expect.stringContaining("S2"), answer: { http_status: 400, status_code: 2001 } });
 
     const letters = (await deadLetters()).dead_letters;
-    expect(letters.map((l: Json) => l.request.body.id)).toEqual(["CDR-0001", "S2"]);
-    expect(letters[1]).toMatchObject({
-      request: { method: "PUT", body: { status: "COMPLETED" } },
-      answer: { http_status: 400, status_code: 2001, status_message: expect.stringContaining("Unknown token in session") },
-    });
-    expect(letters[1].answer.status_message).toContain("Authorization: Token [token]");
-    expect(letters[1].answer.body).toBeUndefined();
-    expect(logged("push rejected by partner; dropped")).toEqual([expect.objectContaining({ partner: "emsp", message: expect.stringContaining("S2") })]);
+    expect(letters.map((l: Json) => `${l.request.body.id} ${l.request.body.status ?? ""}`.trim())).toEqual(["CDR-0001", "S2 ACTIVE", "S2 COMPLETED"]);
+    for (const letter of letters.slice(1)) {
+      expect(letter).toMatchObject({
+        request: { method: "PUT" },
+        answer: { http_status: 400, status_code: 2001, status_message: expect.stringContaining("Unknown token in session") },
+      });
+      expect(letter.answer.status_message).toContain("Authorization: Token [token]");
+      expect(letter.answer.body).toBeUndefined();
+    }
+    expect(logged("push rejected by partner; dropped")).toEqual([]);
   });
 
   it("an HTML 500 page is kept in last_error (status and first bytes) while the CDR is retried, then delivered", async () => {
@@ -265,7 +269,7 @@ describe("an essential push the partner rejects is dead-lettered, not dropped", 
     fixed = true;
     await until("CDR-0004 arrived", () => emsp.deliveries("CDR-0004", 201).length === 1);
     await idle();
-    expect((await outbox()).dead_lettered).toBe(2);
+    expect((await outbox()).dead_lettered).toBe(3);
   });
 });
 
@@ -276,18 +280,20 @@ describe("dead letters are re-sent once the partner is fixed", () => {
     const cli = await runCli(["outbox", "retry", "emsp"], written.file, { cwd: written.dir });
     recorded.push(cli.stdout, cli.stderr);
     expect(cli.code).toBe(0);
-    expect(cli.stdout).toContain("Re-queued 2 dead letters for emsp");
+    expect(cli.stdout).toContain("Re-queued 3 dead letters for emsp");
     expect(cli.stdout).toContain(`${before[0]} POST cdrs`);
     expect(cli.stdout).toMatch(new RegExp(`${before[1]} PUT sessions.*S2`));
+    expect(cli.stdout).toMatch(new RegExp(`${before[2]} PUT sessions.*S2`));
 
-    await until("CDR-0001 and the final S2 arrived", () => emsp.deliveries("CDR-0001", 201).length === 1 && emsp.deliveries("S2", 200).length === 1);
+    await until("CDR-0001 and both versions of S2 arrived", () => emsp.deliveries("CDR-0001", 201).length === 1 && emsp.deliveries("S2", 200).length === 2);
     await idle();
     // well past the retry delays: still once each
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(emsp.deliveries("CDR-0001", 201)).toHaveLength(1);
-    expect(emsp.deliveries("S2", 200)).toHaveLength(1);
-    const order = emsp.received.filter((r) => r.status < 300 && (r.id === "CDR-0001" || r.id === "S2")).map((r) => r.id);
-    expect(order).toEqual(["CDR-0001", "S2"]);
+    expect(emsp.deliveries("S2", 200)).toHaveLength(2);
+    // in their order: the session ends COMPLETED at the partner
+    const order = emsp.received.filter((r) => r.status < 300 && (r.id === "CDR-0001" || r.id === "S2")).map((r) => `${r.id} ${r.state}`.trim());
+    expect(order).toEqual(["CDR-0001", "S2 ACTIVE", "S2 COMPLETED"]);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
     expect((await deadLetters()).total).toBe(0);
   });
@@ -327,9 +333,60 @@ describe("dead letters are re-sent once the partner is fixed", () => {
     expect(order).toEqual(["CDR-0005", "CDR-0007"]);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
   });
+});
 
+describe("a session the partner refuses is a dead letter like any refused push (issue #25 item 2)", () => {
+  /** what a framework answers a Session PUT that leaves out optional keys it wants (a sparse body): 422, the input echoed back */
+  const refuseActive = (target: string) => (_method: string, id: string, authorization: string, body: Json) =>
+    id === target && body.status === "ACTIVE" ? validation422(authorization, body) : undefined;
+
+  it("a sparse active Session PUT answered 422 is dead-lettered with the partner's answer, and `ocpi-gateway outbox retry --id` re-sends it once", async () => {
+    emsp.behaviour = refuseActive("S3");
+    await pushSession("S3", "ACTIVE", 40);
+    await pushCdr(8);
+    await until("CDR-0008 arrived", () => emsp.deliveries("CDR-0008", 201).length === 1);
+    await idle();
+    expect(emsp.deliveries("S3")).toEqual([expect.objectContaining({ method: "PUT", state: "ACTIVE", status: 422 })]);
+    const letter = ((await deadLetters()).dead_letters as Json[]).find((l) => l.request.body.id === "S3")!;
+    expect(letter).toMatchObject({
+      label: expect.stringContaining("PUT sessions NLCPO/S3"),
+      request: { method: "PUT", target: { module: "sessions", role: "RECEIVER" }, body: { status: "ACTIVE" }, canonical: true },
+      answer: { http_status: 422, body: expect.stringContaining('"msg":"field required"') },
+      last_error: expect.stringMatching(/HTTP 422 without an OCPI envelope/),
+      attempts: 1,
+    });
+    expect(logged("push rejected by partner; dead-lettered")).toContainEqual(expect.objectContaining({ partner: "emsp", id: letter.id, message: letter.label }));
+    emsp.behaviour = () => undefined;
+    const cli = await runCli(["outbox", "retry", "emsp", "--id", letter.id], written.file, { cwd: written.dir });
+    recorded.push(cli.stdout, cli.stderr);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain("Re-queued 1 dead letter for emsp");
+    await until("S3 arrived", () => emsp.deliveries("S3", 200).length === 1);
+    await idle();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(emsp.deliveries("S3").map((r) => `${r.state} ${r.status}`)).toEqual(["ACTIVE 422", "ACTIVE 200"]);
+    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
+  });
+
+  it("a later version of the session queued after the refused one is delivered; the refused one stays a dead letter with its answer", async () => {
+    emsp.behaviour = refuseActive("S4");
+    await pushSession("S4", "ACTIVE", 50);
+    await pushSession("S4", "COMPLETED", 60);
+    await until("the completed S4 arrived", () => emsp.deliveries("S4", 200).length === 1);
+    await idle();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // in their order, each once: the refusal held nothing back, and the later version replaced nothing
+    expect(emsp.deliveries("S4").map((r) => `${r.state} ${r.status}`)).toEqual(["ACTIVE 422", "COMPLETED 200"]);
+    expect((await deadLetters()).dead_letters).toEqual([
+      expect.objectContaining({ request: expect.objectContaining({ method: "PUT", body: expect.objectContaining({ id: "S4", status: "ACTIVE" }) }), answer: expect.objectContaining({ http_status: 422 }) }),
+    ]);
+    expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 1 });
+  });
+});
+
+describe("at the end", () => {
   it("CDRs are never dropped: every CDR pushed reached the partner exactly once", () => {
-    for (let n = 1; n <= 7; n++) expect(emsp.deliveries(numberedCdr(n).id, 201)).toHaveLength(1);
+    for (let n = 1; n <= 8; n++) expect(emsp.deliveries(numberedCdr(n).id, 201)).toHaveLength(1);
   });
 
   it("no token appears in any recorded answer, admin answer, CLI output or log line", () => {
