@@ -11,6 +11,7 @@ import { freePorts, ocpiRequest, tokenHeader, type HttpResult } from "../support
 import { seedFile, token } from "../support/charge-point";
 import { closeServer } from "../support/loopback-server";
 import { recordingServer, type RecordedRequest } from "../support/recording-server";
+import { recordReliability } from "../support/reliability-report";
 
 /**
  * Issue #23 item 1: one admission at the partner edge (core/edge/admit.ts).
@@ -237,7 +238,16 @@ beforeAll(async () => {
   worlds.hub = await register(hub, `http://127.0.0.1:${hubPort}`, [...PARTNERS(), RECEIVER()]);
 }, 30_000);
 
+/** cells asked, and those whose answer was not their row's (a failed assertion), for the soak's report */
+const tally = { cells: 0, wrong: 0 };
+
 afterAll(async () => {
+  recordReliability("Edge admission matrix", {
+    cases: tally.cells,
+    faults: 0,
+    losses: tally.wrong,
+    notes: ["hostile rows (tokens, versions, modules, routing headers, body limits) × entrances (Koa route, cached GET, hub streamed, parsed, broadcast, merged list, result URL, unknown path)"],
+  });
   await Promise.all([cpo?.close(), hub?.close()]);
   await Promise.all([receiver, results].filter(Boolean).map(closeServer));
   removeTempDirs();
@@ -364,10 +374,16 @@ describe.each(Object.entries(COLUMNS))("%s", (columnId, column) => {
     return { rowId, row, exception };
   });
   const cell = async ({ rowId, row, exception }: (typeof cells)[number]) => {
-    const call = row.hostile(await column.prepare());
-    const answer = await send(worlds[column.gateway], call);
-    expectAnswer(answer, exception && "differs" in exception ? exception.differs : (row.answer ?? column.served));
-    column.verify?.(rowId, call);
+    tally.cells++;
+    try {
+      const call = row.hostile(await column.prepare());
+      const answer = await send(worlds[column.gateway], call);
+      expectAnswer(answer, exception && "differs" in exception ? exception.differs : (row.answer ?? column.served));
+      column.verify?.(rowId, call);
+    } catch (error) {
+      tally.wrong++;
+      throw error;
+    }
   };
   const title = (c: (typeof cells)[number]) => [c.exception && "bug" in c.exception ? `${c.row.title} [known bug: ${c.exception.bug}]` : c.row.title, c] as const;
   const applicable = cells.filter((c) => !(c.exception && "na" in c.exception));
