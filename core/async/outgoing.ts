@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS, type GatewayConfig } from "../../config/types";
 import { sameParty, type ModuleId, type PartyRef, type VersionNumber } from "../protocol/types";
-import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PendingRequests } from "./pending-requests";
 import { Status } from "../protocol/status";
 import { OcpiError, notFound } from "../http/errors";
@@ -52,13 +51,6 @@ export const sentRequestDeadline = (config: GatewayConfig, announcedSeconds: num
 /** A response_url on our public URL, under our Sender interface of the module; `rest` makes it unique, e.g. "/START_SESSION/<uid>". */
 export const responseUrlFor = (config: GatewayConfig, version: VersionNumber, module: ModuleId, rest: string): string =>
   absolute(config.server.public_url, modulePath(version, module, "SENDER") + rest);
-
-/** The version of a registered partner; 404 for the backend when there is none. */
-export const registeredVersion = async (registry: PartnerRegistry, partnerId: string): Promise<VersionNumber> => {
-  const record = await registry.get(partnerId);
-  if (!record || record.status !== "registered" || !record.version) throw notFound(`Registered partner ${partnerId}`);
-  return record.version;
-};
 
 /** A failed call to a partner as the backend sees it: the partner's own 2xxx refusal passed on, anything else 3001. */
 export const partnerFailure = (error: unknown): unknown => {

@@ -117,6 +117,21 @@ export const routingBeforeAdmission = async (deps: AdmissionDeps, request: Admis
 };
 
 /**
+ * The admin API's side of the edge (issue #23): a partner the operator's
+ * backend names (`/admin/v1/commands/:partner/…`, charging profiles, a PTP's
+ * terminals) is looked up by this one rule — registered, and offered the
+ * module in its version (core/edge/module-offer.ts) — and its profile is
+ * what the call to it is built from. 2001 naming `partner` otherwise.
+ */
+export const admitPartner = async (deps: AdmissionDeps, partnerId: string, module: string): Promise<PartnerProfile & { readonly version: VersionNumber }> => {
+  const record = await deps.registry.get(partnerId);
+  if (!record || record.status !== "registered" || !record.version) throw invalid(`partner: ${partnerId} is not a registered partner`);
+  const config = deps.registry.configOf(partnerId);
+  if (!offersModule(config, module, record.version)) throw invalid(`partner: ${partnerId} is not offered ${module} in OCPI ${record.version} (partners[].modules, partners[].extensions)`);
+  return profileOf(deps.config, config, record) as PartnerProfile & { readonly version: VersionNumber };
+};
+
+/**
  * A registered partner's scope, once per record: records come from the
  * registry's token map, which is replaced (new record objects) whenever any
  * registration changes, the only thing a scope depends on besides the config.

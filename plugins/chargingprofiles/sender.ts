@@ -10,7 +10,8 @@ import type { PartyRef } from "../../core/protocol/types";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
-import { receiveOutcome, registeredVersion, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
+import { receiveOutcome, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
+import { admitPartner } from "../../core/edge/admit";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponse, ChargingProfileResult, ProfileOperation } from "./model";
 import type { ChargingProfilesSenderPort } from "./ports";
 import type { ChargingProfilesClient } from "./client";
@@ -138,7 +139,7 @@ export class ProfileRequestSender implements PendingKind<SentProfileData, Outcom
   ) {
     const partnerId = req.params.partner;
     const sessionId = sessionIdOf(req.params.session_id);
-    const version = await registeredVersion(this.registry, partnerId);
+    const { version } = await admitPartner({ config: this.config, registry: this.registry }, partnerId, "chargingprofiles");
     if (version === "2.1.1") throw invalid(`chargingprofiles does not exist in OCPI 2.1.1, the version of partner ${partnerId}`);
     const to = await targetParty(this.config, this.store, this.registry, partnerId, req.query.to);
     const uid = randomUUID();

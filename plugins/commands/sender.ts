@@ -9,7 +9,8 @@ import type { Store } from "../../core/store/port";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
-import { receiveOutcome, registeredVersion, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
+import { receiveOutcome, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
+import { admitPartner } from "../../core/edge/admit";
 import { COMMAND_TYPES, type CommandRequest, type CommandResponse, type CommandResult, type CommandType } from "./model";
 import type { CommandsSenderPort } from "./ports";
 import { commandSpecOf } from "./command-types";
@@ -85,7 +86,7 @@ export class CommandSender implements PendingKind<SentCommandData, CommandResult
     const partnerId = req.params.partner;
     const spec = commandSpecOf(req.params.command);
     if (!spec) throw invalid(`command must be one of ${COMMAND_TYPES.join(", ")}`);
-    const version = await registeredVersion(this.registry, partnerId);
+    const { version } = await admitPartner({ config: this.config, registry: this.registry }, partnerId, "commands");
     if (!spec.versions.includes(version)) throw invalid(`${spec.type} does not exist in OCPI ${version}, the version of partner ${partnerId}`);
     if (typeof req.body !== "object" || req.body === null || Array.isArray(req.body)) throw invalid(`Request body with a ${spec.request.name} is required`);
     const to = await targetParty(this.config, this.store, this.registry, partnerId, req.query.to);

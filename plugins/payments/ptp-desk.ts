@@ -10,6 +10,7 @@ import { PaymentsClient } from "./client";
 import type { PaymentsReceiverPort } from "./ports";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
 import { facObjectType, terminalActivationObjectType, terminalAssignmentObjectType, terminalObjectType, terminalUpdateObjectType } from "./translate";
+import { admitPartner } from "../../core/edge/admit";
 import type { AuthorizationReferences, ReferenceLink } from "./authorization-references";
 
 /**
@@ -99,8 +100,7 @@ export class PtpDesk {
 
   /** The partner's parties; 2001 naming it when it is not a registered partner. */
   private async ptpOf(partnerId: string): Promise<{ country_code: string; party_id: string }[]> {
-    const record = await this.registry.get(partnerId);
-    if (!record || record.status !== "registered") throw invalid(`partner: ${partnerId} is not a registered partner`);
+    const { record } = await admitPartner({ config: this.config, registry: this.registry }, partnerId, "payments");
     return record.roles.map((r) => ({ country_code: r.country_code.toUpperCase(), party_id: r.party_id.toUpperCase() }));
   }
 

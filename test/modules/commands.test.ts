@@ -153,6 +153,39 @@ describe("commands module, sender (eMSP) callbacks", () => {
   });
 });
 
+describe("commands the backend sends: the partner named is admitted by the edge's one rule (issue #23)", () => {
+  const ADMIN = "admin-token-for-command-admission";
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({
+      plugins: [CommandsPlugin],
+      localModules: [localCommands],
+      modules: ["commands"],
+      party: { role: "EMSP" },
+      adminToken: ADMIN,
+      partnerRoles: [{ country_code: "DE", party_id: "CPO", role: "CPO", business_details: { name: "CPO" } }],
+      partnerConfig: { modules: ["locations"] },
+    });
+  });
+  afterAll(() => h.close());
+
+  const send = (partner: string) =>
+    h.http.post(`/admin/v1/commands/${partner}/UNLOCK_CONNECTOR`).set("Authorization", `Bearer ${ADMIN}`).send(COMMAND_BODIES.UNLOCK_CONNECTOR);
+
+  it("a partner the config does not offer commands to: 2001 naming the partner and the rule", async () => {
+    const res = await send("partner");
+    expect(res.body.status_code).toBe(2001);
+    expect(res.body.status_message).toBe("partner: partner is not offered commands in OCPI 2.3.0 (partners[].modules, partners[].extensions)");
+  });
+
+  it("a partner that is not registered: 2001 naming the partner", async () => {
+    const res = await send("nobody");
+    expect(res.body.status_code).toBe(2001);
+    expect(res.body.status_message).toBe("partner: nobody is not a registered partner");
+  });
+});
+
 describe("commands translation", () => {
   const tx = silentTranslation();
 
