@@ -1,11 +1,10 @@
 import "reflect-metadata";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import { Gateway } from "../../app/gateway";
 import { captureLogs, secretForms } from "../support/log-capture";
 import { removeTempDirs } from "../support/gateway-config";
 import { freePorts, ocpiRequest, runCli, writeGatewayConfig, type HttpResult, type WrittenConfig } from "../support/gateway-process";
-import { closeServer, listenOnLoopback } from "../support/loopback-server";
+import { LoopbackPartner } from "../support/loopback-server";
 import { numberedCdr, sessionAt } from "../support/ocpi-objects";
 
 /**
@@ -64,34 +63,17 @@ const htmlPage500 = (authorization: string): Answer => ({
   body: `<html>\n<head><title>500 Internal Server Error</title></head>\n<body>\n<h1>Internal Server Error</h1>\n<p>request had ${authorization}, expected Token ${OTHER_TOKEN_B64}</p>\n</body></html>`,
 });
 
-class FakeEmsp {
+class FakeEmsp extends LoopbackPartner {
   readonly received: Received[] = [];
   behaviour: Behaviour = () => undefined;
-  private readonly server = http.createServer((req, res) => {
-    let text = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (text += chunk));
-    req.on("end", () => this.answer(req, text, res));
-  });
 
-  get base(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  start(): Promise<void> {
-    return listenOnLoopback(this.server);
-  }
-
-  close(): Promise<void> {
-    return closeServer(this.server);
-  }
 
   /** answers of a kind to pushes of one object */
   deliveries(id: string, status?: number): Received[] {
     return this.received.filter((r) => r.id === id && (status === undefined || r.status === status));
   }
 
-  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const path = req.url ?? "";
     const method = req.method ?? "";
     let answer: Answer;

@@ -1,7 +1,6 @@
 import "reflect-metadata";
-import http from "node:http";
+import type http from "node:http";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
 import type { z } from "zod";
 import { Gateway } from "../../app/gateway";
 import { Outbox } from "../../core/outbox/outbox";
@@ -12,7 +11,7 @@ import { cdrType } from "../../plugins/cdrs/translate";
 import { captureLogs } from "../support/log-capture";
 import { removeTempDirs, tempDir, type PartnerSpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest, runCli, writeGatewayConfig, type HttpResult, type WrittenConfig } from "../support/gateway-process";
-import { closeServer, listenOnLoopback } from "../support/loopback-server";
+import { LoopbackPartner } from "../support/loopback-server";
 import { cdrOf, EMS_CDR_TOKEN, sessionOf, stamp } from "../support/ocpi-objects";
 
 /**
@@ -73,40 +72,25 @@ const problemsOf = (model: Model, body: Json, at: string[] = ["body"]): Json[] =
   ...Object.entries(model.nested ?? {}).flatMap(([k, nested]) => (body[k] && typeof body[k] === "object" ? problemsOf(nested, body[k], [...at, k]) : [])),
 ];
 
-class FakeEmsp {
+class FakeEmsp extends LoopbackPartner {
   readonly received: Received[] = [];
   /** the versions it offers (its versions endpoint) */
   offered = ["2.2.1"];
   /** pushes answered 503 (as a partner that is down) */
   down = false;
-  private readonly server = http.createServer((req, res) => {
-    let text = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (text += chunk));
-    req.on("end", () => this.answer(req, text, res));
-  });
 
   /** `models`: the pydantic models it validates pushes with, by module (none: it takes any object) */
-  constructor(private readonly models: Record<string, Model> = {}) {}
-
-  get base(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  constructor(private readonly models: Record<string, Model> = {}) {
+    super();
   }
 
-  start(): Promise<void> {
-    return listenOnLoopback(this.server);
-  }
-
-  close(): Promise<void> {
-    return closeServer(this.server);
-  }
 
   /** pushes of one object taken (2xx) */
   taken(id: string): Received[] {
     return this.received.filter((r) => r.body.id === id && r.status < 300);
   }
 
-  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { "Content-Type": "application/json" });
       res.end(JSON.stringify(body));

@@ -1,13 +1,12 @@
 import "reflect-metadata";
 import fs from "node:fs";
-import http from "node:http";
+import type http from "node:http";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
 import { Gateway } from "../../app/gateway";
 import { captureLogs } from "../support/log-capture";
 import { removeTempDirs, tempDir, testGatewayConfig } from "../support/gateway-config";
 import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
-import { closeServer, listenOnLoopback } from "../support/loopback-server";
+import { LoopbackPartner } from "../support/loopback-server";
 import { numberedStation, sessionAt, t2Connector } from "../support/ocpi-objects";
 import { locationType } from "../../plugins/locations/translate";
 
@@ -55,28 +54,15 @@ interface Received {
 }
 
 /** A 2.1.1 eMSP: versions, version details and a Sessions endpoint that takes only Sessions whose Location is a valid 2.1.1 Location. */
-class Emsp211 {
+class Emsp211 extends LoopbackPartner {
   readonly received: Received[] = [];
-  private readonly server = http.createServer((req, res) => {
-    let text = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (text += chunk));
-    req.on("end", () => this.answer(req, text, res));
-  });
-
-  get base(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  start = () => listenOnLoopback(this.server);
-  close = () => closeServer(this.server);
 
   /** what it took (HTTP 200) or refused (422) of session `id` */
   sessions(id: string, status?: number): Received[] {
     return this.received.filter((r) => r.path.endsWith(`/sessions/NL/CPO/${id}`) && (status === undefined || r.status === status));
   }
 
-  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const url = req.url ?? "";
     const ok = (data?: unknown) => [200, { status_code: 1000, data, timestamp: new Date().toISOString() }] as const;
     let [status, body]: readonly [number, unknown] = ok();
