@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { stringify } from "yaml";
@@ -8,6 +7,7 @@ import { parseConfig } from "../../config/load-config";
 import type { GatewayConfig } from "../../config/types";
 import { openStore } from "../../core/store/open-store";
 import { PARTNERS, type PartnerRecord } from "../../core/partners/partner-record";
+import { freePorts } from "./free-ports";
 import { gatewayConfigData, tempDir, type GatewayConfigOptions } from "./gateway-config";
 
 export const REPO_ROOT = path.join(__dirname, "..", "..");
@@ -35,23 +35,8 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-/** `count` distinct free loopback ports: all listeners are open at once, so no port is handed out twice. */
-export const freePorts = async (count: number): Promise<number[]> => {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const server = net.createServer();
-          server.once("error", reject);
-          server.listen(0, "127.0.0.1", () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  return ports;
-};
+/** Ports below the ephemeral range, so nothing else on the machine takes one before the test binds it (free-ports.ts). */
+export { freePorts };
 
 const live = new Set<ChildProcess>();
 // A test run that dies without its afterAll must not leave gateways behind.

@@ -1,6 +1,6 @@
 import { execFileSync, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import os from "node:os";
+import { freePort } from "./free-ports";
 import { spawnServer, stopChild, waitForOutput } from "./child-process";
 
 /** A private redis-server for tests (global setup, or tests that stop and restart Redis). */
@@ -26,16 +26,8 @@ export function assertRedisServerInstalled(): void {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A port below the ephemeral range, free again for a restart on the same URL (free-ports.ts). */
+export { freePort };
 
 function spawnRedisServer(port: number): Promise<ChildProcess> {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"];
