@@ -31,9 +31,13 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-const spawnNode = (port: number, dir: string): Promise<ChildProcess> => {
+/**
+ * A node on `port`, its cluster bus on `busPort`: named, not Redis's default of port + 10000, which may lie in the
+ * kernel's ephemeral range (taken by any connection on the machine) or past 65535.
+ */
+const spawnNode = (port: number, busPort: number, dir: string): Promise<ChildProcess> => {
   const args = [
-    "--port", String(port), "--bind", "127.0.0.1",
+    "--port", String(port), "--cluster-port", String(busPort), "--bind", "127.0.0.1",
     "--cluster-enabled", "yes", "--cluster-config-file", path.join(dir, "nodes.conf"), "--cluster-node-timeout", "1000",
     "--appendonly", "no", "--save", "", "--daemonize", "no", "--dir", dir,
   ];
@@ -44,7 +48,9 @@ const spawnNode = (port: number, dir: string): Promise<ChildProcess> => {
 /** Starts six nodes in temp dirs, joins them with `redis-cli --cluster create … --cluster-replicas 1`, waits for cluster_state:ok. */
 export const startRedisCluster = async (): Promise<RedisCluster> => {
   assertRedisServerInstalled();
-  const ports = await freePorts(6);
+  const taken = await freePorts(12);
+  const ports = taken.slice(0, 6);
+  const busPorts = new Map(ports.map((port, i) => [port, taken[6 + i]]));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "redis-cluster-"));
   const dirs = new Map(ports.map((port) => [port, path.join(root, String(port))]));
   for (const dir of dirs.values()) fs.mkdirSync(dir);
@@ -84,9 +90,10 @@ export const startRedisCluster = async (): Promise<RedisCluster> => {
   };
 
   try {
-    for (const [port, child] of await Promise.all(ports.map(async (port) => [port, await spawnNode(port, dirs.get(port)!)] as const))) {
-      nodes.set(port, child);
-    }
+    // each node is remembered as soon as it is up, so a failed start stops those that did start
+    const started = await Promise.allSettled(ports.map(async (port) => nodes.set(port, await spawnNode(port, busPorts.get(port)!, dirs.get(port)!))));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
     await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "1", "--cluster-yes"]);
     await waitHealthy();
   } catch (error) {
@@ -108,7 +115,7 @@ export const startRedisCluster = async (): Promise<RedisCluster> => {
       await stopChild(nodes.get(port)!, "SIGKILL");
     },
     async restart(port) {
-      nodes.set(port, await spawnNode(port, dirs.get(port)!));
+      nodes.set(port, await spawnNode(port, busPorts.get(port)!, dirs.get(port)!));
     },
     waitHealthy,
     stop,
