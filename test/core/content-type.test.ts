@@ -29,6 +29,9 @@ const start = async (strictness: Strictness) => {
   harnesses.push(h);
   return h;
 };
+/** The gateway under `strictness: reject`, started by the first test that needs it and shared by the others. */
+let rejecting: Promise<Harness> | undefined;
+const underReject = (): Promise<Harness> => (rejecting ??= start("reject"));
 afterAll(async () => {
   for (const h of harnesses) await h.close();
 });
@@ -42,7 +45,7 @@ const get = (h: Harness, uid: string) => h.http.get(h.path("2.2.1", "RECEIVER", 
 
 describe("Content-Type of a body", () => {
   it("strictness reject: text/plain is refused with 2001 naming the Content-Type, and nothing is stored", async () => {
-    const h = await start("reject");
+    const h = await underReject();
     const response = await put(h, "T1", "text/plain");
     expect(response.body.status_code).toBe(2001);
     expect(response.body.status_message).toMatch(/Content-Type text\/plain is not application\/json/);
@@ -50,13 +53,13 @@ describe("Content-Type of a body", () => {
   });
 
   it("strictness reject: application/json (with parameters) and +json types are taken", async () => {
-    const h = harnesses[0];
+    const h = await underReject();
     expect((await put(h, "T2", "application/json; charset=utf-8")).body.status_code).toBe(1000);
     expect((await put(h, "T3", "application/vnd.partner+json")).body.status_code).toBe(1000);
   });
 
   it("a body sent without any Content-Type is read as JSON (many partners omit it)", async () => {
-    const h = harnesses[0];
+    const h = await underReject();
     const port = await h.gateway.listen();
     const body = JSON.stringify(token("T6"));
     const status = await new Promise<number>((resolve, reject) => {
