@@ -99,15 +99,14 @@ describe("start with a module routed to an unknown adapter", () => {
 
 describe("partners", () => {
   const CONFIGURED_TOKEN = "cli-configured-token-A-8e21c";
+  const gateways: GatewayProcess[] = [];
   let gateway: GatewayProcess;
   let peer: Gateway | undefined;
-  let tokenA: string;
-  let registrantPort: number;
 
-  beforeAll(async () => {
+  /** A gateway process with three configured partners; `registrant` is the port a partner without versions_url may register from. */
+  const startWithPartners = async (): Promise<{ gateway: GatewayProcess; registrant: number }> => {
     const [port, peerPort, registrant] = await freePorts(3);
-    registrantPort = registrant;
-    gateway = await startGatewayProcess(
+    const started = await startGatewayProcess(
       writeGatewayConfig({
         port,
         partners: [
@@ -118,29 +117,47 @@ describe("partners", () => {
         ],
       }),
     );
+    gateways.push(started);
+    return { gateway: started, registrant };
+  };
+
+  /** `partners add new-emsp` on `on`, run once per gateway; the tests that need the partner added share its outcome. */
+  const additions = new Map<GatewayProcess, ReturnType<GatewayProcess["cli"]>>();
+  const addNewEmsp = (on: GatewayProcess = gateway) => {
+    if (!additions.has(on)) additions.set(on, on.cli(["partners", "add", "new-emsp"]));
+    return additions.get(on)!;
+  };
+  const tokenOf = (added: Awaited<ReturnType<typeof addNewEmsp>>): string => {
+    const token = /token A:\s+(\S+)/.exec(added.stdout)?.[1];
+    expect(token).toMatch(/^[\x21-\x7e]{16,64}$/);
+    return token!;
+  };
+
+  beforeAll(async () => {
+    ({ gateway } = await startWithPartners());
   });
 
   afterAll(async () => {
     await peer?.close();
-    expect(await gateway?.stop()).toBe(0);
+    for (const started of gateways) expect(await started.stop()).toBe(0);
   });
 
   it("add prints a fresh token A and our versions URL", async () => {
-    const result = await gateway.cli(["partners", "add", "new-emsp"]);
+    const result = await addNewEmsp();
     expect(result.code).toBe(0);
-    const token = /token A:\s+(\S+)/.exec(result.stdout)?.[1];
-    expect(token).toMatch(/^[\x21-\x7e]{16,64}$/);
+    tokenOf(result);
     expect(result.stdout).toContain(`versions URL: ${gateway.versionsUrl}`);
-    tokenA = token!;
   });
 
   it("add refuses an id that already exists", async () => {
+    expect((await addNewEmsp()).code).toBe(0);
     const result = await gateway.cli(["partners", "add", "new-emsp"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("already exists");
   });
 
   it("the printed token A works on versions of the running gateway at once", async () => {
+    const tokenA = tokenOf(await addNewEmsp());
     for (const encoding of ["base64", "raw"] as const) {
       const versions = await ocpiRequest("GET", gateway.versionsUrl, { token: tokenA, encoding });
       expect(versions.status).toBe(200);
@@ -151,6 +168,7 @@ describe("partners", () => {
   });
 
   it("the printed token A gets 401 outside versions and credentials", async () => {
+    const tokenA = tokenOf(await addNewEmsp());
     for (const path of ["/ocpi/2.3.0/sender/locations", "/ocpi/2.2.1/receiver/tokens", "/ocpi/2.1.1/cdrs"]) {
       const response = await ocpiRequest("GET", `${gateway.url}${path}`, { token: tokenA });
       expect(response.status).toBe(401);
@@ -159,6 +177,7 @@ describe("partners", () => {
   });
 
   it("list shows the state of every partner, configured or added", async () => {
+    const tokenA = tokenOf(await addNewEmsp());
     const result = await gateway.cli(["partners", "list"]);
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split("\n");
@@ -173,9 +192,12 @@ describe("partners", () => {
   });
 
   it("a partner added with the printed token A registers only from a public address; a configured one registers and list shows it", async () => {
+    // a gateway of its own: the registration changes what the other tests list
+    const { gateway, registrant } = await startWithPartners();
+    const tokenA = tokenOf(await addNewEmsp(gateway));
     peer = await Gateway.create(
       testGatewayConfig({
-        port: registrantPort,
+        port: registrant,
         party: { country_code: "DE", party_id: "NEW", role: "EMSP" },
         partners: [
           { id: "as-new-emsp", token_a: tokenA, versions_url: gateway.versionsUrl },
