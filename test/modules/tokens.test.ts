@@ -467,8 +467,9 @@ describe("tokens module with a strictness: log partner", () => {
   });
 
   it("a PATCH leaving an invalid merged Token is stored with a warning, not refused", async () => {
-    const token = readExample("2.3.0", "token_put_example.json");
-    const url = h.path("2.3.0", "RECEIVER", "tokens", "/NL/TNM/012345678");
+    // a uid of its own: the test above expects to create the example's Token (201)
+    const token = { ...readExample("2.3.0", "token_put_example.json"), uid: "012345679" };
+    const url = h.path("2.3.0", "RECEIVER", "tokens", "/NL/TNM/012345679");
     await h.http.put(url).set("Authorization", h.auth).send(token);
     const res = await h.http.patch(url).set("Authorization", h.auth).send({ valid: "no", last_updated: "2024-01-01T00:00:00Z" });
     expect(res.body.status_code).toBe(1000);
