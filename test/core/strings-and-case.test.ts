@@ -143,9 +143,10 @@ describe("printable strings and case-insensitive CiStrings", () => {
     });
 
     it("tokens in 2.1.1 reach the same token", async () => {
-      const found = await call("get", url("RECEIVER", "tokens", "/NL/ABC/Tok1", "2.1.1"));
+      expect((await call("put", url("RECEIVER", "tokens", "/NL/ABC/TOK211?type=RFID"), token("TOK211"))).status).toBe(201);
+      const found = await call("get", url("RECEIVER", "tokens", "/NL/ABC/Tok211", "2.1.1"));
       expectOk(found);
-      expect(found.body.data.uid).toBe("TOK1");
+      expect(found.body.data.uid).toBe("TOK211");
     });
 
     it("tokens sender: authorize finds our token whatever the case of its uid", async () => {
@@ -295,6 +296,7 @@ describe("printable strings and case-insensitive CiStrings", () => {
     });
 
     it("credentials: BEL in a business name; the registration stays as it was", async () => {
+      expect((await call("put", url("RECEIVER", "tokens", "/NL/ABC/tokcred?type=RFID"), token("tokcred"))).status).toBe(201);
       const res = await call("put", "/ocpi/2.3.0/credentials", {
         token: "a-new-token-0123456789",
         url: "http://127.0.0.1:9/versions",
@@ -302,7 +304,7 @@ describe("printable strings and case-insensitive CiStrings", () => {
       });
       expect2001(res, "/roles/0/business_details/name");
       // nothing rotated: the partner's token still works
-      expectOk(await call("get", url("RECEIVER", "tokens", "/NL/ABC/tok1?type=RFID")));
+      expectOk(await call("get", url("RECEIVER", "tokens", "/NL/ABC/tokcred?type=RFID")));
     });
   });
 });
