@@ -102,7 +102,8 @@ describe("backend events of a CPO serving sessions and CDRs only as SENDER", () 
     expect(patched.body).toMatchObject({ status_code: 1000 });
     await until("the eMSP holds the patched SES1", async () => (await heldByEmsp("sessions/NL/CPO/SES1"))?.kwh === 7);
 
-    const list = await atCpo("GET", `/sender/sessions?date_from=${encodeURIComponent("2025-01-01T00:00:00Z")}`);
+    // from the PATCH's last_updated on: the sessions other tests post are older
+    const list = await atCpo("GET", `/sender/sessions?date_from=${encodeURIComponent(LATER)}`);
     expect(list.body.status_code).toBe(1000);
     expect(list.body.data).toEqual([expect.objectContaining({ id: "SES1", kwh: 7 })]);
   });
