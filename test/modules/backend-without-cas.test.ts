@@ -122,10 +122,11 @@ describe("a backend without compare-and-set", () => {
   });
 
   it("Locations: a PATCH leaving an invalid Location stores nothing; one of an unknown Location is 404", async () => {
+    expect((await send("put", receiver("locations", "/NL/TNM/L2"), location("NL", "TNM", "L2", true))).status).toBe(201);
     // publish_allowed_to is only for an unpublished Location: a valid fragment whose merged result is not
-    const refused = await send("patch", receiver("locations", "/NL/TNM/L1"), { publish_allowed_to: [{ uid: "123", type: "RFID" }], last_updated: "2024-04-01T00:00:00Z" });
+    const refused = await send("patch", receiver("locations", "/NL/TNM/L2"), { publish_allowed_to: [{ uid: "123", type: "RFID" }], last_updated: "2024-04-01T00:00:00Z" });
     expect(refused.body.status_message).toContain("/publish_allowed_to");
-    expect((await send("get", receiver("locations", "/NL/TNM/L1"))).body.data.publish_allowed_to).toBeUndefined();
+    expect((await send("get", receiver("locations", "/NL/TNM/L2"))).body.data.publish_allowed_to).toBeUndefined();
     expect((await send("patch", receiver("locations", "/NL/TNM/NOPE/E1"), { status: "CHARGING", last_updated: "2024-04-01T00:00:00Z" })).status).toBe(404);
   });
 
