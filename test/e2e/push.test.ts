@@ -1,21 +1,30 @@
 import "reflect-metadata";
-import fs from "node:fs";
 import diagnostics from "node:diagnostics_channel";
-import path from "node:path";
-import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
-import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf, type PartnerSpec, type PartySpec } from "../support/gateway-config";
-import {
-  freePorts,
-  ocpiRequest,
-  partnerRecordOf,
-  startGatewayProcess,
-  writeGatewayConfig,
-  type GatewayProcess,
-  type HttpResult,
-} from "../support/gateway-process";
+import { removeTempDirs, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
+import { freePorts, ocpiRequest, partnerRecordOf, startGatewayProcess, writeGatewayConfig, type GatewayProcess } from "../support/gateway-process";
 import { numberedCdr, sessionAt, stamp } from "../support/ocpi-objects";
+import {
+  ADMIN_TOKEN,
+  CPO,
+  EMSP,
+  MODULES,
+  OWNER,
+  STATUSES,
+  admin,
+  evseStatuses,
+  heldByEmsp,
+  location,
+  outboxOf,
+  postEvent,
+  silent,
+  startPair,
+  statusPatch,
+  tariff,
+  until,
+  type Pair,
+} from "../support/push-pair";
 
 /**
  * Issue #5, pushes: a CPO gateway pushes changes of its own data to an
@@ -25,162 +34,6 @@ import { numberedCdr, sessionAt, stamp } from "../support/ocpi-objects";
  * would post them); what the eMSP holds is read back through its receiver
  * interface with the CPO's token; the CPO's queues through GET /admin/v1/outbox.
  */
-
-type Json = Record<string, any>;
-
-const CPO: PartySpec = { country_code: "NL", party_id: "CPO", role: "CPO" };
-const EMSP: PartySpec = { country_code: "DE", party_id: "EMS", role: "EMSP" };
-const OWNER = { country_code: "NL", party_id: "CPO" };
-const MODULES = Object.fromEntries(["locations", "tariffs", "tokens", "sessions", "cdrs"].map((m) => [m, { adapter: "local" }]));
-const ADMIN_TOKEN = "push-e2e-admin-token-0123456789";
-/** none is AVAILABLE, the status EVSEs start with */
-const STATUSES = ["CHARGING", "BLOCKED", "OUTOFORDER", "RESERVED", "INOPERATIVE"];
-const silent = { logger: pino({ level: "silent" }) };
-
-/* ---------------------------------------------------------------- objects (2.3.0); CDRs and sessions: numberedCdr, sessionAt */
-
-const location = (id: string, evses: number, at = 0): Json => ({
-  country_code: "NL",
-  party_id: "CPO",
-  id,
-  publish: true,
-  address: `${id} street 1`,
-  city: "Utrecht",
-  // required in 2.1.1
-  postal_code: "3511 AA",
-  country: "NLD",
-  coordinates: { latitude: "52.090730", longitude: "5.121420" },
-  time_zone: "Europe/Amsterdam",
-  evses: Array.from({ length: evses }, (_, i) => ({
-    uid: `${id}-E${i + 1}`,
-    status: "AVAILABLE",
-    connectors: [
-      { id: "1", standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 32, last_updated: stamp(at) },
-    ],
-    last_updated: stamp(at),
-  })),
-  last_updated: stamp(at),
-});
-
-
-const tariff = (id: string): Json => ({
-  country_code: "NL",
-  party_id: "CPO",
-  id,
-  currency: "EUR",
-  elements: [{ price_components: [{ type: "ENERGY", price: 0.3, vat: 21, step_size: 1 }] }],
-  tax_included: "NO",
-  last_updated: stamp(5),
-});
-
-const statusPatch = (locationId: string, evseUid: string, status: string, at: number) => ({
-  module: "locations",
-  owner: OWNER,
-  path: [locationId, evseUid],
-  kind: "patch",
-  object: { status, last_updated: stamp(at) },
-});
-
-/* ---------------------------------------------------------------- helpers */
-
-const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
-
-const admin = (baseUrl: string, method: string, route: string, body?: unknown, token = ADMIN_TOKEN): Promise<HttpResult> =>
-  ocpiRequest(method, `${baseUrl}/admin/v1${route}`, { headers: { Authorization: `Bearer ${token}` }, body });
-
-const postEvent = async (baseUrl: string, event: unknown): Promise<void> => {
-  const result = await admin(baseUrl, "POST", "/events", event);
-  if (result.status !== 200 || result.body?.status_code !== 1000) throw new Error(`event refused: HTTP ${result.status} ${result.text}`);
-};
-
-const outboxOf = async (baseUrl: string, partner: string): Promise<Json> => {
-  const result = await admin(baseUrl, "GET", "/outbox");
-  expect(result.body.status_code).toBe(1000);
-  return result.body.data.find((p: Json) => p.partner === partner);
-};
-
-/** What a gateway holds of its partner's objects, read through its receiver interface with the partner's token. */
-const heldByEmsp = async (emspUrl: string, cpoToken: string, route: string, version = "2.3.0"): Promise<Json | undefined> => {
-  const encoding = version === "2.1.1" ? "raw" : "base64";
-  const result = await ocpiRequest("GET", `${emspUrl}/ocpi/${version}/receiver/${route}`, { token: cpoToken, encoding });
-  if (result.status === 404) return undefined;
-  expect(result.body.status_code).toBe(1000);
-  return result.body.data;
-};
-
-const evseStatuses = (location: Json | undefined): Record<string, string> =>
-  Object.fromEntries((location?.evses ?? []).map((e: Json) => [e.uid, e.status]));
-
-const seedFile = (content: Json): string => {
-  const file = path.join(tempDir("ocpi-push-seed-"), "seed.json");
-  fs.writeFileSync(file, JSON.stringify(content));
-  return file;
-};
-
-interface Pair {
-  cpo: Gateway;
-  emsp: Gateway;
-  emspConfig: GatewayConfig;
-  cpoUrl: string;
-  emspUrl: string;
-  cpoToken: string;
-  /** stops the eMSP gateway: its receiver is down */
-  stopEmsp(): Promise<void>;
-  /** starts it again on the same port and store */
-  startEmsp(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A CPO and an eMSP gateway in-process; the eMSP registers with the CPO, in the highest of `emspVersions`. */
-const startPair = async (push: PartnerSpec["push"], cpoSeed: Json = {}, emspVersions?: PartnerSpec["versions"]): Promise<Pair> => {
-  const [cpoPort, emspPort] = await freePorts(2);
-  const tokenA = `push-token-A-${cpoPort}`;
-  const cpoConfig = testGatewayConfig({
-    port: cpoPort,
-    party: CPO,
-    modules: MODULES,
-    adapters: { local: { seed: seedFile(cpoSeed) } },
-    server: { admin_token: ADMIN_TOKEN },
-    partners: [{ id: "emsp", token_a: tokenA, versions_url: versionsUrlOf(emspPort), push }],
-  });
-  const emspConfig = testGatewayConfig({
-    port: emspPort,
-    party: EMSP,
-    modules: MODULES,
-    server: { admin_token: ADMIN_TOKEN },
-    partners: [{ id: "cpo", token_a: tokenA, versions_url: versionsUrlOf(cpoPort), versions: emspVersions }],
-  });
-  const cpo = await Gateway.create(cpoConfig, silent);
-  await cpo.listen();
-  const pair: Pair = {
-    cpo,
-    emsp: await Gateway.create(emspConfig, silent),
-    emspConfig,
-    cpoUrl: `http://127.0.0.1:${cpoPort}`,
-    emspUrl: `http://127.0.0.1:${emspPort}`,
-    cpoToken: "",
-    async stopEmsp() {
-      await pair.emsp.close();
-    },
-    async startEmsp() {
-      pair.emsp = await Gateway.create(emspConfig, silent);
-      await pair.emsp.listen();
-    },
-    async close() {
-      await Promise.all([pair.cpo.close(), pair.emsp.close()]);
-    },
-  };
-  await pair.emsp.listen();
-  await pair.emsp.credentials.register("cpo");
-  pair.cpoToken = (await cpo.registry.get("emsp"))!.tokenToPartner!;
-  return pair;
-};
 
 /** Every outbound call of the in-process gateways goes through undici (core/client/ocpi-client.ts): record the answers from its diagnostics channel. */
 interface Answered {
@@ -210,34 +63,34 @@ afterAll(() => {
 /* ---------------------------------------------------------------- receiver down, then back */
 
 describe("pushes while the eMSP's receiver is down", () => {
-  let pair: Pair;
   const evses = ["LOC1-E1", "LOC1-E2", "LOC2-E1", "LOC2-E2"];
-  const latest: Record<string, string> = {};
+  const pairs: Pair[] = [];
 
-  beforeAll(async () => {
+  /** A pair of its own for each test: what one test queues, rejects or counts is not another's. */
+  const freshPair = async (): Promise<Pair> => {
     // LOCS is the CPO's before the partnership: never pushed, so the eMSP does not know it
-    pair = await startPair({ base_delay_ms: 50, max_delay_ms: 300, backlog_window_ms: 120_000 }, { locations: [location("LOCS", 1)] });
-  }, 30_000);
+    const pair = await startPair({ base_delay_ms: 50, max_delay_ms: 300, backlog_window_ms: 120_000 }, { locations: [location("LOCS", 1)] });
+    pairs.push(pair);
+    return pair;
+  };
 
   afterAll(async () => {
-    await pair?.close();
+    await Promise.all(pairs.map((pair) => pair.close()));
   });
 
-  it("an upsert event is stored at the CPO and PUT to the eMSP", async () => {
+  /** LOC1 and LOC2, two EVSEs each, upserted at the CPO and pushed to the eMSP. */
+  const pushTwoLocations = async (pair: Pair): Promise<void> => {
     await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
     await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC2"], kind: "upsert", object: location("LOC2", 2) });
     await until("the eMSP holds LOC1 and LOC2", async () =>
       Boolean((await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")) && (await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC2"))),
     );
-    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")).toEqual(location("LOC1", 2));
-    // the CPO serves it from its sender interface too
-    const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
-    const served = await ocpiRequest("GET", `${pair.cpoUrl}/ocpi/2.3.0/sender/locations/LOC1`, { token: emspToken });
-    expect(served.body.data).toEqual(location("LOC1", 2));
-  });
+  };
 
-  it("200 status changes and 20 CDRs wait in the outbox, status changes of one EVSE collapsed", async () => {
+  /** With the eMSP stopped, 200 status changes of the four EVSEs and a CDR after every tenth; answers each EVSE's latest status and the CDR count. */
+  const changeWhileDown = async (pair: Pair): Promise<{ latest: Record<string, string>; cdrs: number }> => {
     await pair.stopEmsp();
+    const latest: Record<string, string> = {};
     let cdrs = 0;
     for (let i = 0; i < 200; i++) {
       const uid = evses[i % evses.length];
@@ -246,6 +99,23 @@ describe("pushes while the eMSP's receiver is down", () => {
       await postEvent(pair.cpoUrl, statusPatch(uid.split("-")[0], uid, status, 1000 + i));
       if (i % 10 === 9) await postEvent(pair.cpoUrl, { module: "cdrs", owner: OWNER, path: [numberedCdr(++cdrs).id], kind: "upsert", object: numberedCdr(cdrs) });
     }
+    return { latest, cdrs };
+  };
+
+  it("an upsert event is stored at the CPO and PUT to the eMSP", async () => {
+    const pair = await freshPair();
+    await pushTwoLocations(pair);
+    expect(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")).toEqual(location("LOC1", 2));
+    // the CPO serves it from its sender interface too
+    const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
+    const served = await ocpiRequest("GET", `${pair.cpoUrl}/ocpi/2.3.0/sender/locations/LOC1`, { token: emspToken });
+    expect(served.body.data).toEqual(location("LOC1", 2));
+  });
+
+  it("200 status changes and 20 CDRs wait in the outbox, status changes of one EVSE collapsed", async () => {
+    const pair = await freshPair();
+    await pushTwoLocations(pair);
+    const { cdrs } = await changeWhileDown(pair);
     expect(cdrs).toBe(20);
     const queue = await outboxOf(pair.cpoUrl, "emsp");
     // 20 CDRs, one waiting status per EVSE, plus at most one status that was tried already (it keeps its place)
@@ -256,6 +126,9 @@ describe("pushes while the eMSP's receiver is down", () => {
   });
 
   it("once the eMSP is back, every CDR arrives exactly once and each EVSE ends with its latest status", async () => {
+    const pair = await freshPair();
+    await pushTwoLocations(pair);
+    const { latest } = await changeWhileDown(pair);
     const postsBefore = answered.length;
     await pair.startEmsp();
     await until("the CPO's outbox for the eMSP is empty", async () => (await outboxOf(pair.cpoUrl, "emsp")).queued === 0);
@@ -277,6 +150,8 @@ describe("pushes while the eMSP's receiver is down", () => {
   });
 
   it("a 2xxx rejection is logged, counted and not retried", async () => {
+    const pair = await freshPair();
+    await pushTwoLocations(pair);
     const before = answered.length;
     // the eMSP never received LOCS: it answers 404 with 2001
     await postEvent(pair.cpoUrl, statusPatch("LOCS", "LOCS-E1", "CHARGING", 5000));
@@ -291,6 +166,8 @@ describe("pushes while the eMSP's receiver is down", () => {
   });
 
   it("an unpublished Location and changes to it are stored but not pushed", async () => {
+    const pair = await freshPair();
+    await pushTwoLocations(pair);
     const before = answered.length;
     const home = { ...location("HOME1", 1), publish: false, publish_allowed_to: [{ visual_number: "123", issuer: "X" }] };
     await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["HOME1"], kind: "upsert", object: home });
@@ -303,6 +180,7 @@ describe("pushes while the eMSP's receiver is down", () => {
   });
 
   it("the eMSP's token changes reach the CPO: PUT and PATCH with the token's type", async () => {
+    const pair = await freshPair();
     const emspToken = (await pair.emsp.registry.get("cpo"))!.tokenToPartner!;
     const owner = { country_code: "DE", party_id: "EMS" };
     const appToken = { ...owner, uid: "APP-0001", type: "APP_USER", contract_id: "DE-EMS-C00001", issuer: "EMS", valid: true, whitelist: "ALLOWED", last_updated: stamp(1) };
@@ -316,6 +194,12 @@ describe("pushes while the eMSP's receiver is down", () => {
   });
 
   describe("POST /admin/v1/events refuses bad events with 2001 naming the field", () => {
+    let pair: Pair;
+    beforeAll(async () => {
+      pair = await freshPair();
+      await pushTwoLocations(pair);
+    }, 30_000);
+
     it.each([
       ["no owner", { module: "locations", path: ["LOC1"], kind: "upsert", object: {} }, "/owner"],
       ["an unknown kind", { module: "locations", owner: OWNER, path: ["LOC1"], kind: "replace" }, "/kind"],
@@ -347,19 +231,21 @@ describe("pushes while the eMSP's receiver is down", () => {
 /* ---------------------------------------------------------------- backlog window */
 
 describe("a partner unreachable past its backlog window", () => {
-  let pair: Pair;
-
-  beforeAll(async () => {
-    pair = await startPair({ base_delay_ms: 20, max_delay_ms: 100, backlog_window_ms: 300 });
-    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
-    await until("the eMSP holds LOC1", async () => Boolean(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")));
-  }, 30_000);
+  const pairs: Pair[] = [];
 
   afterAll(async () => {
-    await pair?.close();
+    await Promise.all(pairs.map((pair) => pair.close()));
   });
 
-  it("gets its backlog dropped, essential messages kept, and is marked for a full resync", async () => {
+  /**
+   * A pair of its own, LOC1 pushed; then, with the eMSP stopped, changes of every kind until the backlog
+   * window has passed: what is left queued is the essential messages and the probe, and a resync is due.
+   */
+  const pastTheWindow = async (): Promise<Pair> => {
+    const pair = await startPair({ base_delay_ms: 20, max_delay_ms: 100, backlog_window_ms: 300 });
+    pairs.push(pair);
+    await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC1"], kind: "upsert", object: location("LOC1", 2) });
+    await until("the eMSP holds LOC1", async () => Boolean(await heldByEmsp(pair.emspUrl, pair.cpoToken, "locations/NL/CPO/LOC1")));
     await pair.stopEmsp();
     await postEvent(pair.cpoUrl, { module: "locations", owner: OWNER, path: ["LOC2"], kind: "upsert", object: location("LOC2", 1, 10) });
     await postEvent(pair.cpoUrl, { module: "sessions", owner: OWNER, path: ["S1"], kind: "upsert", object: sessionAt("S1", "ACTIVE", 20) });
@@ -373,12 +259,18 @@ describe("a partner unreachable past its backlog window", () => {
       const queue = await outboxOf(pair.cpoUrl, "emsp");
       return queue.resync_pending && queue.queued === 7;
     });
+    return pair;
+  };
+
+  it("gets its backlog dropped, essential messages kept, and is marked for a full resync", async () => {
+    const pair = await pastTheWindow();
     const queue = await outboxOf(pair.cpoUrl, "emsp");
     expect(queue.dropped).toBeGreaterThanOrEqual(4);
     expect(queue.resync_since).toEqual(expect.any(String));
   });
 
   it("back again, it gets the essential messages and then the current state of everything", async () => {
+    const pair = await pastTheWindow();
     await pair.startEmsp();
     await until("the resync is done and delivered", async () => {
       const queue = await outboxOf(pair.cpoUrl, "emsp");
