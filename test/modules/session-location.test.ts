@@ -8,6 +8,7 @@ import { localSessions } from "../../adapters/local/sessions";
 import { localLocations } from "../../adapters/local/locations";
 import { sessionType } from "../../plugins/sessions/translate";
 import { locationType } from "../../plugins/locations/translate";
+import { t2Connector } from "../support/ocpi-objects";
 import { OWN_LOCATION } from "../../plugins/sessions/model";
 
 /**
@@ -22,16 +23,7 @@ type Json = Record<string, any>;
 
 const OURS = { country_code: "NL", party_id: "GWY" };
 const STAMP = "2024-05-01T09:00:00Z";
-const connector = (id: string) => ({
-  id,
-  standard: "IEC_62196_T2",
-  format: "SOCKET",
-  power_type: "AC_3_PHASE",
-  max_voltage: 230,
-  max_amperage: 32,
-  tariff_ids: ["T1"],
-  last_updated: STAMP,
-});
+const connector = (id: string) => ({ ...t2Connector(id, STAMP), tariff_ids: ["T1"] });
 /** Our LOC1: two EVSEs, the first with two connectors; a session uses one connector of one EVSE. */
 const LOC1 = {
   ...OURS,
