@@ -53,7 +53,8 @@ describe.each(["2.3.0", "2.2.1"] as const)("charging profiles between a Smart Ch
         modules: { chargingprofiles: { adapter: "local" } },
         adapters: {
           local: {
-            seed: seedFile(CPO_REF, ["SES1", "SES2"]),
+            // a session per test that sets a profile (SES2: nobody ever sets one)
+            seed: seedFile(CPO_REF, ["SES1", "SES2", "SES3", "SES4", "SES5"]),
             simulator: { outcome: "ACCEPTED", delay_ms: 50 },
           },
         },
@@ -103,6 +104,13 @@ describe.each(["2.3.0", "2.2.1"] as const)("charging profiles between a Smart Ch
       charging_profile: { charging_rate_unit: "W", charging_profile_period: [{ start_period: 0, limit }] },
     });
 
+  /** Sets PROFILE on the session and waits for its result: what the tests that read, clear or follow a profile start from. */
+  const profileSet = async (sessionId: string): Promise<void> => {
+    const { body } = await backend.emsp().put(`/chargingprofiles/cpo/${sessionId}`, PROFILE);
+    expect(body.data.response.result).toBe("ACCEPTED");
+    expect((await outcomeOf(body.data.uid)).outcome).toEqual({ kind: "result", result: { result: "ACCEPTED" } });
+  };
+
   it("set: the CPO answers ACCEPTED at once and posts the charge point's ChargingProfileResult", async () => {
     const { body } = await backend.emsp().put("/chargingprofiles/cpo/SES1", PROFILE);
     expect(body).toMatchObject({ status_code: 1000, data: { response: { result: "ACCEPTED", timeout: CPO_TIMEOUT_SECONDS } } });
@@ -112,7 +120,8 @@ describe.each(["2.3.0", "2.2.1"] as const)("charging profiles between a Smart Ch
   });
 
   it("get active: the ActiveChargingProfileResult carries the profile set, for the duration asked", async () => {
-    const { body } = await backend.emsp().post("/chargingprofiles/cpo/SES1/active", { duration: 900 });
+    await profileSet("SES3");
+    const { body } = await backend.emsp().post("/chargingprofiles/cpo/SES3/active", { duration: 900 });
     expect(body.data.response.result).toBe("ACCEPTED");
     const { outcome } = await outcomeOf(body.data.uid);
     expect(outcome.result).toEqual({
@@ -122,14 +131,15 @@ describe.each(["2.3.0", "2.2.1"] as const)("charging profiles between a Smart Ch
   });
 
   it("an unsolicited active-profile update reaches only a partner that set a profile on the session (rules 1-2)", async () => {
-    const { body } = await activeUpdate("SES1", 3700);
-    expect(body.data).toEqual({ session_id: "SES1", notified: ["emsp"] });
+    await profileSet("SES4");
+    const { body } = await activeUpdate("SES4", 3700);
+    expect(body.data).toEqual({ session_id: "SES4", notified: ["emsp"] });
     const received = await eventually(async () => {
-      const update = await emsp.store.get<ReceivedActiveProfile>(ACTIVE_PROFILES, "cpo:SES1");
+      const update = await emsp.store.get<ReceivedActiveProfile>(ACTIVE_PROFILES, "cpo:SES4");
       expect(update).toBeDefined();
       return update!;
     });
-    expect(received).toMatchObject({ partner_id: "cpo", session_id: "SES1", updates: 1 });
+    expect(received).toMatchObject({ partner_id: "cpo", session_id: "SES4", updates: 1 });
     expect(received.profile.charging_profile.charging_profile_period).toEqual([{ start_period: 0, limit: 3700 }]);
 
     // SES2: nobody ever set a profile on it, so nobody is told
@@ -139,13 +149,14 @@ describe.each(["2.3.0", "2.2.1"] as const)("charging profiles between a Smart Ch
   });
 
   it("clear: the ClearProfileResult comes back, and the session's active profile is the EVSE's maximum again (rule 5)", async () => {
-    const { body } = await backend.emsp().delete("/chargingprofiles/cpo/SES1");
+    await profileSet("SES5");
+    const { body } = await backend.emsp().delete("/chargingprofiles/cpo/SES5");
     expect(body.data.response).toEqual({ result: "ACCEPTED", timeout: CPO_TIMEOUT_SECONDS });
     const { state, outcome } = await outcomeOf(body.data.uid);
     expect(state).toMatchObject({ operation: "CLEAR_PROFILE", result: { result: "ACCEPTED" }, timed_out: false });
     expect(outcome).toEqual({ kind: "result", result: { result: "ACCEPTED" } });
 
-    const active = await backend.emsp().post("/chargingprofiles/cpo/SES1/active", { duration: 300 });
+    const active = await backend.emsp().post("/chargingprofiles/cpo/SES5/active", { duration: 300 });
     const { outcome: after } = await outcomeOf(active.body.data.uid);
     expect(after.result.profile.charging_profile).toEqual({
       charging_rate_unit: "W",

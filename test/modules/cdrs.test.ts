@@ -97,10 +97,12 @@ describe("CDRs: published examples", () => {
     });
 
     it(`comes back from GET in ${other} as the translator makes it`, async () => {
-      const example = readExample(version, file);
+      // posted under an id of its own: the test above posts the example's
+      const example = { ...readExample(version, file), id: "BACK1" };
+      expect((await post(h, version, example)).status).toBe(201);
       const canonical = version === "2.3.0" ? example : upFrom(version, example);
       const expected = other === "2.3.0" ? canonical : downTo(other, canonical);
-      const got = await getCdr(h, other, "BE/BEC", "12345");
+      const got = await getCdr(h, other, "BE/BEC", "BACK1");
       expect(got.body.data).toEqual(expected);
     });
   });
@@ -144,9 +146,10 @@ describe("CDRs: receiver rules", () => {
   });
 
   it("the same id under another owner of the partner is a different CDR", async () => {
-    expect((await post(h, "2.3.0", cdr("IMM1", { country_code: "NL", party_id: "CPX" }))).status).toBe(201);
-    expect((await getCdr(h, "2.3.0", "NL/CPX", "IMM1")).body.data.country_code).toBe("NL");
-    expect((await getCdr(h, "2.3.0", "BE/BEC", "IMM1")).body.data.country_code).toBe("BE");
+    expect((await post(h, "2.3.0", cdr("OWNED1"))).status).toBe(201);
+    expect((await post(h, "2.3.0", cdr("OWNED1", { country_code: "NL", party_id: "CPX" }))).status).toBe(201);
+    expect((await getCdr(h, "2.3.0", "NL/CPX", "OWNED1")).body.data.country_code).toBe("NL");
+    expect((await getCdr(h, "2.3.0", "BE/BEC", "OWNED1")).body.data.country_code).toBe("BE");
   });
 
   it("accepts a credit CDR (own id, credit_reference_id) and leaves the original untouched", async () => {
@@ -193,11 +196,12 @@ describe("CDRs: receiver rules", () => {
   });
 
   it("has no PUT, PATCH or DELETE", async () => {
+    expect((await post(h, "2.3.0", cdr("FIXED1"))).status).toBe(201);
     for (const method of ["put", "patch", "delete"] as const) {
-      const res = await h.http[method](h.path("2.3.0", "RECEIVER", "cdrs", "/BE/BEC/IMM1")).set("Authorization", h.auth).send(cdr("IMM1"));
+      const res = await h.http[method](h.path("2.3.0", "RECEIVER", "cdrs", "/BE/BEC/FIXED1")).set("Authorization", h.auth).send(cdr("FIXED1"));
       expect([404, 405]).toContain(res.status);
     }
-    expect((await getCdr(h, "2.3.0", "BE/BEC", "IMM1")).body.data).toEqual(cdr("IMM1"));
+    expect((await getCdr(h, "2.3.0", "BE/BEC", "FIXED1")).body.data).toEqual(cdr("FIXED1"));
   });
 
   it("refuses a CDR owned by a party that is not the partner's, and stores nothing", async () => {
@@ -365,8 +369,10 @@ describe("CDRs: 2.1.1", () => {
   });
 
   it("the same CDR read in 2.3.0 carries a CdrLocation, a token from auth_id and the original Location", async () => {
-    const got = (await getCdr(h, "2.3.0", "BE/BEC", "12345")).body.data;
-    expect(got).toEqual(upFrom("2.1.1", example211(), { country_code: "BE", party_id: "BEC" }));
+    const posted = { ...example211(), id: "READ230" };
+    expect((await post(h, "2.1.1", posted)).status).toBe(201);
+    const got = (await getCdr(h, "2.3.0", "BE/BEC", "READ230")).body.data;
+    expect(got).toEqual(upFrom("2.1.1", posted, { country_code: "BE", party_id: "BEC" }));
     expect(got).toMatchObject({
       country_code: "BE",
       party_id: "BEC",
@@ -392,9 +398,11 @@ describe("CDRs: 2.1.1", () => {
   });
 
   it("refuses a second 2.1.1 POST of the same id", async () => {
-    const res = await post(h, "2.1.1", { ...example211(), total_energy: 1 });
+    const first = { ...example211(), id: "TWICE211" };
+    expect((await post(h, "2.1.1", first)).status).toBe(201);
+    const res = await post(h, "2.1.1", { ...first, total_energy: 1 });
     expect(res.body.status_code).toBe(2001);
-    expect((await getCdr(h, "2.1.1", "BE/BEC", "12345")).body.data).toEqual(example211());
+    expect((await getCdr(h, "2.1.1", "BE/BEC", "TWICE211")).body.data).toEqual(first);
   });
 
   it("validates 2.1.1 bodies (stop_date_time, location, total_cost as number)", async () => {

@@ -107,6 +107,8 @@ describe("tariffs module", () => {
       const example = readExample(v, file);
       const { country_code: cc, party_id: pid, id } = example;
       const other: VersionNumber = v === "2.3.0" ? "2.2.1" : "2.3.0";
+      // examples share ids: whatever another test left under this one goes first
+      await del(v, id, cc, pid);
 
       const created = await put(v, example, cc, pid);
       expect(created.status).toBe(201);
@@ -135,6 +137,7 @@ describe("tariffs module", () => {
     it.each(["2.2.1", "2.3.0"] as const)("%s tariff_put_example: rejected for its missing last_updated, accepted with it", async (v) => {
       const example = readExample(v, "tariff_put_example.json");
       expect(INCOMPLETE["tariff_put_example.json"]).toMatch(/last_updated/);
+      await del(v, example.id);
       const rejected = await put(v, example);
       expect(rejected.body.status_code).toBe(2001);
       expect(rejected.body.status_message).toContain("/last_updated");
@@ -421,6 +424,7 @@ describe("tariffs module", () => {
 
     it.each(files)("%s: PUT and GET through the 2.1.1 receiver; 2.3.0 sees owner and tax_included", async (file) => {
       const example = inline(file);
+      await del("2.1.1", example.id);
       expect((await put("2.1.1", example)).status).toBe(201);
       expect((await get("2.1.1", example.id)).body.data).toEqual(example);
       const canonical = (await get("2.3.0", example.id)).body.data;
@@ -441,6 +445,7 @@ describe("tariffs module", () => {
     });
 
     it("PATCH that would leave an invalid tariff → 2001, nothing changed; unknown tariff → 404", async () => {
+      await put("2.1.1", inline("mod_tariffs_03_simple_tariff_example_2_euro_per_hour.json"));
       const before = (await get("2.1.1", "12")).body.data;
       const bad = await h.http.patch(receiver("2.1.1", "DE", "ALL", "12")).set("Authorization", h.auth).send({ elements: [] });
       expect(bad.body.status_code).toBe(2001);
@@ -485,11 +490,12 @@ describe("tariffs with a strictness: log partner", () => {
 
   it("accepts a slightly-off tariff and logs a warning", async () => {
     const tariff = { ...readExample("2.3.0", "tariff_8_simple_025kwh.json"), currency: "eur" };
+    const logsBefore = h.logs.length;
     const res = await h.http.put(h.path("2.3.0", "RECEIVER", "tariffs", "/DE/ALL/16")).set("Authorization", h.auth).send(tariff);
     expect(res.status).toBe(201);
     const stored = await h.http.get(h.path("2.3.0", "RECEIVER", "tariffs", "/DE/ALL/16")).set("Authorization", h.auth);
     expect(stored.body.data).toEqual(tariff);
-    const warning = h.logs.map((l) => JSON.parse(l)).find((l) => /accepted an invalid Tariff/.test(l.msg));
+    const warning = h.logs.slice(logsBefore).map((l) => JSON.parse(l)).find((l) => /accepted an invalid Tariff/.test(l.msg));
     expect(warning).toBeDefined();
     expect(JSON.stringify(warning.issues)).toContain("/currency");
   });
