@@ -102,17 +102,34 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
   }
 };
 
-const logs = captureLogs();
-/** every answer of the admin API and every CLI output, searched for our token at the end */
-const recorded: string[] = [];
-let emsp: FakeEmsp;
-let cpo: Gateway;
-let cpoUrl: string;
-let written: WrittenConfig;
+/**
+ * Each test has its own world: an eMSP, a CPO gateway on its own SQLite file
+ * and config (the CLI runs on the same store), the registration between them,
+ * its own log capture and record of answers. A test sets up every dead letter
+ * it reads; none finds another's.
+ */
+interface World {
+  emsp: FakeEmsp;
+  cpo: Gateway;
+  cpoUrl: string;
+  written: WrittenConfig;
+  logs: ReturnType<typeof captureLogs>;
+  /** every answer of the admin API and every CLI output, searched for our token after the test */
+  recorded: string[];
+  /** the CDR ids the test pushed */
+  cdrs: string[];
+}
+let w: World;
 
 const admin = async (method: string, route: string, body?: unknown): Promise<HttpResult> => {
-  const result = await ocpiRequest(method, `${cpoUrl}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
-  recorded.push(result.text);
+  const result = await ocpiRequest(method, `${w.cpoUrl}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
+  w.recorded.push(result.text);
+  return result;
+};
+
+const cli = async (...args: string[]) => {
+  const result = await runCli(["outbox", "retry", "emsp", ...args], w.written.file, { cwd: w.written.dir });
+  w.recorded.push(result.stdout, result.stderr);
   return result;
 };
 
@@ -120,7 +137,10 @@ const postEvent = async (event: unknown): Promise<void> => {
   const result = await admin("POST", "/events", event);
   if (result.status !== 200 || result.body?.status_code !== 1000) throw new Error(`event refused: HTTP ${result.status} ${result.text}`);
 };
-const pushCdr = (n: number) => postEvent({ module: "cdrs", owner: OWNER, path: [numberedCdr(n).id], kind: "upsert", object: numberedCdr(n) });
+const pushCdr = (n: number) => {
+  w.cdrs.push(numberedCdr(n).id);
+  return postEvent({ module: "cdrs", owner: OWNER, path: [numberedCdr(n).id], kind: "upsert", object: numberedCdr(n) });
+};
 const pushSession = (id: string, status: string, at: number) => postEvent({ module: "sessions", owner: OWNER, path: [id], kind: "upsert", object: sessionAt(id, status, at) });
 
 const outbox = async (): Promise<Json> => {
@@ -137,13 +157,13 @@ const deadLetters = async (query = ""): Promise<Json> => {
 
 const idle = async () => until("the queue is empty", async () => (await outbox()).queued === 0);
 
-const logged = (msg: string): Json[] => logs.lines.map((l) => JSON.parse(l) as Json).filter((l) => l.msg === msg);
+const logged = (msg: string): Json[] => w.logs.lines.map((l) => JSON.parse(l) as Json).filter((l) => l.msg === msg);
 
-beforeAll(async () => {
-  emsp = new FakeEmsp();
+beforeEach(async () => {
+  const emsp = new FakeEmsp();
   await emsp.start();
   const [port] = await freePorts(1);
-  written = writeGatewayConfig({
+  const written = writeGatewayConfig({
     port,
     party: { country_code: "NL", party_id: "CPO", role: "CPO" },
     modules: { sessions: { adapter: "local" }, cdrs: { adapter: "local" } },
@@ -151,10 +171,11 @@ beforeAll(async () => {
     // the eMSP is on loopback, which only a host named in config may be
     partners: [{ id: "emsp", token_a: TOKEN_A, callback_hosts: [new URL(emsp.base).host], push: { base_delay_ms: 50, max_delay_ms: 200 } }],
   });
-  cpo = await Gateway.create(written.config, { logger: logs.logger });
+  const logs = captureLogs();
+  const cpo = await Gateway.create(written.config, { logger: logs.logger });
   await cpo.listen();
-  cpoUrl = `http://127.0.0.1:${port}`;
-  const registration = await ocpiRequest("POST", `${cpoUrl}/ocpi/2.2.1/credentials`, {
+  w = { emsp, cpo, cpoUrl: `http://127.0.0.1:${port}`, written, logs, recorded: [], cdrs: [] };
+  const registration = await ocpiRequest("POST", `${w.cpoUrl}/ocpi/2.2.1/credentials`, {
     token: TOKEN_A,
     body: {
       token: PARTNER_TOKEN,
@@ -166,25 +187,38 @@ beforeAll(async () => {
   logs.watch(PARTNER_TOKEN, TOKEN_A, ADMIN_TOKEN, registration.body.data.token, OTHER_TOKEN_B64);
 }, 30_000);
 
-afterAll(async () => {
-  await cpo?.close();
-  await emsp?.close();
-  removeTempDirs();
-});
+/**
+ * What holds after every test, whatever it did: no CDR is dropped (each one
+ * pushed reached the partner exactly once, or is still a dead letter and never
+ * arrived), and no token appears in any log line, admin answer or CLI output.
+ */
+afterEach(async () => {
+  try {
+    const lettered = new Set(((await deadLetters("?limit=100")).dead_letters as Json[]).map((l) => String(l.request.body.id)));
+    for (const id of w.cdrs) expect(`${id}: ${w.emsp.deliveries(id, 201).length} deliveries${lettered.has(id) ? ", a dead letter" : ""}`).toMatch(/: (1 deliveries|0 deliveries, a dead letter)$/);
+    expect(w.logs.leaks()).toEqual([]);
+    for (const secret of [...secretForms(PARTNER_TOKEN), OTHER_TOKEN_B64]) for (const text of w.recorded) expect(text).not.toContain(secret);
+  } finally {
+    await w.cpo.close();
+    await w.emsp.close();
+  }
+}, 30_000);
+
+afterAll(() => removeTempDirs());
 
 /* ---------------------------------------------------------------- tests */
 
 describe("a push the partner rejects is dead-lettered, not dropped", () => {
   it("a CDR answered HTTP 422 without envelope is dead-lettered with the answer; the messages behind it are delivered", async () => {
-    emsp.behaviour = (_method, id, authorization, body) => (id === "CDR-0001" ? validation422(authorization, body) : undefined);
+    w.emsp.behaviour = (_method, id, authorization, body) => (id === "CDR-0001" ? validation422(authorization, body) : undefined);
     await pushCdr(1);
     await pushSession("S1", "ACTIVE", 10);
     await pushCdr(2);
-    await until("CDR-0002 arrived", () => emsp.deliveries("CDR-0002", 201).length === 1);
+    await until("CDR-0002 arrived", () => w.emsp.deliveries("CDR-0002", 201).length === 1);
     await idle();
 
-    expect(emsp.deliveries("CDR-0001")).toEqual([expect.objectContaining({ method: "POST", status: 422 })]);
-    expect(emsp.deliveries("S1", 200)).toHaveLength(1);
+    expect(w.emsp.deliveries("CDR-0001")).toEqual([expect.objectContaining({ method: "POST", status: 422 })]);
+    expect(w.emsp.deliveries("S1", 200)).toHaveLength(1);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 1, rejected: 1 });
 
     const page = await deadLetters();
@@ -211,22 +245,22 @@ describe("a push the partner rejects is dead-lettered, not dropped", () => {
   });
 
   it("a final session answered 400 with a 2001 envelope is dead-lettered with status_code and status_message, and so is the active one before it", async () => {
-    emsp.behaviour = (_method, id, authorization) => (id === "S2" ? envelope2001(authorization) : undefined);
+    w.emsp.behaviour = (_method, id, authorization) => (id === "S2" ? envelope2001(authorization) : undefined);
     await pushSession("S2", "ACTIVE", 20);
     await pushSession("S2", "COMPLETED", 30);
     await pushCdr(3);
-    await until("CDR-0003 arrived", () => emsp.deliveries("CDR-0003", 201).length === 1);
+    await until("CDR-0003 arrived", () => w.emsp.deliveries("CDR-0003", 201).length === 1);
     await idle();
 
-    expect(emsp.deliveries("S2").map((r) => r.status)).toEqual([400, 400]);
+    expect(w.emsp.deliveries("S2").map((r) => r.status)).toEqual([400, 400]);
     const queue = await outbox();
-    expect(queue).toMatchObject({ dead_lettered: 3, rejected: 3 });
+    expect(queue).toMatchObject({ dead_lettered: 2, rejected: 2 });
     // the last refusal's answer, at a glance
     expect(queue.last_rejected).toMatchObject({ label: expect.stringContaining("S2"), answer: { http_status: 400, status_code: 2001 } });
 
     const letters = (await deadLetters()).dead_letters;
-    expect(letters.map((l: Json) => `${l.request.body.id} ${l.request.body.status ?? ""}`.trim())).toEqual(["CDR-0001", "S2 ACTIVE", "S2 COMPLETED"]);
-    for (const letter of letters.slice(1)) {
+    expect(letters.map((l: Json) => `${l.request.body.id} ${l.request.body.status ?? ""}`.trim())).toEqual(["S2 ACTIVE", "S2 COMPLETED"]);
+    for (const letter of letters) {
       expect(letter).toMatchObject({
         request: { method: "PUT" },
         answer: { http_status: 400, status_code: 2001, status_message: expect.stringContaining("Unknown token in session") },
@@ -239,9 +273,9 @@ describe("a push the partner rejects is dead-lettered, not dropped", () => {
 
   it("an HTML 500 page is kept in last_error (status and first bytes) while the CDR is retried, then delivered", async () => {
     let fixed = false;
-    emsp.behaviour = (_method, id, authorization) => (id === "CDR-0004" && !fixed ? htmlPage500(authorization) : undefined);
+    w.emsp.behaviour = (_method, id, authorization) => (id === "CDR-0004" && !fixed ? htmlPage500(authorization) : undefined);
     await pushCdr(4);
-    await until("CDR-0004 was tried twice", () => emsp.deliveries("CDR-0004", 500).length >= 2);
+    await until("CDR-0004 was tried twice", () => w.emsp.deliveries("CDR-0004", 500).length >= 2);
     const head = (await outbox()).head;
     expect(head).toMatchObject({ label: expect.stringContaining("CDR-0004"), attempts: expect.any(Number) });
     expect(head.last_error).toContain("HTTP 500 without an OCPI envelope: <html> <head><title>500 Internal Server Error</title></head>");
@@ -249,42 +283,50 @@ describe("a push the partner rejects is dead-lettered, not dropped", () => {
     expect(logged("delivery failed; will retry").some((l) => String(l.error).includes("<h1>Internal Server Error</h1>"))).toBe(true);
 
     fixed = true;
-    await until("CDR-0004 arrived", () => emsp.deliveries("CDR-0004", 201).length === 1);
+    await until("CDR-0004 arrived", () => w.emsp.deliveries("CDR-0004", 201).length === 1);
     await idle();
-    expect((await outbox()).dead_lettered).toBe(3);
+    expect(await outbox()).toMatchObject({ dead_lettered: 0, rejected: 0 });
   });
 });
 
 describe("dead letters are re-sent once the partner is fixed", () => {
   it("`ocpi-gateway outbox retry <partner>` (a separate process on the same store) re-queues them in order; each arrives exactly once", async () => {
-    emsp.behaviour = () => undefined;
-    const before = (await deadLetters()).dead_letters.map((l: Json) => l.id);
-    const cli = await runCli(["outbox", "retry", "emsp"], written.file, { cwd: written.dir });
-    recorded.push(cli.stdout, cli.stderr);
-    expect(cli.code).toBe(0);
-    expect(cli.stdout).toContain("Re-queued 3 dead letters for emsp");
-    expect(cli.stdout).toContain(`${before[0]} POST cdrs`);
-    expect(cli.stdout).toMatch(new RegExp(`${before[1]} PUT sessions.*S2`));
-    expect(cli.stdout).toMatch(new RegExp(`${before[2]} PUT sessions.*S2`));
+    // three refusals, as above: a CDR answered 422, an active and a completed session answered 2001
+    w.emsp.behaviour = (_method, id, authorization, body) =>
+      id === "CDR-0001" ? validation422(authorization, body) : id === "S2" ? envelope2001(authorization) : undefined;
+    await pushCdr(1);
+    await pushSession("S2", "ACTIVE", 20);
+    await pushSession("S2", "COMPLETED", 30);
+    await until("three dead letters", async () => (await outbox()).dead_lettered === 3);
+    await idle();
 
-    await until("CDR-0001 and both versions of S2 arrived", () => emsp.deliveries("CDR-0001", 201).length === 1 && emsp.deliveries("S2", 200).length === 2);
+    w.emsp.behaviour = () => undefined;
+    const before = (await deadLetters()).dead_letters.map((l: Json) => l.id);
+    const retried = await cli();
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain("Re-queued 3 dead letters for emsp");
+    expect(retried.stdout).toContain(`${before[0]} POST cdrs`);
+    expect(retried.stdout).toMatch(new RegExp(`${before[1]} PUT sessions.*S2`));
+    expect(retried.stdout).toMatch(new RegExp(`${before[2]} PUT sessions.*S2`));
+
+    await until("CDR-0001 and both versions of S2 arrived", () => w.emsp.deliveries("CDR-0001", 201).length === 1 && w.emsp.deliveries("S2", 200).length === 2);
     await idle();
     // well past the retry delays: still once each
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(emsp.deliveries("CDR-0001", 201)).toHaveLength(1);
-    expect(emsp.deliveries("S2", 200)).toHaveLength(2);
+    expect(w.emsp.deliveries("CDR-0001", 201)).toHaveLength(1);
+    expect(w.emsp.deliveries("S2", 200)).toHaveLength(2);
     // in their order: the session ends COMPLETED at the partner
-    const order = emsp.received.filter((r) => r.status < 300 && (r.id === "CDR-0001" || r.id === "S2")).map((r) => `${r.id} ${r.state}`.trim());
+    const order = w.emsp.received.filter((r) => r.status < 300 && (r.id === "CDR-0001" || r.id === "S2")).map((r) => `${r.id} ${r.state}`.trim());
     expect(order).toEqual(["CDR-0001", "S2 ACTIVE", "S2 COMPLETED"]);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
     expect((await deadLetters()).total).toBe(0);
   });
 
   it("POST /admin/v1/outbox/<partner>/dead-letters/<id>/retry re-sends that one; …/dead-letters/retry the rest", async () => {
-    emsp.behaviour = (_method, id, authorization, body) => (["CDR-0005", "CDR-0006", "CDR-0007"].includes(id) ? validation422(authorization, body) : undefined);
+    w.emsp.behaviour = (_method, id, authorization, body) => (["CDR-0005", "CDR-0006", "CDR-0007"].includes(id) ? validation422(authorization, body) : undefined);
     for (const n of [5, 6, 7]) await pushCdr(n);
     await until("three dead letters", async () => (await outbox()).dead_lettered === 3);
-    emsp.behaviour = () => undefined;
+    w.emsp.behaviour = () => undefined;
 
     const page = await deadLetters("?limit=2");
     expect(page).toMatchObject({ total: 3, limit: 2 });
@@ -294,24 +336,23 @@ describe("dead letters are re-sent once the partner is fixed", () => {
 
     const one = await admin("POST", `/outbox/emsp/dead-letters/${encodeURIComponent(six)}/retry`);
     expect(one.body).toMatchObject({ status_code: 1000, data: { requeued: [{ dead_letter_id: six, label: expect.stringContaining("CDR-0006") }] } });
-    await until("CDR-0006 arrived", () => emsp.deliveries("CDR-0006", 201).length === 1);
+    await until("CDR-0006 arrived", () => w.emsp.deliveries("CDR-0006", 201).length === 1);
     expect((await deadLetters()).dead_letters.map((l: Json) => l.request.body.id)).toEqual(["CDR-0005", "CDR-0007"]);
 
     const unknown = await admin("POST", "/outbox/emsp/dead-letters/no-such-id/retry");
     expect(unknown.status).toBe(404);
     expect(unknown.body.status_code).toBe(2001);
-    const cli = await runCli(["outbox", "retry", "emsp", "--id", "no-such-id"], written.file, { cwd: written.dir });
-    recorded.push(cli.stdout, cli.stderr);
-    expect(cli).toMatchObject({ code: 1, stdout: "" });
-    expect(cli.stderr).toContain("Partner emsp has no dead letter no-such-id");
+    const unknownByCli = await cli("--id", "no-such-id");
+    expect(unknownByCli).toMatchObject({ code: 1, stdout: "" });
+    expect(unknownByCli.stderr).toContain("Partner emsp has no dead letter no-such-id");
 
     const rest = await admin("POST", "/outbox/emsp/dead-letters/retry");
     expect(rest.body.data.requeued.map((r: Json) => r.label)).toEqual([expect.stringContaining("CDR-0005"), expect.stringContaining("CDR-0007")]);
-    await until("CDR-0005 and CDR-0007 arrived", () => emsp.deliveries("CDR-0005", 201).length === 1 && emsp.deliveries("CDR-0007", 201).length === 1);
+    await until("CDR-0005 and CDR-0007 arrived", () => w.emsp.deliveries("CDR-0005", 201).length === 1 && w.emsp.deliveries("CDR-0007", 201).length === 1);
     await idle();
     await new Promise((resolve) => setTimeout(resolve, 400));
-    for (const id of ["CDR-0005", "CDR-0006", "CDR-0007"]) expect(emsp.deliveries(id, 201)).toHaveLength(1);
-    const order = emsp.received.filter((r) => r.status === 201 && (r.id === "CDR-0005" || r.id === "CDR-0007")).map((r) => r.id);
+    for (const id of ["CDR-0005", "CDR-0006", "CDR-0007"]) expect(w.emsp.deliveries(id, 201)).toHaveLength(1);
+    const order = w.emsp.received.filter((r) => r.status === 201 && (r.id === "CDR-0005" || r.id === "CDR-0007")).map((r) => r.id);
     expect(order).toEqual(["CDR-0005", "CDR-0007"]);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
   });
@@ -323,12 +364,12 @@ describe("a session the partner refuses is a dead letter like any refused push (
     id === target && body.status === "ACTIVE" ? validation422(authorization, body) : undefined;
 
   it("a sparse active Session PUT answered 422 is dead-lettered with the partner's answer, and `ocpi-gateway outbox retry --id` re-sends it once", async () => {
-    emsp.behaviour = refuseActive("S3");
+    w.emsp.behaviour = refuseActive("S3");
     await pushSession("S3", "ACTIVE", 40);
     await pushCdr(8);
-    await until("CDR-0008 arrived", () => emsp.deliveries("CDR-0008", 201).length === 1);
+    await until("CDR-0008 arrived", () => w.emsp.deliveries("CDR-0008", 201).length === 1);
     await idle();
-    expect(emsp.deliveries("S3")).toEqual([expect.objectContaining({ method: "PUT", state: "ACTIVE", status: 422 })]);
+    expect(w.emsp.deliveries("S3")).toEqual([expect.objectContaining({ method: "PUT", state: "ACTIVE", status: 422 })]);
     const letter = ((await deadLetters()).dead_letters as Json[]).find((l) => l.request.body.id === "S3")!;
     expect(letter).toMatchObject({
       label: expect.stringContaining("PUT sessions NLCPO/S3"),
@@ -338,41 +379,29 @@ describe("a session the partner refuses is a dead letter like any refused push (
       attempts: 1,
     });
     expect(logged("push rejected by partner; dead-lettered")).toContainEqual(expect.objectContaining({ partner: "emsp", id: letter.id, message: letter.label }));
-    emsp.behaviour = () => undefined;
-    const cli = await runCli(["outbox", "retry", "emsp", "--id", letter.id], written.file, { cwd: written.dir });
-    recorded.push(cli.stdout, cli.stderr);
-    expect(cli.code).toBe(0);
-    expect(cli.stdout).toContain("Re-queued 1 dead letter for emsp");
-    await until("S3 arrived", () => emsp.deliveries("S3", 200).length === 1);
+    w.emsp.behaviour = () => undefined;
+    const retried = await cli("--id", letter.id);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain("Re-queued 1 dead letter for emsp");
+    await until("S3 arrived", () => w.emsp.deliveries("S3", 200).length === 1);
     await idle();
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(emsp.deliveries("S3").map((r) => `${r.state} ${r.status}`)).toEqual(["ACTIVE 422", "ACTIVE 200"]);
+    expect(w.emsp.deliveries("S3").map((r) => `${r.state} ${r.status}`)).toEqual(["ACTIVE 422", "ACTIVE 200"]);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 0 });
   });
 
   it("a later version of the session queued after the refused one is delivered; the refused one stays a dead letter with its answer", async () => {
-    emsp.behaviour = refuseActive("S4");
+    w.emsp.behaviour = refuseActive("S4");
     await pushSession("S4", "ACTIVE", 50);
     await pushSession("S4", "COMPLETED", 60);
-    await until("the completed S4 arrived", () => emsp.deliveries("S4", 200).length === 1);
+    await until("the completed S4 arrived", () => w.emsp.deliveries("S4", 200).length === 1);
     await idle();
     await new Promise((resolve) => setTimeout(resolve, 400));
     // in their order, each once: the refusal held nothing back, and the later version replaced nothing
-    expect(emsp.deliveries("S4").map((r) => `${r.state} ${r.status}`)).toEqual(["ACTIVE 422", "COMPLETED 200"]);
+    expect(w.emsp.deliveries("S4").map((r) => `${r.state} ${r.status}`)).toEqual(["ACTIVE 422", "COMPLETED 200"]);
     expect((await deadLetters()).dead_letters).toEqual([
       expect.objectContaining({ request: expect.objectContaining({ method: "PUT", body: expect.objectContaining({ id: "S4", status: "ACTIVE" }) }), answer: expect.objectContaining({ http_status: 422 }) }),
     ]);
     expect(await outbox()).toMatchObject({ queued: 0, dead_lettered: 1 });
-  });
-});
-
-describe("at the end", () => {
-  it("CDRs are never dropped: every CDR pushed reached the partner exactly once", () => {
-    for (let n = 1; n <= 8; n++) expect(emsp.deliveries(numberedCdr(n).id, 201)).toHaveLength(1);
-  });
-
-  it("no token appears in any recorded answer, admin answer, CLI output or log line", () => {
-    expect(logs.leaks()).toEqual([]);
-    for (const secret of [...secretForms(PARTNER_TOKEN), OTHER_TOKEN_B64]) for (const text of recorded) expect(text).not.toContain(secret);
   });
 });
