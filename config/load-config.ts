@@ -19,7 +19,8 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument } from "yaml";
 import type { GatewayConfig } from "./types";
-import { formatPath, validateConfigObject } from "./schema";
+import { formatPath } from "./issue-format";
+import { validateConfigObject } from "./schema";
 
 export class ConfigError extends Error {
   /** one `path: message` line per problem */

@@ -18,7 +18,7 @@ export type AnySchema = z.core.$ZodType;
 type Def = Record<string, unknown> & { type: string };
 
 const defOf = (s: AnySchema): Def => s._zod.def as unknown as Def;
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Decimal notation only: `1e3`, `0x10`, `1_000`, `.5`, `Infinity` are not numbers here (README "Config reference"). */
 const DECIMAL_RE = /^[+-]?\d+(?:\.\d+)?$/;

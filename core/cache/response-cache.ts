@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import type { CacheConfig, GatewayConfig } from "../../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../../config/types";
-import { DEFAULT_REDIS_KEY_PREFIX } from "../../config/schema";
+import { DEFAULT_REDIS_KEY_PREFIX } from "../../config/schema/store";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
 import { partyKey, type InterfaceRole, type PartyRef } from "../protocol/types";
 import type { PageRequest } from "../http/pagination";
