@@ -6,7 +6,6 @@ import type { PartnerRecord } from "../core/partners/partner-record";
 import { sameParty } from "../core/protocol/types";
 import type { TokensClient } from "../plugins/tokens/client";
 import type { TokenType } from "../plugins/tokens/model";
-import { isConfiguredHub } from "../core/partners/party-scope";
 import { listsParty } from "../plugins/hubclientinfo/reachable";
 
 /**
@@ -22,7 +21,7 @@ export const tokenOwnerAuthorization =
     const registered = (await registry.list()).filter((p) => p.status === "registered");
     const partner =
       registered.find((p) => p.roles.some((r) => r.role === "EMSP" && sameParty(r, owner))) ??
-      (await firstOf(registered, async (p) => isConfiguredHub(registry.configOf(p.id)) && listsParty(config, store, registry, p, owner)));
+      (await firstOf(registered, async (p) => registry.profileOf(p).hub && listsParty(config, store, registry, p, owner)));
     if (!partner) return undefined;
     const answer = await tokens.authorize(partner.id, { uid: token.uid, type: token.type as TokenType }, undefined, owner);
     if (answer.kind !== "answered") return { kind: answer.kind };

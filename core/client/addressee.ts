@@ -1,7 +1,5 @@
 import type { PartyRef } from "../protocol/types";
-import type { PartnerConfig } from "../../config/types";
-import type { PartnerRecord } from "../partners/partner-record";
-import { isConfiguredHub } from "../partners/party-scope";
+import type { PartnerProfile } from "../partners/partner-profile";
 
 /**
  * The party an outbound call is addressed to (its `to` routing headers), the one rule for every module.
@@ -12,15 +10,15 @@ import { isConfiguredHub } from "../partners/party-scope";
  * hub party when the partner is a hub (§1.3 "Broadcast push: TO = Hub", which passes it on to every party
  * of the opposite role), else to the partner's first party.
  */
-export const addresseeOf = (record: PartnerRecord, config: PartnerConfig, forParty: PartyRef | undefined): PartyRef | undefined =>
-  forParty ?? (isConfiguredHub(config) ? hubPartyOf(record, config) : record.roles[0]);
+export const addresseeOf = (partner: PartnerProfile, forParty: PartyRef | undefined): PartyRef | undefined =>
+  forParty ?? (partner.hub ? hubPartyOf(partner) : partner.record.roles[0]);
 
 /**
  * The hub's own party: the operator's `partners[].roles` HUB entry when it names one, else the 2.3.0
  * `hub_party_id` the hub registered with, else its HUB role (2.2.1 credentials, §2.3), else its first role.
  */
-const hubPartyOf = (record: PartnerRecord, config: PartnerConfig): PartyRef | undefined => {
-  const named = config.roles?.find((r) => r.role === "HUB")?.party ?? record.hubPartyId;
+const hubPartyOf = ({ roles, record }: PartnerProfile): PartyRef | undefined => {
+  const named = roles?.find((r) => r.role === "HUB")?.party ?? record.hubPartyId;
   if (named) return { country_code: named.slice(0, 2), party_id: named.slice(2) };
   return record.roles.find((r) => r.role === "HUB") ?? record.roles[0];
 };

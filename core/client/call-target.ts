@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { HeaderPrefix } from "../../config/types";
+import type { HeaderPrefix, TokenEncoding } from "../../config/types";
 import type { PartyRef, VersionNumber } from "../protocol/types";
-import type { PartnerProfile } from "../partners/partner-profile";
 import type { OutboundPolicy } from "../partners/outbound-policy";
 import { encodeToken } from "../partners/token-vault";
 import { routingHeaders } from "../http/routing-headers";
@@ -28,6 +27,19 @@ export interface CallRouting {
 }
 
 /**
+ * What a target is built from: a partner's profile (core/partners/partner-profile.ts), by the fields it
+ * reads. Named here rather than imported: the profile is built with the outbox's and sync's defaults,
+ * whose modules call partners through this one.
+ */
+export interface TargetProfile {
+  readonly record: { readonly tokenToPartner?: string };
+  readonly version: VersionNumber | undefined;
+  readonly policy: OutboundPolicy;
+  readonly tokenEncoding: TokenEncoding;
+  readonly headerPrefix: HeaderPrefix;
+}
+
+/**
  * The one place a call to a partner gets its target (issue #23), from its
  * profile (core/partners/partner-profile.ts): the URL under its outbound
  * policy (core/partners/outbound-policy.ts), the token we hold for it (or,
@@ -36,7 +48,7 @@ export interface CallRouting {
  * headers (OCPI 2.2.1 Transport and format, Message routing, is new in
  * 2.2), so none are sent to a 2.1.1 partner whatever the caller names.
  */
-export const callTargetOf = (profile: PartnerProfile, url: string, routing: CallRouting = {}, token = profile.record.tokenToPartner!): CallTarget => {
+export const callTargetOf = (profile: TargetProfile, url: string, routing: CallRouting = {}, token = profile.record.tokenToPartner!): CallTarget => {
   const routed = profile.version !== "2.1.1";
   return {
     url,

@@ -9,11 +9,10 @@ import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
 import { ListWalk, type PageHeaders } from "./next-page";
 import type { OutboundRequest } from "../outbox/outbox";
 import type { QueuedObjects } from "../outbox/queued-object";
-import type { PartnerRecord } from "../partners/partner-record";
-import type { GatewayConfig as Config, PartnerConfig } from "../../config/types";
+import type { GatewayConfig as Config } from "../../config/types";
+import type { PartnerProfile, PartnerSettings } from "../partners/partner-profile";
 import { describeIssues } from "../http/errors";
 import { callTargetOf, type CallTarget } from "./call-target";
-import { profileOf } from "../partners/partner-profile";
 import { addresseeOf } from "./addressee";
 
 export interface ModuleCall {
@@ -61,21 +60,16 @@ export class PartnerClient {
   ) {}
 
   async call<T = unknown>(partnerId: string, call: ModuleCall): Promise<CallResult<T>> {
-    const { record, config, url } = await this.endpoint(partnerId, call.module, call.role);
-    const version = record.version!;
+    const { profile, url } = await this.endpoint(partnerId, call.module, call.role);
     const target = withPath(url, call.path);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
-    const body = call.body ? this.render(partnerId, version, config, call.method, call.body.type, call.body.value) : undefined;
-    return this.http.call<T>(
-      call.method,
-      { ...this.targetFor(record, config, target.toString(), call.from, call.to), correlationId: call.correlationId },
-      body,
-    );
+    const body = call.body ? this.render(profile, call.method, call.body.type, call.body.value) : undefined;
+    return this.http.call<T>(call.method, { ...this.targetFor(profile, target.toString(), call.from, call.to), correlationId: call.correlationId }, body);
   }
 
   /**
    * Sends an outbox message. One carrying a canonical object (`request.object`) is rendered now, as `call` renders a
-   * body, for the version the partner is registered in and the config it has at this moment, and a push's receiver
+   * body, from the partner's profile at this moment (the version it is registered in, its YAML), and a push's receiver
    * path and query with it (`objects`: the push specs, core/push/pushed-objects.ts); one that cannot be (no object type
    * of its module at its path) is refused, so never retried. A wire body (a command result, or any message queued
    * before objects were) goes as it is. A URL target is one the partner handed us (e.g. a response_url); it gets the
@@ -84,60 +78,52 @@ export class PartnerClient {
   async send(partnerId: string, request: OutboundRequest, objects?: QueuedObjects): Promise<void> {
     if ("module" in request.target) {
       const { module, role } = request.target;
-      const { record, config, url } = await this.endpoint(partnerId, module, role);
+      const { profile, url } = await this.endpoint(partnerId, module, role);
       let { path, query } = request.target;
       let body = request.body;
       const object = request.object;
       if (object) {
-        const version = record.version!;
         const type = objects?.typeOf(module, object);
         if (!type) throw new PartnerCallError("refused", `${request.method} ${module}: no object type at ${object.path.join("/")} to render the message with`);
-        ({ path, query } = objects!.targetOf(module, object, version) ?? { path, query });
-        body = this.render(partnerId, version, config, request.method, type, object.value, object.owner);
+        ({ path, query } = objects!.targetOf(module, object, profile.version!) ?? { path, query });
+        body = this.render(profile, request.method, type, object.value, object.owner);
       }
       const target = withPath(url, path);
       for (const [k, v] of Object.entries(query ?? {})) target.searchParams.set(k, v);
-      await this.http.call(request.method, this.targetFor(record, config, target.toString(), request.from, request.to), body);
+      await this.http.call(request.method, this.targetFor(profile, target.toString(), request.from, request.to), body);
       return;
     }
-    const record = await this.registry.current(partnerId);
-    if (!record || record.status !== "registered" || !record.tokenToPartner)
+    const profile = await this.registry.currentProfile(partnerId);
+    if (!profile || profile.record.status !== "registered" || !profile.record.tokenToPartner)
       throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
-    const config = this.registry.configOf(partnerId);
-    await this.http.call(request.method, this.targetFor(record, config, request.target.url, request.from, request.to), request.body);
+    await this.http.call(request.method, this.targetFor(profile, request.target.url, request.from, request.to), request.body);
   }
 
   /**
    * A canonical body as the partner takes it now: translated down to its version (what the version cannot carry
-   * logged once, core/model/lossy.ts) and shaped by its config (bodyForPartner). The one rendering of what we send,
-   * for direct calls and queued messages alike.
+   * logged once, core/model/lossy.ts) and shaped by its profile (bodyForPartner: nulls for optional fields). The one
+   * rendering of what we send, for direct calls and queued messages alike.
    */
-  private render(
-    partnerId: string,
-    version: VersionNumber,
-    config: PartnerConfig,
-    method: string,
-    type: ObjectType<any>,
-    value: unknown,
-    owner?: PartyRef,
-  ): unknown {
-    const wire = type.down(value, version, this.lossy.context(partnerId, type.name, version, {}, owner));
-    return bodyForPartner(config, method, () => type.schema(version, "full"), wire);
+  private render(profile: PartnerProfile, method: string, type: ObjectType<any>, value: unknown, owner?: PartyRef): unknown {
+    const version: VersionNumber = profile.version!;
+    const wire = type.down(value, version, this.lossy.context(profile.id, type.name, version, {}, owner));
+    return bodyForPartner({ send_nulls_for_optional: profile.sendNullsForOptional }, method, () => type.schema(version, "full"), wire);
   }
 
-  private targetFor(record: PartnerRecord, config: PartnerConfig, url: string, from?: PartyRef, to?: PartyRef): CallTarget {
-    return callTargetOf(profileOf(this.config, config, record), url, { from: from ?? this.config.parties[0], to: addresseeOf(record, config, to) });
+  private targetFor(profile: PartnerProfile, url: string, from?: PartyRef, to?: PartyRef): CallTarget {
+    return callTargetOf(profile, url, { from: from ?? this.config.parties[0], to: addresseeOf(profile, to) });
   }
 
   /** GET one object and translate it up; undefined when the partner answers 404. */
   async get<T>(partnerId: string, call: Omit<ModuleCall, "method" | "body">, type: ObjectType<T>): Promise<T | undefined> {
     try {
       const result = await this.call(partnerId, { ...call, method: "GET" });
-      const record = (await this.registry.get(partnerId))!;
+      const profile = this.registry.profileOf((await this.registry.get(partnerId))!);
+      const { record } = profile;
       const version = record.version!;
       // 2.1.1 objects name no owner: the partner's own party is, or ours for what we pushed to its receiver.
       const owner = call.owner ?? (call.role === "RECEIVER" ? (call.from ?? this.config.parties[0]) : record.roles[0]);
-      const read = await this.read(partnerId, type.name, type.schema(version, "full"), result.envelope.data, owner);
+      const read = await this.read(profile, type.name, type.schema(version, "full"), result.envelope.data, owner);
       if (!read.ok) throw new PartnerCallError("malformed", `GET ${call.module}: the partner's ${type.name} is invalid: ${describeIssues(read.issues)}`);
       return type.up(read.value, version, this.lossy.context(partnerId, type.name, version, {}, owner));
     } catch (error) {
@@ -167,7 +153,7 @@ export class PartnerClient {
     /** below the endpoint URL, for a module with sub-resources (payments: "/terminals") */
     path?: string,
   ): AsyncGenerator<T[]> {
-    const { record, config, url } = await this.endpoint(partnerId, module, "SENDER");
+    const { profile, url } = await this.endpoint(partnerId, module, "SENDER");
     const first = withPath(url, path);
     if (filters.date_from) first.searchParams.set("date_from", filters.date_from);
     if (filters.date_to) first.searchParams.set("date_to", filters.date_to);
@@ -175,8 +161,8 @@ export class PartnerClient {
     const walk = new ListWalk(first.toString(), filters.limit, `GET ${module}`);
     for (let page = walk.next(); page; page = walk.next()) {
       const url = page.url;
-      const fetch = () => retry(() => this.http.call<unknown[]>("GET", this.targetFor(record, config, url)));
-      const { items, headers, firstObject } = await this.readPage(partnerId, type, record, fetch, onInvalid);
+      const fetch = () => retry(() => this.http.call<unknown[]>("GET", this.targetFor(profile, url)));
+      const { items, headers, firstObject } = await this.readPage(profile, type, fetch, onInvalid);
       walk.read(page, headers, firstObject);
       yield items;
     }
@@ -189,20 +175,20 @@ export class PartnerClient {
    * and reports losses once per field anyway.
    */
   private async readPage<T>(
-    partnerId: string,
+    profile: PartnerProfile,
     type: ObjectType<T>,
-    record: PartnerRecord,
     fetch: () => Promise<CallResult<unknown[]>>,
     onInvalid: (object: unknown, problems: string) => void,
   ): Promise<{ items: T[]; headers: PageHeaders; firstObject: unknown }> {
     const result = await fetch();
+    const { record } = profile;
     const version = record.version!;
     const schema = type.schema(version, "full");
-    const tx = this.lossy.context(partnerId, type.name, version, {}, record.roles[0]);
+    const tx = this.lossy.context(profile.id, type.name, version, {}, record.roles[0]);
     const items: T[] = [];
     const data = Array.isArray(result.envelope.data) ? result.envelope.data : [];
     for (const raw of data) {
-      const read = await this.read(partnerId, type.name, schema, raw, record.roles[0]);
+      const read = await this.read(profile, type.name, schema, raw, record.roles[0]);
       if (read.ok) items.push(type.up(read.value, version, tx));
       else onInvalid(raw, describeIssues(read.issues));
     }
@@ -220,23 +206,27 @@ export class PartnerClient {
    * the repaired answer when repairs make it valid, else the answer as it came.
    */
   async repaired(partnerId: string, type: string, schema: z.ZodType, answer: unknown): Promise<unknown> {
-    if (this.registry.configOf(partnerId).strictness !== "repair") return answer;
-    const read = await this.read(partnerId, type, schema, answer);
+    // strictness is the YAML's: no registration read for it
+    const settings = this.registry.settingsOf(partnerId);
+    if (settings.strictness !== "repair") return answer;
+    const read = await this.read(settings, type, schema, answer);
     return read.ok ? read.value : answer;
   }
 
   /** One object the partner sent, read under its strictness (core/model/tolerant-reader.ts); `sender`: the party it came from. */
-  private read(partnerId: string, type: string, schema: z.ZodType, raw: unknown, sender?: PartyRef): Promise<ReadResult> {
-    return this.reader.read({ partnerId, strictness: this.registry.configOf(partnerId).strictness, type, schema, raw, sender });
+  private read(partner: PartnerSettings, type: string, schema: z.ZodType, raw: unknown, sender?: PartyRef): Promise<ReadResult> {
+    return this.reader.read({ partnerId: partner.id, strictness: partner.strictness, type, schema, raw, sender });
   }
 
+  /** The partner's current profile (PartnerRegistry.currentProfile), its record, and the URL of its `module` `role` endpoint. */
   async endpoint(partnerId: string, module: ModuleId, role: InterfaceRole) {
-    const record = await this.registry.current(partnerId);
-    if (!record || record.status !== "registered" || !record.tokenToPartner || !record.version)
+    const profile = await this.registry.currentProfile(partnerId);
+    const record = profile?.record;
+    if (!profile || !record || record.status !== "registered" || !record.tokenToPartner || !record.version)
       throw new PartnerCallError("unreachable", `Partner ${partnerId} is not registered`);
     const endpoint = record.endpoints.find((e) => e.identifier === module && e.role === role);
     if (!endpoint) throw new PartnerCallError("unreachable", `Partner ${partnerId} has no ${module} ${role} endpoint`);
-    return { record, config: this.registry.configOf(partnerId), url: endpoint.url };
+    return { record, profile, url: endpoint.url };
   }
 }
 

@@ -126,9 +126,9 @@ export const routingBeforeAdmission = async (deps: AdmissionDeps, request: Admis
 export const admitPartner = async (deps: AdmissionDeps, partnerId: string, module: string): Promise<PartnerProfile & { readonly version: VersionNumber }> => {
   const record = await deps.registry.get(partnerId);
   if (!record || record.status !== "registered" || !record.version) throw invalid(`partner: ${partnerId} is not a registered partner`);
-  const config = deps.registry.configOf(partnerId);
-  if (!offersModule(config, module, record.version)) throw invalid(`partner: ${partnerId} is not offered ${module} in OCPI ${record.version} (partners[].modules, partners[].extensions)`);
-  return profileOf(deps.config, config, record) as PartnerProfile & { readonly version: VersionNumber };
+  const profile = deps.registry.profileOf(record);
+  if (!offersModule(profile.config, module, record.version)) throw invalid(`partner: ${partnerId} is not offered ${module} in OCPI ${record.version} (partners[].modules, partners[].extensions)`);
+  return profile as PartnerProfile & { readonly version: VersionNumber };
 };
 
 /**

@@ -27,12 +27,13 @@ export const forwardedEndpoints = (
   partnerId: string,
   partnerIds: readonly string[],
 ): Endpoint[] => {
-  const partner = registry.configOf(partnerId);
-  const reachable = partnerIds.filter((id) => mayForward(config, partner, id)).map((id) => registry.configOf(id));
+  // what the YAML says, whoever has registered: the settings half of each profile
+  const partner = registry.settingsOf(partnerId);
+  const reachable = partnerIds.filter((id) => mayForward(partner, id)).map((id) => registry.settingsOf(id));
   return plugins
-    .filter((p) => !p.configurationModule && p.versions.includes(version) && offersModule(partner, p.module, version))
+    .filter((p) => !p.configurationModule && p.versions.includes(version) && offersModule(partner.config, p.module, version))
     // the other partner's version is its own: only its `partners[].modules` is asked
-    .filter((p) => reachable.some((other) => offersModule(other, p.module, undefined)))
+    .filter((p) => reachable.some((other) => offersModule(other.config, p.module, undefined)))
     .flatMap((p) => p.roles.map((role) => ({ identifier: p.module, role, url: absolute(config.server.public_url, modulePath(version, p.module, role)) })));
 };
 

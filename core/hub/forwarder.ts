@@ -23,7 +23,7 @@ import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../
 import { admit, routingBeforeAdmission } from "../edge/admit";
 import { needsPublicAddress, outboundProblem } from "../partners/outbound-policy";
 import { callHeaders, callTargetOf, encodingsOf } from "../client/call-target";
-import { profileOf, type PartnerProfile } from "../partners/partner-profile";
+import type { PartnerProfile } from "../partners/partner-profile";
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { safeUrl } from "../client/ocpi-client";
 import { ForwardAgents } from "./forward-agents";
@@ -194,8 +194,8 @@ export class Forwarder {
     const records = await this.deps.registry.listCurrent();
     const holder = records.find((r) => r.id !== sender.id && r.roles.some((role) => role.role !== "HUB" && sameParty(role, to)));
     const unknown = `Unknown receiver ${to.country_code}/${to.party_id}`;
-    if (!holder || !mayForward(this.deps.config, sender.config, holder.id)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, unknown);
-    const modules = this.deps.registry.configOf(holder.id).modules;
+    if (!holder || !mayForward(inbound.profile, holder.id)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, unknown);
+    const { modules } = this.deps.registry.profileOf(holder);
     if (modules && !modules.includes(module)) throw hubError(Status.HUB_UNKNOWN_RECEIVER, `${unknown} for module ${module}`);
     return holder;
   }
@@ -214,11 +214,10 @@ export class Forwarder {
     const endpoint = target.endpoints.find((e) => e.identifier === inbound.module && e.role === inbound.role);
     if (!endpoint) throw hubError(Status.HUB_UNKNOWN_RECEIVER, `Receiver ${name} has no ${inbound.module} ${inbound.role} interface`);
 
-    const config = this.deps.registry.configOf(target.id);
     const url = new URL(endpoint.url);
     if (inbound.rest) url.pathname = `${url.pathname.replace(/\/+$/, "")}${inbound.rest}`;
     url.search = ctx.querystring ? `?${ctx.querystring}` : "";
-    const call = callTargetOf(profileOf(this.deps.config, config, target), url.toString(), { from: inbound.from, to: inbound.to, correlationId: ctx.state.correlationId });
+    const call = callTargetOf(this.deps.registry.profileOf(target), url.toString(), { from: inbound.from, to: inbound.to, correlationId: ctx.state.correlationId });
     const { policy } = call;
     const problem = outboundProblem(url.toString(), policy);
     if (problem) throw hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name}: ${safeUrl(url.toString())} is outside its outbound URL policy (${problem})`);
@@ -400,7 +399,7 @@ export class Forwarder {
 
   /** A push addressed to our hub party: queued for every partner of the opposite role with the module's RECEIVER interface. */
   private async broadcast(ctx: Context, inbound: Inbound): Promise<void> {
-    const { config, registry } = this.deps;
+    const { registry } = this.deps;
     // 2001, not a 4xxx: a sender's outbox retries hub errors, and this one is final
     if (!BROADCAST_MODULES.has(inbound.module)) throw invalid(`A ${inbound.module} push is one party's, never broadcast: address it to that party`);
     const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
@@ -410,8 +409,8 @@ export class Forwarder {
         r.status === "registered" &&
         r.version !== undefined &&
         r.version !== "2.1.1" &&
-        mayForward(config, inbound.sender.config, r.id) &&
-        (!registry.configOf(r.id).modules || registry.configOf(r.id).modules!.includes(inbound.module)) &&
+        mayForward(inbound.profile, r.id) &&
+        (registry.profileOf(r).modules?.includes(inbound.module) ?? true) &&
         r.endpoints.some((e) => e.identifier === inbound.module && e.role === "RECEIVER") &&
         r.roles.some((role) => opposite(senderRole, role.role)),
     );

@@ -17,14 +17,18 @@ const hubByOwnSettings = (config: GatewayConfig): boolean =>
 
 export const hubSettings = (config: GatewayConfig): HubServerConfig => config.server.hub ?? DEFAULT_HUB;
 
+/** Where a partner's requests through the hub may be forwarded: to every partner (true), none (false), or the partners named. */
+export type ForwardRights = boolean | readonly string[];
+
 /**
- * Whether requests of partner `from` may be forwarded to partner `to`:
- * `partners[].forward` of the sender (true, false or the receivers' ids);
- * unset, true when the gateway is a hub by its parties or `server.hub`.
- * Never to the sender itself.
+ * A partner's forward rights (the partner profile's `forward`, core/partners/partner-profile.ts):
+ * `partners[].forward` (true, false or the receivers' ids); unset, true when the gateway is a hub by its
+ * parties or `server.hub`.
  */
-export const mayForward = (config: GatewayConfig, from: PartnerConfig, toPartnerId: string): boolean => {
+export const forwardRightsOf = (config: GatewayConfig, partner: PartnerConfig): ForwardRights => partner.forward ?? hubByOwnSettings(config);
+
+/** Whether requests of partner `from` (its profile's forward rights) may be forwarded to partner `to`; never to the sender itself. */
+export const mayForward = (from: { readonly id: string; readonly forward: ForwardRights }, toPartnerId: string): boolean => {
   if (from.id === toPartnerId) return false;
-  const forward = from.forward ?? hubByOwnSettings(config);
-  return Array.isArray(forward) ? forward.includes(toPartnerId) : forward;
+  return Array.isArray(from.forward) ? from.forward.includes(toPartnerId) : from.forward === true;
 };

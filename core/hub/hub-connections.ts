@@ -11,7 +11,6 @@ import type { PartyRef, Role } from "../protocol/types";
 import { credentialsRoleOf, partyKey } from "../protocol/types";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { callTargetOf } from "../client/call-target";
-import { profileOf } from "../partners/partner-profile";
 import { isEntitled } from "../push/entitled-partners";
 import { storeUnavailableIn } from "../store/store-unavailable";
 import { PartnerHealth } from "./partner-health";
@@ -127,9 +126,8 @@ export class HubConnections implements BackgroundService {
 
   private async probe(record: PartnerRecord): Promise<void> {
     if (!record.versionsUrl || !record.tokenToPartner) return;
-    const config = this.registry.configOf(record.id);
     try {
-      await this.client.call("GET", callTargetOf(profileOf(this.config, config, record), record.versionsUrl));
+      await this.client.call("GET", callTargetOf(this.registry.profileOf(record), record.versionsUrl));
       await this.reached(record.id, true);
     } catch (error) {
       // An answer, even an error envelope, shows the partner is there; no answer, or a 5xx without envelope, does not.
@@ -203,7 +201,7 @@ export class HubConnections implements BackgroundService {
   private partiesOf(record: PartnerRecord): (PartyRef & { role: Role })[] {
     const registered = record.roles.filter((r) => r.role !== "HUB");
     if (registered.length > 0) return registered;
-    return (this.registry.configOf(record.id).roles ?? [])
+    return (this.registry.profileOf(record).roles ?? [])
       .filter((r) => r.party !== undefined && r.role !== "HUB")
       // as it will claim it: a PTP is OTHER (core/protocol/vocabulary.ts credentialsRoleOf)
       .map((r) => ({ country_code: r.party!.slice(0, 2), party_id: r.party!.slice(2), role: credentialsRoleOf(r.role) }));

@@ -16,7 +16,7 @@ import { routingHeaders } from "../http/routing-headers";
 import { inScope } from "../partners/party-scope";
 import { scopeOf } from "../partners/scope-of";
 import { callTargetOf } from "../client/call-target";
-import { profileOf, type PartnerProfile } from "../partners/partner-profile";
+import type { PartnerProfile } from "../partners/partner-profile";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { mayForward } from "./hub-config";
 import { hubError, opposite } from "./hub-http";
@@ -100,7 +100,7 @@ export class MergedLists {
 
   /** Every party whose list is merged, in a stable order (partner id, then its roles' order). */
   private async sources(request: ListRequest): Promise<Source[]> {
-    const { config, registry, connections } = this.deps;
+    const { registry, connections } = this.deps;
     const senderRole = request.sender.record.roles.find((r) => sameParty(r, request.from))?.role;
     const records = [...(await registry.listCurrent())].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const sources: Source[] = [];
@@ -108,8 +108,8 @@ export class MergedLists {
       if (record.id === request.sender.id || record.status !== "registered" || !record.tokenToPartner) continue;
       // 2.1.1 has no routing headers, and its objects name no owner
       if (!record.version || record.version === "2.1.1") continue;
-      if (!mayForward(config, request.sender.config, record.id)) continue;
-      const modules = registry.configOf(record.id).modules;
+      if (!mayForward(request.profile, record.id)) continue;
+      const { modules } = registry.profileOf(record);
       if (modules && !modules.includes(request.module)) continue;
       const endpoint = record.endpoints.find((e) => e.identifier === request.module && e.role === "SENDER");
       if (!endpoint) continue;
@@ -162,13 +162,12 @@ export class MergedLists {
   /** One page of a source's list; its count from X-Total-Count. */
   private async fetch(source: Source, request: ListRequest, query: URLSearchParams, correlationId: string | undefined): Promise<{ data: unknown[]; total: number }> {
     const { record } = source;
-    const config = this.deps.registry.configOf(record.id);
     const url = new URL(source.url);
     url.search = query.toString();
     const name = `${source.party.country_code}/${source.party.party_id}`;
     let result: Awaited<ReturnType<OcpiClient["call"]>>;
     try {
-      result = await this.client.call("GET", callTargetOf(profileOf(this.deps.config, config, record), url.toString(), { from: request.from, to: source.party, correlationId }));
+      result = await this.client.call("GET", callTargetOf(this.deps.registry.profileOf(record), url.toString(), { from: request.from, to: source.party, correlationId }));
     } catch (error) {
       throw await this.failure(error, source, name);
     }

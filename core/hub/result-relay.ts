@@ -16,7 +16,7 @@ import { routingHeaders } from "../http/routing-headers";
 import { admit, routingBeforeAdmission } from "../edge/admit";
 import { checkCallbackUrl } from "../partners/callback-policy";
 import { callTargetOf } from "../client/call-target";
-import { profileOf, type PartnerProfile } from "../partners/partner-profile";
+import type { PartnerProfile } from "../partners/partner-profile";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { sentRequestDeadline } from "../async/outgoing";
 import { hubError } from "./hub-http";
@@ -240,11 +240,10 @@ export class ResultRelay {
       await this.release(id);
       throw hubError(Status.HUB_CONNECTION_PROBLEM, `Sender ${name} is not connected`);
     }
-    const config = registry.configOf(sender.id);
     try {
       const result = await this.client.call(
         "POST",
-        callTargetOf(profileOf(this.deps.config, config, sender), entry.url, { from: entry.to, to: entry.from, correlationId }),
+        callTargetOf(registry.profileOf(sender), entry.url, { from: entry.to, to: entry.from, correlationId }),
         body,
       );
       await this.finish(id);

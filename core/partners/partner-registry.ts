@@ -1,24 +1,14 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
 import type { Store, StoreGuard } from "../store/port";
 import type { PartnerIdentity } from "../context";
-import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type PartnerRecord, type TokenIndexEntry } from "./partner-record";
 import { generateToken, hashToken, readAuthorization, sameHash } from "./token-vault";
 import { RegistrationGeneration } from "./registration-generation";
 import { checkRoleClaims, heldParties } from "./role-claims";
+import { defaultPartnerConfig, profileOf, settingsOf, type PartnerProfile, type PartnerSettings } from "./partner-profile";
 import { claimStoredParties, now, retireToken, rotated, writeRegistration, writeRegistrationIssuing, type RegistrationResult } from "./registration-write";
 
 export type { RegistrationResult } from "./registration-write";
-
-/** Settings for a partner that was added with `partners add` and has no entry in the YAML. */
-export const defaultPartnerConfig = (id: string): PartnerConfig => ({
-  id,
-  versions: [...SUPPORTED_VERSIONS],
-  token_encoding: "auto",
-  header_prefix: "OCPI",
-  strictness: "reject",
-  callback_hosts: [],
-});
 
 /** A token the store knows: its index entry and its partner's record (frozen: shared by requests). */
 interface KnownToken {
@@ -67,6 +57,7 @@ export class PartnerRegistry {
   private renewalPending = false;
   /** every partner record (frozen: shared by callers) as listed under `generation`, by id once read; see `listCurrent` */
   private listed?: Listing;
+  private readonly added = new Map<string, PartnerConfig>();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -100,8 +91,27 @@ export class PartnerRegistry {
     }
   }
 
+  /** The partner's YAML entry; for one `partners add` created, defaults kept per id (`added`: profiles are kept per entry). Read only where profiles are built. */
   configOf(id: string): PartnerConfig {
-    return this.config.partners.find((p) => p.id === id) ?? defaultPartnerConfig(id);
+    let config = this.config.partners.find((p) => p.id === id) ?? this.added.get(id);
+    if (!config) this.added.set(id, (config = defaultPartnerConfig(id)));
+    return config;
+  }
+
+  /** How the gateway treats the partner now (core/partners/partner-profile.ts): its record as listed now (current) under its YAML entry. */
+  async currentProfile(id: string): Promise<PartnerProfile | undefined> {
+    const record = await this.current(id);
+    return record && this.profileOf(record);
+  }
+
+  /** The profile of a registration record in hand (a listing's, an authentication's, one read from the store). */
+  profileOf(record: PartnerRecord): PartnerProfile {
+    return profileOf(this.config, this.configOf(record.id), record);
+  }
+
+  /** The YAML half of its profile, with no read: for callers that cannot wait (the outbox worker's retry policy and concurrency). */
+  settingsOf(id: string): PartnerSettings {
+    return settingsOf(this.config, this.configOf(id));
   }
 
   async get(id: string): Promise<PartnerRecord | undefined> {

@@ -2,7 +2,7 @@ import type { GatewayConfig } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
 import type { PartnerRecord } from "./partner-record";
 import type { PartnerRegistry } from "./partner-registry";
-import { isConfiguredHub, type PartyScope } from "./party-scope";
+import type { PartyScope } from "./party-scope";
 
 const partyOf = (p: PartyRef): PartyRef => ({ country_code: p.country_code.toUpperCase(), party_id: p.party_id.toUpperCase() });
 
@@ -14,7 +14,7 @@ const partyOf = (p: PartyRef): PartyRef => ({ country_code: p.country_code.toUpp
  */
 export const scopeOf = async (config: GatewayConfig, registry: PartnerRegistry, record: PartnerRecord): Promise<PartyScope> => {
   const parties = record.roles.filter((r) => r.role !== "HUB").map(partyOf);
-  if (!isConfiguredHub(registry.configOf(record.id))) return { parties, relay: false, excluded: [] };
+  if (!registry.profileOf(record).hub) return { parties, relay: false, excluded: [] };
   const others = (await registry.list())
     .filter((r) => r.id !== record.id && r.status === "registered")
     .flatMap((r) => r.roles.map(partyOf));

@@ -23,6 +23,6 @@ export const entitledIn = (registry: PartnerRegistry, records: readonly PartnerR
 
 export const isEntitled = (registry: PartnerRegistry, record: PartnerRecord, module: string): boolean => {
   if (record.status !== "registered" || !record.version || !record.tokenToPartner) return false;
-  if (!offersModule(registry.configOf(record.id), module, record.version)) return false;
+  if (!offersModule(registry.profileOf(record).config, module, record.version)) return false;
   return record.endpoints.some((e) => e.identifier === module && e.role === "RECEIVER");
 };

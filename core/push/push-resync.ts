@@ -68,13 +68,13 @@ export class PushResync {
 
   private async queueProbe(partnerId: string, since: string): Promise<void> {
     const record = await this.registry.get(partnerId);
-    if (!record?.versionsUrl) {
+    // The versions URL the operator configured is the one the outbound policy trusts; the partner's declared one otherwise.
+    const versionsUrl = record?.versionsUrl && this.registry.profileOf(record).versionsUrl;
+    if (!versionsUrl) {
       // no longer registered: there is nothing to resync with
       await this.store.delete(FLAGS, partnerId);
       return;
     }
-    // The versions URL the operator configured is the one the outbound policy trusts; the partner's declared one otherwise.
-    const versionsUrl = this.registry.configOf(partnerId).versions_url ?? record.versionsUrl;
     const probeId = await this.outbox.enqueue({
       partnerId,
       request: { method: "GET", target: { url: versionsUrl } },

@@ -7,8 +7,7 @@ import type { AdminRoute } from "../admin/admin-api";
 import type { BackgroundService } from "../background";
 import { TOKENS } from "../tokens";
 import { Outbox } from "../outbox/outbox";
-import { DEFAULT_PUSH_CONCURRENCY, OutboxWorker } from "../outbox/outbox-worker";
-import { retryPolicyOf } from "../outbox/retry-policy";
+import { OutboxWorker } from "../outbox/outbox-worker";
 import { ChangeFeed } from "../events/change-feed";
 import { PartnerRegistry } from "../partners/partner-registry";
 import { PartnerClient } from "../client/partner-client";
@@ -58,7 +57,8 @@ export class PushService {
       store,
       // a queued canonical object is rendered now, for the partner's version and config of this delivery
       (partnerId, request) => partners.send(partnerId, request, objects),
-      (partnerId) => retryPolicyOf(registry.configOf(partnerId).push),
+      // the YAML half of the partner's profile (partners[].push): the worker asks without waiting for a read
+      (partnerId) => registry.settingsOf(partnerId).pushRetry,
       log,
       {
         delivered: (message) => this.resync.onSettled(message),
@@ -66,7 +66,7 @@ export class PushService {
         rejected: (message) => this.resync.onSettled(message),
         resyncNeeded: (partnerId) => this.resync.mark(partnerId),
       },
-      { concurrencyOf: (partnerId) => registry.configOf(partnerId).push?.concurrency ?? DEFAULT_PUSH_CONCURRENCY },
+      { concurrencyOf: (partnerId) => registry.settingsOf(partnerId).pushConcurrency },
     );
     background.add(worker);
     background.add(this.resumeResyncs(log));

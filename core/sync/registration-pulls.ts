@@ -82,7 +82,7 @@ export class RegistrationPulls {
 
   /** Whether `record`'s registration is newer than its last completed pull of `module`, which may be pulled from it. */
   private async due(record: PartnerRecord, module: string, target: SyncTarget): Promise<boolean> {
-    if (record.status !== "registered" || target.spec.refuses?.(this.registry.configOf(record.id))) return false;
+    if (record.status !== "registered" || target.spec.refuses?.(this.registry.profileOf(record).config)) return false;
     if (!record.endpoints.some((e) => e.identifier === module && e.role === "SENDER")) return false;
     const { watermark } = await this.states.get(record.id, module);
     return watermark === undefined || watermark < Date.parse(record.updatedAt);

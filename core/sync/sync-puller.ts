@@ -18,7 +18,6 @@ import { SyncStates } from "./sync-state";
 import { syncTargetOf, syncableModules, type SyncTarget } from "./sync-targets";
 import { PageRetry } from "./page-retry";
 
-const DEFAULT_SYNC_OVERLAP_SECONDS = 60;
 /** A crashed instance's pull is taken over by another one at most this long after its last renewal. */
 const LOCK_TTL_MS = 30_000;
 /** Rejected objects named in the log per pull; the rest are only counted. */
@@ -104,7 +103,8 @@ export class SyncPuller {
     const record = await this.registry.get(partnerId);
     if (!record) throw new SyncRequestError(`partner: ${partnerId} is not a known partner`);
     if (record.status !== "registered") throw new SyncRequestError(`partner: ${partnerId} is not registered (${record.status})`);
-    const refusal = target.spec.refuses?.(this.registry.configOf(partnerId));
+    const profile = this.registry.profileOf(record);
+    const refusal = target.spec.refuses?.(profile.config);
     if (refusal) throw new SyncRequestError(`partner: ${partnerId} ${refusal}`);
     const lease = await Lease.acquire(this.store, `sync:${partnerId}:${module}`, LOCK_TTL_MS);
     if (!lease) throw new SyncBusyError(partnerId, module);
@@ -114,13 +114,13 @@ export class SyncPuller {
     try {
       const { watermark } = await this.states.get(partnerId, module);
       const full = options.full === true || watermark === undefined;
-      const dateFrom = full ? (target.spec.dateFromRequired ? EPOCH : undefined) : ocpiTimestamp(new Date(watermark - this.overlapMs(partnerId)));
+      const dateFrom = full ? (target.spec.dateFromRequired ? EPOCH : undefined) : ocpiTimestamp(new Date(watermark - profile.syncOverlapMs));
       const scope = await scopeOf(this.config, this.registry, record);
       const ctx: PortContext = { partnerId, party: target.party, version: record.version, scope };
       const reject = (id: string | undefined, problems: string) => {
         if (run.rejected++ < REJECTIONS_LOGGED) this.log.warn({ ...logged, id, problems }, "pulled object rejected");
       };
-      const retry = new PageRetry(this.registry.configOf(partnerId).sync_retry, options.signal, (event) => {
+      const retry = new PageRetry(profile.syncRetry, options.signal, (event) => {
         run.retries = event.retry;
         this.log.warn({ ...logged, page: run.pages + 1, ...event }, "sync page failed; retrying");
       });
@@ -189,10 +189,6 @@ export class SyncPuller {
         `module: ${module} cannot be pulled: no ${module} RECEIVER with sync support is served (syncable: ${syncableModules(this.catalog.served).join(", ") || "none"})`,
       );
     return target;
-  }
-
-  private overlapMs(partnerId: string): number {
-    return (this.registry.configOf(partnerId).sync_overlap_seconds ?? DEFAULT_SYNC_OVERLAP_SECONDS) * 1000;
   }
 }
 

@@ -11,7 +11,6 @@ import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
 import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
 import { outboundProblem } from "../../core/partners/outbound-policy";
-import { profileOf } from "../../core/partners/partner-profile";
 import { callTargetOf } from "../../core/client/call-target";
 import { checkRoleClaims } from "../../core/partners/role-claims";
 import { silentTranslation } from "../../core/model/object-type";
@@ -38,17 +37,17 @@ export class CredentialsHandshake {
     const record = await this.registry.require(partnerId);
     if (update && record.status !== "registered") throw methodNotAllowed("Not registered: use POST to register");
     if (!update && record.status === "registered") throw methodNotAllowed("Already registered: use PUT to update or DELETE to unregister");
-    const config = this.registry.configOf(partnerId);
-    // refused before the partner is called; the registration applies the same rule as it stores them, and refuses a party another partner holds
-    checkRoleClaims(this.config, config, theirs.roles, theirs.hub_party_id);
     // Without versions_url in config the partner may register from any origin, on a public address unless callback_hosts names it.
-    const profile = profileOf(this.config, config, { ...record, versionsUrl: theirs.url, version: undefined });
+    const profile = this.registry.profileOf({ ...record, versionsUrl: theirs.url, version: undefined });
+    // refused before the partner is called; the registration applies the same rule as it stores them, and refuses a
+    // party another partner holds. The rule reads the YAML entry as written (role-claims.ts), so it gets the raw one.
+    checkRoleClaims(this.config, profile.config, theirs.roles, theirs.hub_party_id);
     const problem = outboundProblem(theirs.url, profile.policy);
     if (problem) throw invalid(`url ${problem}`);
     const found = await this.discover(partnerId, {
       versionsUrl: theirs.url,
       target: callTargetOf(profile, theirs.url, {}, theirs.token),
-      allowed: config.versions,
+      allowed: profile.versions,
       required: version,
       roleOf211: (m) => this.catalog.partnerRoleOf211(m),
     });
@@ -72,8 +71,9 @@ export class CredentialsHandshake {
 
   /** Initiator: registers with a partner using the token A it gave us. */
   async register(partnerId: string): Promise<PartnerRecord> {
-    const config = this.registry.configOf(partnerId);
     const record = await this.registry.require(partnerId);
+    // token A and the versions URL to start from are the YAML entry's own (the profile's versionsUrl may be a registered one)
+    const { config } = this.registry.profileOf(record);
     if (record.status === "registered") throw new Error(`Partner ${partnerId} is already registered; use update`);
     if (!config.versions_url || !config.token_a)
       throw new Error(`Partner ${partnerId} needs versions_url and token_a in the config to be registered from this side`);
@@ -93,22 +93,21 @@ export class CredentialsHandshake {
     const record = await this.registry.require(partnerId);
     if (record.status !== "registered" || !record.tokenToPartner) throw new Error(`Partner ${partnerId} is not registered`);
     const endpoint = record.endpoints.find((e) => e.identifier === "credentials");
-    const config = this.registry.configOf(partnerId);
     if (endpoint) {
-      await this.client.call("DELETE", callTargetOf(profileOf(this.config, config, record), endpoint.url));
+      await this.client.call("DELETE", callTargetOf(this.registry.profileOf(record), endpoint.url));
     }
     await this.registry.unregister(partnerId);
   }
 
   private async exchange(partnerId: string, method: "POST" | "PUT", versionsUrl: string, token: string): Promise<PartnerRecord> {
-    const config = this.registry.configOf(partnerId);
     // the version is the one this exchange negotiates, the versions URL the one it starts from
     const current = await this.registry.require(partnerId);
-    const target = callTargetOf(profileOf(this.config, config, { ...current, versionsUrl, version: undefined }), versionsUrl, {}, token);
+    const profile = this.registry.profileOf({ ...current, versionsUrl, version: undefined });
+    const target = callTargetOf(profile, versionsUrl, {}, token);
     const found = await this.discover(partnerId, {
       versionsUrl,
       target,
-      allowed: config.versions,
+      allowed: profile.versions,
       roleOf211: (m) => this.catalog.partnerRoleOf211(m),
     });
     const endpoint = requireCredentialsEndpoint(found);
@@ -124,7 +123,7 @@ export class CredentialsHandshake {
     // Read like every object a partner sends (core/model/tolerant-reader.ts): nulls mean absent (OCPI 2.2.1 Types),
     // `"website": null` is no website, and the partner's strictness applies.
     const schema = this.type.schema(found.version, "full");
-    const read = await this.reader.read({ partnerId, strictness: config.strictness, type: this.type.name, schema, raw: answer });
+    const read = await this.reader.read({ partnerId, strictness: profile.strictness, type: this.type.name, schema, raw: answer });
     if (!read.ok) throw new Error(`Partner answered invalid credentials: ${describeIssues(read.issues)}`);
     const theirs = this.type.up(read.value, found.version, silentTranslation());
     let record: PartnerRecord;

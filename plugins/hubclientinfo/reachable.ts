@@ -5,7 +5,6 @@ import type { PartyRef } from "../../core/protocol/types";
 import type { Store } from "../../core/store/port";
 import { sameParty } from "../../core/protocol/types";
 import { scopeOf } from "../../core/partners/scope-of";
-import { isConfiguredHub } from "../../core/partners/party-scope";
 import { inScope } from "../../core/partners/party-scope";
 import { invalid } from "../../core/http/errors";
 import { getReceived } from "./received";
@@ -45,4 +44,4 @@ export const targetParty = async (
 export const listsParty = async (config: GatewayConfig, store: Store, registry: PartnerRegistry, record: PartnerRecord, party: PartyRef): Promise<boolean> =>
   inScope(await scopeOf(config, registry, record), party) &&
   (record.roles.some((r) => r.role !== "HUB" && sameParty(r, party)) ||
-    (isConfiguredHub(registry.configOf(record.id)) && (await getReceived(store, record.id, party)) !== undefined));
+    (registry.profileOf(record).hub && (await getReceived(store, record.id, party)) !== undefined));

@@ -2,6 +2,7 @@ import type { ModulePlugin } from "../../core/plugin";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { GatewayConfig } from "../../config/types";
 import { forwardedEndpoints } from "../../core/hub/forwarded-endpoints";
+import { settingsOf } from "../../core/partners/partner-profile";
 import { testGatewayConfig } from "../support/gateway-config";
 
 /**
@@ -35,7 +36,7 @@ const hubConfig = (): GatewayConfig =>
 
 const listed = (partnerId: string, version: "2.2.1" | "2.3.0" = "2.3.0"): string[] => {
   const config = hubConfig();
-  const registry = { configOf: (id: string) => config.partners.find((p) => p.id === id)! } as unknown as PartnerRegistry;
+  const registry = { settingsOf: (id: string) => settingsOf(config, config.partners.find((p) => p.id === id)!) } as unknown as PartnerRegistry;
   return forwardedEndpoints(config, registry, PLUGINS, version, partnerId, config.partners.map((p) => p.id)).map((e) => `${e.identifier}.${e.role}`);
 };
 
@@ -59,7 +60,7 @@ describe("a hub's version details list the modules it forwards", () => {
 
   it("gives the hub's own URL of each interface", () => {
     const config = hubConfig();
-    const registry = { configOf: (id: string) => config.partners.find((p) => p.id === id)! } as unknown as PartnerRegistry;
+    const registry = { settingsOf: (id: string) => settingsOf(config, config.partners.find((p) => p.id === id)!) } as unknown as PartnerRegistry;
     const [first] = forwardedEndpoints(config, registry, PLUGINS, "2.3.0", "emsp", ["cpo"]);
     expect(first.url).toBe(`${config.server.public_url}/ocpi/2.3.0/sender/locations`);
   });
