@@ -77,6 +77,10 @@ export const MESSAGES = {
   inboundBodyBytes: "must be an integer between 1024 and 1073741824 (bytes)",
   inboundBodyCount: "must be an integer between 1 and 100000000",
   inboundStringBytes: "must be an integer between 1 and 1073741824 (bytes)",
+  inboundBodyBytesAny: "must be an integer between 1 and 1073741824 (bytes)",
+  inboundHeavyShare: "must be a number above 0 and at most 1 (a share of the gateway's time, e.g. 0.01)",
+  inboundHeavyQueue: "must be an integer between 1 and 1000",
+  inboundHeavyWait: "must be a whole number of milliseconds between 0 and 600000",
 } as const;
 
 /** The fields of a zod issue the messages look at (zod's issue types differ per code). */

@@ -110,6 +110,18 @@ export interface InboundServerConfig {
   max_body_layouts: number;
   /** bytes of any one string (keys included) or number of a request body, as sent */
   max_string_bytes: number;
+  /** a body of at least this many bytes is heavy: it waits for the heavy lane (core/http/heavy-lane.ts) */
+  heavy_body_bytes: number;
+  /** a body of at least this many members and array elements is heavy */
+  heavy_body_members: number;
+  /** a body of at least this many layouts is heavy */
+  heavy_body_layouts: number;
+  /** the share of the gateway's time heavy bodies may take: after each, the lane pauses its busy time × (1 − share) / share */
+  heavy_body_share: number;
+  /** heavy bodies one client (one Authorization) may have waiting or served at once; one more is HTTP 429 */
+  heavy_body_queue: number;
+  /** the longest a heavy body is expected to wait for its turn; a longer expected wait is HTTP 429 with Retry-After */
+  heavy_body_max_wait_ms: number;
 }
 
 export const DEFAULT_INBOUND: InboundServerConfig = {
@@ -123,6 +135,12 @@ export const DEFAULT_INBOUND: InboundServerConfig = {
   max_body_members: 50_000,
   max_body_layouts: 1_000,
   max_string_bytes: 65_536,
+  heavy_body_bytes: 524_288,
+  heavy_body_members: 20_000,
+  heavy_body_layouts: 250,
+  heavy_body_share: 0.01,
+  heavy_body_queue: 2,
+  heavy_body_max_wait_ms: 10_000,
 };
 
 /** Timeouts (ms) bound how long a request waits for a store that is down; unset: the store's defaults (core/store). */

@@ -20,6 +20,17 @@ export const inboundSchema = z
     max_body_members: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.max_body_members),
     max_body_layouts: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.max_body_layouts),
     max_string_bytes: int(1, 1_073_741_824, MESSAGES.inboundStringBytes).default(DEFAULT_INBOUND.max_string_bytes),
+    // which bodies are heavy, and how the heavy lane takes them (core/http/heavy-lane.ts)
+    heavy_body_bytes: int(1, 1_073_741_824, MESSAGES.inboundBodyBytesAny).default(DEFAULT_INBOUND.heavy_body_bytes),
+    heavy_body_members: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.heavy_body_members),
+    heavy_body_layouts: int(1, 100_000_000, MESSAGES.inboundBodyCount).default(DEFAULT_INBOUND.heavy_body_layouts),
+    heavy_body_share: z
+      .number({ error: msg(MESSAGES.inboundHeavyShare) })
+      .gt(0, { error: MESSAGES.inboundHeavyShare })
+      .max(1, { error: MESSAGES.inboundHeavyShare })
+      .default(DEFAULT_INBOUND.heavy_body_share),
+    heavy_body_queue: int(1, 1000, MESSAGES.inboundHeavyQueue).default(DEFAULT_INBOUND.heavy_body_queue),
+    heavy_body_max_wait_ms: int(0, 600_000, MESSAGES.inboundHeavyWait).default(DEFAULT_INBOUND.heavy_body_max_wait_ms),
   })
   .refine((inbound) => inbound.headers_timeout_ms <= inbound.request_timeout_ms, {
     path: ["headers_timeout_ms"],

@@ -5,17 +5,27 @@ import { createGunzip, createInflate } from "node:zlib";
 import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from "../../config/types";
 import { OcpiError } from "./errors";
 import { Status } from "../protocol/status";
+import { heavyLaneOf, isHeavy, type HeavyLaneSettings, type HeavyTicket } from "./heavy-lane";
 
 /**
  * What a request body may weigh (README "Config reference", `server.inbound.max_*`): its bytes, the members
  * of one object, the members and array elements of the whole body, its objects' layouts and the bytes of one
- * string or number. Every body the gateway reads goes through here — a body of one of our routes, one the hub
- * forwards (parsed or streamed), a result posted to a hub response URL — so that a body is refused as it
+ * string or number; and from what weight on it is heavy (`server.inbound.heavy_body_*`, core/http/heavy-lane.ts).
+ * Every body the gateway reads goes through here — a body of one of our routes, one the hub forwards (parsed
+ * or streamed), a result posted to a hub response URL, an adapter's webhook — so that a body is refused as it
  * arrives, before it costs what parsing, checking and storing it would.
  */
-export type BodyLimits = Pick<InboundServerConfig, "max_body_bytes" | "max_object_members" | "max_body_members" | "max_body_layouts" | "max_string_bytes">;
+export type BodyLimits = Pick<InboundServerConfig, "max_body_bytes" | "max_object_members" | "max_body_members" | "max_body_layouts" | "max_string_bytes"> &
+  HeavyLaneSettings;
 
-export const bodyLimitsOf = (config: GatewayConfig): BodyLimits => config.server.inbound ?? DEFAULT_INBOUND;
+/** one object per gateway config: the heavy lane is the gateway's (heavyLaneOf keys it by this object) */
+const limitsOfConfig = new WeakMap<GatewayConfig, BodyLimits>();
+
+export const bodyLimitsOf = (config: GatewayConfig): BodyLimits => {
+  let limits = limitsOfConfig.get(config);
+  if (!limits) limitsOfConfig.set(config, (limits = { ...DEFAULT_INBOUND, ...config.server.inbound }));
+  return limits;
+};
 
 /**
  * How deeply arrays and objects may nest in a request body. The deepest OCPI
@@ -106,6 +116,16 @@ export class JsonScanner {
   suspectKey = false;
 
   constructor(private readonly limits: BodyLimits) {}
+
+  /** members and array elements so far */
+  get members(): number {
+    return this.total;
+  }
+
+  /** layouts so far (the empty object's included) */
+  get layoutCount(): number {
+    return this.layouts;
+  }
 
   feed(bytes: Buffer): void {
     const { counts, objects } = this;
@@ -258,21 +278,35 @@ export const lingerAfterRefusal = (req: IncomingMessage, limits: BodyLimits): vo
  * connection closed after the answer, the rest dropped unparsed) once it
  * passes `max_body_bytes` — at once when its Content-Length says so — or,
  * with a scanner, once its JSON passes a limit. A gzip or deflate body is
- * counted as it inflates.
+ * counted as it inflates. A heavy body (its Content-Length, or what has
+ * come of it) takes a place in the gateway's heavy lane, or is refused
+ * there (429), and is handed over once whole and given its turn.
  */
 export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: JsonScanner): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
-    if (encoding === "identity" && Number(req.headers["content-length"]) > limits.max_body_bytes) {
+    const declared = encoding === "identity" ? Number(req.headers["content-length"]) : 0;
+    if (declared > limits.max_body_bytes) {
       lingerAfterRefusal(req, limits);
       return reject(bodyTooLarge(limits));
     }
+    let ticket: HeavyTicket | undefined;
+    const enterLane = (): OcpiError | undefined => {
+      const entered = heavyLaneOf(limits).enter(req);
+      if (entered instanceof OcpiError) return entered;
+      ticket = entered;
+    };
     let inflater: Transform | undefined;
     if (encoding === "gzip" || encoding === "x-gzip") inflater = createGunzip();
     else if (encoding === "deflate") inflater = createInflate();
     else if (encoding !== "identity") {
       lingerAfterRefusal(req, limits);
       return reject(refused(`Content-Encoding ${encoding.slice(0, 40)} is not supported (identity, gzip, deflate)`, 415));
+    }
+    const refusedAtOnce = declared >= limits.heavy_body_bytes ? enterLane() : undefined;
+    if (refusedAtOnce) {
+      lingerAfterRefusal(req, limits);
+      return reject(refusedAtOnce);
     }
     const source: Readable = inflater ? req.pipe(inflater) : req;
     const chunks: Buffer[] = [];
@@ -283,7 +317,13 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
       settled = true;
       source.off("data", onData).off("end", onEnd).off("error", onError);
       req.off("close", onClose);
-      if (error === undefined) return resolve(Buffer.concat(chunks, size));
+      if (error === undefined) {
+        const body = Buffer.concat(chunks, size);
+        if (!ticket) return resolve(body);
+        ticket.ready();
+        return void ticket.turn.then(() => resolve(body), reject);
+      }
+      ticket?.end();
       if (inflater) {
         req.unpipe(inflater);
         inflater.destroy();
@@ -300,6 +340,10 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
         return settle(error);
       }
       chunks.push(chunk);
+      if (!ticket && isHeavy(limits, { bytes: size, members: scanner?.members ?? 0, layouts: scanner?.layoutCount ?? 0 })) {
+        const refusal = enterLane();
+        if (refusal) return settle(refusal);
+      }
     };
     const onEnd = () => settle();
     const onError = () => settle(refused("Request body could not be read (broken or incomplete)", 400));

@@ -432,6 +432,12 @@ describe("server.inbound config", () => {
       max_body_members: 50_000,
       max_body_layouts: 1_000,
       max_string_bytes: 65_536,
+      heavy_body_bytes: 524_288,
+      heavy_body_members: 20_000,
+      heavy_body_layouts: 250,
+      heavy_body_share: 0.01,
+      heavy_body_queue: 2,
+      heavy_body_max_wait_ms: 10_000,
     });
   });
 
