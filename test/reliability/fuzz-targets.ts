@@ -81,7 +81,7 @@ const SEEDS: Record<VersionNumber, Record<string, [string, string]>> = {
 };
 /**
  * The 2.1.1 session example's Location names its country "BE", where a 2.1.1 Location's country is ISO 3166
- * alpha-3 (test/modules/sessions.test.ts): corrected, as 2.1.1 has no later copy that fixed it.
+ * alpha-3 (test/modules/sessions-211.test.ts): corrected, as 2.1.1 has no later copy that fixed it.
  */
 const corrected = (version: VersionNumber, name: string, seed: Obj): Obj =>
   version === "2.1.1" && name === "session" ? { ...seed, location: { ...(seed.location as Obj), country: "BEL" } } : seed;
