@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { invalid, notFound } from "../../core/http/errors";
 import { absolute, modulePath } from "../../core/host/urls";
+import { written } from "../../core/modules/receiver-writes";
 import type { Cdr } from "./model";
 import type { CdrsReceiverPort } from "./ports";
 import { cdrType } from "./translate";
@@ -35,10 +36,10 @@ export const receiverRoutes = (port: CdrsReceiverPort, publicUrl: string): Route
         publicUrl,
         `${modulePath(req.ctx.version, "cdrs", "RECEIVER")}/${owner.country_code}/${owner.party_id}/${encodeURIComponent(cdr.id)}`,
       );
-      if (await port.insert(owner, stored, ctx)) return { httpStatus: 201, headers: { Location: location } };
+      if (await port.insert(owner, stored, ctx)) return written("created", { Location: location });
       // A sender retrying a delivery it could not confirm sends the same CDR again: that is not a change.
       const existing = await port.get(owner, cdr.id, ctx);
-      if (existing && isDeepStrictEqual(existing, stored)) return { httpStatus: 200, headers: { Location: location } };
+      if (existing && isDeepStrictEqual(existing, stored)) return written("updated", { Location: location });
       throw invalid(`CDR ${cdr.id} of ${owner.country_code}/${owner.party_id} already exists; CDRs cannot be replaced (send a credit CDR)`);
     },
   },

@@ -9,6 +9,7 @@ import { PartnerRegistry } from "../../core/partners/partner-registry";
 import { OcpiClient } from "../../core/client/ocpi-client";
 import { ModuleCatalog } from "../../core/host/module-catalog";
 import { TolerantReader } from "../../core/model/tolerant-reader";
+import { written } from "../../core/modules/receiver-writes";
 import { CREDENTIALS_TRANSLATION_LOSSES, credentialsType } from "./credentials-type";
 import { CredentialsHandshake } from "./handshake";
 import { ourCredentials } from "./our-credentials";
@@ -76,7 +77,7 @@ export class CredentialsPlugin implements ModulePlugin {
         access: "bootstrap",
         handle: async (req) => {
           await this.handshake.remove(req.ctx.partner.id);
-          return { data: null };
+          return written();
         },
       },
     ];

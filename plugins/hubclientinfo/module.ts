@@ -12,7 +12,7 @@ import { inScope } from "../../core/partners/party-scope";
 import { isConfiguredHub } from "../../core/partners/party-scope";
 import { invalid, notFound, OcpiError } from "../../core/http/errors";
 import { Status } from "../../core/protocol/status";
-import { httpStatusOf } from "../../core/ports";
+import { written } from "../../core/modules/receiver-writes";
 import { HubConnections } from "../../core/hub/hub-connections";
 import { isHub } from "../../core/hub/hub-config";
 import { clientInfoType } from "./client-info-type";
@@ -96,10 +96,10 @@ export class HubClientInfoPlugin implements ModulePlugin {
           const party = this.partyOf(req);
           if (!sameParty(party, req.body)) throw invalid(`/country_code, /party_id: must be the path's ${party.country_code}/${party.party_id}`);
           // Taken and ignored, so the hub's queue does not stall on it.
-          if (aboutOurParty(this.config, party)) return { data: null };
+          if (aboutOurParty(this.config, party)) return written();
           if (!inScope(req.port.scope, party)) throw invalid(`${party.country_code}/${party.party_id} is not one of the partner's parties`);
           const outcome = await storeReceived(this.store, partner.id, req.body);
-          return { data: null, httpStatus: httpStatusOf(outcome) };
+          return written(outcome);
         },
       },
     ];

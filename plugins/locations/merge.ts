@@ -1,7 +1,9 @@
 import { Status } from "../../core/protocol/status";
 import { notFound } from "../../core/http/errors";
 import type { PutOutcome } from "../../core/ports";
+import type { ChangeRule } from "../../core/modules/receiver-writes";
 import { sameId, type Connector, type Evse, type Location } from "./model";
+import { locationType } from "./translate";
 
 /**
  * Pure changes of a stored Location for the receiver's pushes. Each sets
@@ -10,6 +12,13 @@ import { sameId, type Connector, type Evse, type Location } from "./model";
  * Location), so the Location's sort key follows and date-filtered lists
  * see child changes. Unknown EVSEs or Connectors throw a 404.
  */
+
+/**
+ * A partner's change must leave a whole, valid Location in the partner's own
+ * version (what it would PUT whole); a `strictness: log` partner gets a
+ * warning instead (core/modules/receiver-writes.ts).
+ */
+export const LOCATION_CHANGES: ChangeRule<Location> = { type: locationType, checkedIn: "partner" };
 
 export interface Changed {
   location: Location;

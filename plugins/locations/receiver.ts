@@ -1,15 +1,14 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { Status } from "../../core/protocol/status";
 import { ocpiTimestamp } from "../../core/http/envelope";
-import { httpStatusOf, type PutOutcome } from "../../core/ports";
+import type { PutOutcome } from "../../core/ports";
 import { checkBodyIdentity } from "../../core/modules/receiver-rules";
-import { invalid, notFound, describeIssues } from "../../core/http/errors";
-import { issuesOf, silentTranslation } from "../../core/model/object-type";
+import { changeStored, patchStored, putWhole, written } from "../../core/modules/receiver-writes";
+import { notFound } from "../../core/http/errors";
 import type { Connector, Evse, Location } from "./model";
 import type { LocationsReceiverPort } from "./ports";
 import { connectorType, evseType, locationType } from "./translate";
-import { findConnector, findEvse, patchConnector, patchEvse, patchLocation, putConnector, putEvse } from "./merge";
-import { updateStored } from "../../core/modules/update-stored";
+import { LOCATION_CHANGES, findConnector, findEvse, patchConnector, patchEvse, patchLocation, putConnector, putEvse } from "./merge";
 
 const LOC = "/:country_code/:party_id/:location_id";
 const EVSE = `${LOC}/:evse_uid`;
@@ -34,22 +33,28 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
     return evse;
   };
 
-  /** Applies a change to the stored Location, validating the result; 404 when the Location is unknown. */
-  const change = async (req: OcpiRequest, apply: (current: Location) => Location): Promise<void> => {
-    const owner = req.owner!;
-    const updated = await updateStored(port, owner, req.params.location_id, (current) => checked(req, apply(current)), req.port);
-    if (!updated) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
+  /** 404 for a change of an unknown Location: its EVSEs and Connectors are PUT into it once it was PUT. */
+  const known = (req: OcpiRequest, location: Location | undefined): void => {
+    if (!location) throw notFound(`Location ${req.params.location_id}`, Status.UNKNOWN_LOCATION);
+  };
+
+  /** A PATCH at any depth: the fragment's identity against its own path segment, merged into the stored Location. */
+  const patch = async (req: OcpiRequest, ids: Record<string, string>, apply: (current: Location, stamp: string) => Location) => {
+    const stamp = stampOf(req.body as { last_updated?: string });
+    known(req, await patchStored(req, port, req.params.location_id, ids, (current) => apply(current, stamp), LOCATION_CHANGES));
+    return written();
   };
 
   /** A PUT of a child: reports whether it created or replaced the child. */
   const putChild = async (req: OcpiRequest, apply: (current: Location) => { location: Location; outcome: PutOutcome }) => {
     let outcome: PutOutcome = "created";
-    await change(req, (current) => {
+    const change = (current: Location) => {
       const result = apply(current);
       outcome = result.outcome;
       return result.location;
-    });
-    return { httpStatus: httpStatusOf(outcome) };
+    };
+    known(req, await changeStored(req, port, req.params.location_id, change, LOCATION_CHANGES, "PUT"));
+    return written(outcome);
   };
 
   return [
@@ -69,12 +74,7 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       method: "PUT",
       path: LOC,
       body: { type: locationType, mode: "full" },
-      handle: async (req) => {
-        const owner = req.owner!;
-        const location = req.body as Location;
-        checkBodyIdentity(location, owner, { id: req.params.location_id });
-        return { httpStatus: httpStatusOf(await port.put(owner, location, req.port)) };
-      },
+      handle: (req) => putWhole(req, port, { id: req.params.location_id }),
     },
     {
       method: "PUT",
@@ -100,37 +100,22 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
       method: "PATCH",
       path: LOC,
       body: { type: locationType, mode: "patch" },
-      handle: async (req) => {
-        const fragment = req.body as Partial<Location>;
-        checkBodyIdentity(fragment, req.owner!, { id: req.params.location_id });
-        const stamp = stampOf(fragment);
-        await change(req, (current) => patchLocation(current, fragment, stamp));
-        return { data: null };
-      },
+      handle: (req) => patch(req, { id: req.params.location_id }, (current, stamp) => patchLocation(current, req.body as Partial<Location>, stamp)),
     },
     {
       method: "PATCH",
       path: EVSE,
       body: { type: evseType, mode: "patch" },
-      handle: async (req) => {
-        const fragment = req.body as Partial<Evse>;
-        checkBodyIdentity(fragment, req.owner!, { uid: req.params.evse_uid });
-        const stamp = stampOf(fragment);
-        await change(req, (current) => patchEvse(current, req.params.evse_uid, fragment, stamp));
-        return { data: null };
-      },
+      handle: (req) => patch(req, { uid: req.params.evse_uid }, (current, stamp) => patchEvse(current, req.params.evse_uid, req.body as Partial<Evse>, stamp)),
     },
     {
       method: "PATCH",
       path: CONNECTOR,
       body: { type: connectorType, mode: "patch" },
-      handle: async (req) => {
-        const fragment = req.body as Partial<Connector>;
-        checkBodyIdentity(fragment, req.owner!, { id: req.params.connector_id });
-        const stamp = stampOf(fragment);
-        await change(req, (current) => patchConnector(current, req.params.evse_uid, req.params.connector_id, fragment, stamp));
-        return { data: null };
-      },
+      handle: (req) =>
+        patch(req, { id: req.params.connector_id }, (current, stamp) =>
+          patchConnector(current, req.params.evse_uid, req.params.connector_id, req.body as Partial<Connector>, stamp),
+        ),
     },
   ];
 };
@@ -138,19 +123,3 @@ export const receiverRoutes = (port: LocationsReceiverPort): RouteSpec[] => {
 /** The PATCH's last_updated; 2.1.1 PATCHes may lack it, then the time of receipt stands in. */
 const stampOf = (fragment: { last_updated?: string }): string =>
   fragment.last_updated ?? ocpiTimestamp();
-
-/**
- * Never store a half-valid Location: the result of a merge must still be a
- * whole, valid Location in the partner's version (a `strictness: log`
- * partner gets a warning instead, as for its bodies).
- */
-const checked = (req: OcpiRequest, location: Location): Location => {
-  const { version } = req.ctx;
-  const wire = locationType.down(location, version, silentTranslation());
-  const result = locationType.schema(version, "full").safeParse(wire);
-  if (result.success) return location;
-  const problems = describeIssues(issuesOf(result.error));
-  if (req.ctx.profile.strictness === "reject") throw invalid(`the Location after this change would be invalid: ${problems}`);
-  req.ctx.log.warn({ problems }, "stored a Location that is invalid after a change (strictness: log)");
-  return location;
-};

@@ -1,6 +1,6 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { PartyRef } from "../../core/protocol/types";
-import { httpStatusOf } from "../../core/ports";
+import { written } from "../../core/modules/receiver-writes";
 import { invalid, notFound } from "../../core/http/errors";
 import { ocpiTimestamp } from "../../core/http/envelope";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
@@ -23,7 +23,7 @@ export const receiverRoutes = (port: PaymentsReceiverPort): RouteSpec[] => [
     handle: async (req: OcpiRequest<Terminal>) => {
       // The spec's minimal Terminal has no last_updated although its table requires one: the time of receipt.
       const terminal: Terminal = { ...req.body, last_updated: req.body.last_updated ?? ocpiTimestamp() };
-      return { data: null, httpStatus: httpStatusOf(await port.putTerminal(ptpOf(req), terminal, req.port)) };
+      return written(await port.putTerminal(ptpOf(req), terminal, req.port));
     },
   },
   {
@@ -40,10 +40,7 @@ export const receiverRoutes = (port: PaymentsReceiverPort): RouteSpec[] => [
     method: "POST",
     path: `/${FACS}`,
     body: { type: facObjectType, mode: "full" },
-    handle: async (req: OcpiRequest<FinancialAdviceConfirmation>) => ({
-      data: null,
-      httpStatus: httpStatusOf(await port.putFac(ptpOf(req), req.body, req.port)),
-    }),
+    handle: async (req: OcpiRequest<FinancialAdviceConfirmation>) => written(await port.putFac(ptpOf(req), req.body, req.port)),
   },
   {
     method: "GET",

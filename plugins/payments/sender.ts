@@ -2,6 +2,7 @@ import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { invalid, notFound } from "../../core/http/errors";
 import { ocpiTimestamp } from "../../core/http/envelope";
 import { sameCiString } from "../../core/model/common-schemas";
+import { written } from "../../core/modules/receiver-writes";
 import { FACS, TERMINALS, type Terminal, type TerminalActivation, type TerminalAssignment } from "./model";
 import type { PaymentsSenderPort } from "./ports";
 import { facObjectType, terminalActivationObjectType, terminalAssignmentObjectType, terminalObjectType, terminalUpdateObjectType } from "./translate";
@@ -83,7 +84,7 @@ export const senderRoutes = (port: PaymentsSenderPort, owners: FacOwners): Route
           last_updated: req.body.last_updated ?? ocpiTimestamp(),
         };
         terminalOf(await port.updateTerminal(terminal, req.port));
-        return { data: null };
+        return written();
       },
     },
     {
@@ -93,7 +94,7 @@ export const senderRoutes = (port: PaymentsSenderPort, owners: FacOwners): Route
       handle: async (req: OcpiRequest<TerminalAssignment>) => {
         const current = await ownTerminal(req);
         terminalOf(await port.assignTerminal(current.terminal_id, req.body, req.port));
-        return { data: null };
+        return written();
       },
     },
     {
@@ -102,7 +103,7 @@ export const senderRoutes = (port: PaymentsSenderPort, owners: FacOwners): Route
       handle: async (req) => {
         const current = await ownTerminal(req);
         terminalOf(await port.deactivateTerminal(current.terminal_id, req.port));
-        return { data: null };
+        return written();
       },
     },
     {

@@ -1,4 +1,9 @@
+import type { ChangeRule } from "../../core/modules/receiver-writes";
 import type { Session, SessionPatch } from "./model";
+import { sessionType } from "./translate";
+
+/** A partner's PATCH must leave a valid canonical Session (core/modules/receiver-writes.ts). */
+export const SESSION_CHANGES: ChangeRule<Session> = { type: sessionType };
 
 /**
  * Applies a canonical PATCH fragment to a stored Session (OCPI 2.2.1 Sessions module):

@@ -1,13 +1,9 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
-import { checkBodyIdentity } from "../../core/modules/receiver-rules";
-import { httpStatusOf } from "../../core/ports";
-import { invalid, invalidFields, notFound } from "../../core/http/errors";
-import { issuesOf } from "../../core/model/object-type";
+import { patchStored, putWhole, written, type ChangeRule } from "../../core/modules/receiver-writes";
+import { invalid, notFound } from "../../core/http/errors";
 import type { Tariff } from "./model";
 import type { TariffsReceiverPort } from "./ports";
-import { TARIFF_SCHEMAS } from "./schemas";
 import { tariffType } from "./translate";
-import { updateStored } from "../../core/modules/update-stored";
 
 const PATH = "/:country_code/:party_id/:tariff_id";
 
@@ -42,11 +38,9 @@ export const receiverRoutes = (port: TariffsReceiverPort): RouteSpec[] => [
       const owner = req.owner!;
       const id = tariffIdOf(req);
       const body = req.body as Tariff;
-      checkBodyIdentity(body, owner, { id });
-      // identity from the path when a lenient (strictness: log) partner left it out
+      // identity from the path when a lenient (strictness: log) partner left it out; what it gave must be the path's
       const tariff: Tariff = { ...body, country_code: body.country_code ?? owner.country_code, party_id: body.party_id ?? owner.party_id, id: body.id ?? id };
-      const outcome = await port.put(owner, tariff, req.port);
-      return { data: null, httpStatus: httpStatusOf(outcome) };
+      return putWhole(req, port, { id }, tariff);
     },
   },
   {
@@ -55,15 +49,20 @@ export const receiverRoutes = (port: TariffsReceiverPort): RouteSpec[] => [
     handle: async (req) => {
       const owner = req.owner!;
       if (!(await port.delete(owner, tariffIdOf(req), req.port))) throw notFound("Tariff");
-      return { data: null };
+      return written();
     },
   },
 ];
 
 /**
- * 2.1.1 only (2.2+ has no tariff PATCH: the router answers 405): PATCH replaces the top-level fields given. The merged tariff
- * must still be a valid canonical Tariff before it is stored, so a fragment
- * can never leave a half-valid object behind.
+ * A PATCH must leave a valid canonical Tariff, whatever the partner's
+ * strictness: a fragment never leaves a half-valid price list behind.
+ */
+const TARIFF_CHANGES: ChangeRule<Tariff> = { type: tariffType, alwaysRefused: true };
+
+/**
+ * 2.1.1 only (2.2+ has no tariff PATCH: the router answers 405): PATCH replaces the top-level fields given,
+ * checked by TARIFF_CHANGES before it is stored.
  */
 export const patchRoute = (port: TariffsReceiverPort): RouteSpec => ({
   method: "PATCH",
@@ -71,23 +70,10 @@ export const patchRoute = (port: TariffsReceiverPort): RouteSpec => ({
   versions: ["2.1.1"],
   body: { type: tariffType, mode: "patch" },
   handle: async (req) => {
-    const owner = req.owner!;
     const id = tariffIdOf(req);
     const fragment = req.body as Partial<Tariff>;
-    checkBodyIdentity(fragment, owner, { id });
-    const patched = await updateStored(
-      port,
-      owner,
-      id,
-      (current) => {
-        const merged = { ...current, ...fragment } as Tariff;
-        const check = TARIFF_SCHEMAS["2.3.0"].safeParse(merged);
-        if (!check.success) throw invalidFields(issuesOf(check.error));
-        return merged;
-      },
-      req.port,
-    );
+    const patched = await patchStored(req, port, id, { id }, (current) => ({ ...current, ...fragment }) as Tariff, TARIFF_CHANGES);
     if (!patched) throw notFound("Tariff");
-    return { data: null };
+    return written();
   },
 });

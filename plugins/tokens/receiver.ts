@@ -1,14 +1,13 @@
 import type { OcpiRequest, RouteSpec } from "../../core/plugin";
 import { Status } from "../../core/protocol/status";
-import { httpStatusOf } from "../../core/ports";
 import { notFound } from "../../core/http/errors";
 import { checkBodyIdentity } from "../../core/modules/receiver-rules";
+import { changeStored, putWhole, written } from "../../core/modules/receiver-writes";
 import type { Token } from "./model";
 import type { TokensReceiverPort } from "./ports";
 import { tokenObjectType } from "./translate";
-import { canonicalTokenCheck, receiverTokenRefs } from "./token-paths";
-import { patchedToken } from "./patch";
-import { updateStored } from "../../core/modules/update-stored";
+import { receiverTokenRefs } from "./token-paths";
+import { TOKEN_CHANGES, patchedToken } from "./patch";
 
 const PATH = "/:country_code/:party_id/:token_uid";
 
@@ -36,11 +35,8 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
     path: PATH,
     body: { type: tokenObjectType, mode: "full" },
     handle: async (req: OcpiRequest<Token>) => {
-      const owner = req.owner!;
       const [ref] = receiverTokenRefs(req, req.body.type);
-      checkBodyIdentity(req.body, owner, { uid: ref.uid, type: ref.type });
-      const outcome = await port.put(owner, req.body, req.port);
-      return { data: null, httpStatus: httpStatusOf(outcome) };
+      return putWhole(req, port, { uid: ref.uid, type: ref.type });
     },
   },
   {
@@ -53,7 +49,7 @@ export const receiverRoutes = (port: TokensReceiverPort): RouteSpec[] => [
       // The fragment may repeat the identity, but not change it.
       checkBodyIdentity(req.body, owner, { uid: refs[0].uid, type: refs.length === 1 ? refs[0].type : undefined });
       for (const ref of refs) {
-        if (await updateStored(port, owner, ref, patchedToken(req.body, canonicalTokenCheck(req)), req.port)) return { data: null };
+        if (await changeStored(req, port, ref, patchedToken(req.body), TOKEN_CHANGES)) return written();
       }
       throw notFound("Token", req.ctx.version === "2.1.1" ? Status.CLIENT_ERROR : Status.UNKNOWN_TOKEN);
     },

@@ -1,11 +1,9 @@
 import type { OcpiRequest } from "../../core/plugin";
 import type { VersionNumber } from "../../core/protocol/types";
-import { invalid, invalidFields } from "../../core/http/errors";
+import { invalid } from "../../core/http/errors";
 import { tokenType } from "../../core/model/charging";
 import { perVersion } from "../../core/model/common-schemas";
-import { issuesOf } from "../../core/model/object-type";
-import { DEFAULT_TOKEN_TYPE, type Token, type TokenRef, type TokenType } from "./model";
-import { tokenSchema } from "./schemas";
+import { DEFAULT_TOKEN_TYPE, type TokenRef, type TokenType } from "./model";
 
 /**
  * The `?type=` query parameter of token paths, validated against the
@@ -44,13 +42,4 @@ export const receiverTokenRefs = (req: OcpiRequest, bodyType?: TokenType): Token
 export const storedTypesBehind = (version: VersionNumber, type: TokenType): TokenType[] => {
   if (type !== "OTHER" || version === "2.3.0") return [type];
   return version === "2.1.1" ? ["OTHER", "APP_USER", "AD_HOC_USER", "EMAID"] : ["OTHER", "EMAID"];
-};
-
-/** The merged result of a PATCH must still be a valid canonical Token; 2001 naming the fields otherwise (per partner strictness). */
-export const canonicalTokenCheck = (req: OcpiRequest) => (merged: Token): void => {
-  const result = tokenSchema("2.3.0").safeParse(merged);
-  if (result.success) return;
-  const issues = issuesOf(result.error);
-  if (req.ctx.profile.strictness === "reject") throw invalidFields(issues);
-  req.ctx.log.warn({ issues }, "stored a PATCHed Token that is not valid (strictness: log)");
 };
