@@ -4,16 +4,21 @@ import type { InterfaceRole, Role, VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 
 /**
- * What every data module (locations, sessions, CDRs, tariffs, tokens) has in
- * common: both interface roles in every supported version, and one adapter
- * port per role named `<module>.<ROLE>`. A module supplies its id, its data
- * owner, the methods its ports need and the routes of each role; a new one
- * starts as a copy of a sibling. Ports come from the kernel untyped and are
- * handed on typed here, once start-up checked them against `portMethods`.
+ * What every module over adapter ports (locations, sessions, CDRs, tariffs,
+ * tokens, payments; commands and charging profiles through
+ * core/async/async-module.ts) has in common: both interface roles, by
+ * default in every supported version, and one adapter port per role named
+ * `<module>.<ROLE>`. A module supplies its id, its data owner, the methods
+ * its ports need and the routes of each role, made by the route factories of
+ * its sender.ts and receiver.ts; the receivers' writes go through
+ * core/modules/receiver-writes.ts. A new module starts as a copy of a
+ * sibling. Ports come from the kernel untyped and are handed on typed here,
+ * once start-up checked them against `portMethods`.
  */
 export abstract class DataModulePlugin<SenderPort extends object, ReceiverPort extends object> implements ModulePlugin {
   abstract readonly module: string;
-  abstract readonly dataOwner: Role;
+  /** said by every module, undefined for one that 2.1.1 lacks (it only chooses which one URL 2.1.1 lists) */
+  abstract readonly dataOwner: Role | undefined;
   abstract readonly portMethods: PortMethods<{ SENDER: SenderPort; RECEIVER: ReceiverPort }>;
   readonly versions: readonly VersionNumber[] = SUPPORTED_VERSIONS;
   readonly roles: readonly InterfaceRole[] = ["SENDER", "RECEIVER"];

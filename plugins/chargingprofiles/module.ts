@@ -1,18 +1,21 @@
 import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
+import type { RouteSpec } from "../../core/plugin";
+import type { AdminRoute } from "../../core/admin/admin-api";
 import type { Store } from "../../core/store/port";
 import type { VersionNumber } from "../../core/protocol/types";
-import { AsyncModulePlugin } from "../../core/async/async-module";
+import { AsyncModulePlugin, type PendingSpec } from "../../core/async/async-module";
 import { TOKENS } from "../../core/tokens";
 import { PendingRequests } from "../../core/async/pending-requests";
 import { asyncTimeoutSeconds } from "../../core/async/outgoing";
 import { Outbox } from "../../core/outbox/outbox";
 import { PartnerClient } from "../../core/client/partner-client";
 import { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { ChargingProfileResult } from "./model";
 import type { ChargingProfilesReceiverPort, ChargingProfilesSenderPort } from "./ports";
-import { ProfileRequestReceiver } from "./receiver";
-import { ProfileRequestSender } from "./sender";
+import { receivedProfileRequestsSpec, receiverAdminRoutes, receiverRoutes, type ReceivedProfileData } from "./receiver";
+import { SENT_PROFILE_REQUESTS_SPEC, senderAdminRoutes, senderRoutes } from "./sender";
 import { ProfileSenders } from "./subscriptions";
 import { ChargingProfilesClient } from "./client";
 
@@ -23,19 +26,21 @@ import { ChargingProfilesClient } from "./client";
  * (SENDER). Results are asynchronous and kept pending in the store (core/async).
  */
 @injectable()
-export class ChargingProfilesPlugin extends AsyncModulePlugin<
-  ChargingProfilesReceiverPort,
-  ChargingProfilesSenderPort,
-  ProfileRequestReceiver,
-  ProfileRequestSender
-> {
+export class ChargingProfilesPlugin extends AsyncModulePlugin<ChargingProfilesSenderPort, ChargingProfilesReceiverPort> {
   readonly module = "chargingprofiles";
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1"];
-  readonly portMethods = { RECEIVER: ["connect", "session", "submit"], SENDER: ["onOutcome", "onActiveProfile"] } as const;
+  /** not in 2.1.1, whose one URL per module the data owner chooses */
+  readonly dataOwner = undefined;
+  readonly portMethods = { SENDER: ["onOutcome", "onActiveProfile"], RECEIVER: ["connect", "session", "submit"] } as const;
+  readonly received: PendingSpec<ChargingProfilesReceiverPort, ReceivedProfileData, ChargingProfileResult>;
+  readonly sent = SENT_PROFILE_REQUESTS_SPEC;
+  private readonly log: Logger;
+  /** the partners that set a profile on a session, which alone get its active-profile updates */
+  private readonly senders: ProfileSenders;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
-    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Logger) log: Logger,
     @inject(TOKENS.Store) private readonly store: Store,
     pending: PendingRequests,
     private readonly outbox: Outbox,
@@ -43,23 +48,25 @@ export class ChargingProfilesPlugin extends AsyncModulePlugin<
     private readonly registry: PartnerRegistry,
   ) {
     super(pending);
+    this.log = log.child({ module: this.module });
+    this.senders = new ProfileSenders(store);
+    this.received = receivedProfileRequestsSpec(this.senders, outbox, this.log);
   }
 
-  protected createReceiver(port: ChargingProfilesReceiverPort): ProfileRequestReceiver {
-    return new ProfileRequestReceiver(
-      port,
-      this.pending,
-      this.outbox,
-      new ProfileSenders(this.store),
-      this.registry,
-      this.log.child({ module: this.module }),
-      asyncTimeoutSeconds(this.config),
-    );
+  protected senderRoutes(port: ChargingProfilesSenderPort): RouteSpec[] {
+    return senderRoutes(port, this.pending, this.log);
   }
 
-  protected createSender(port: ChargingProfilesSenderPort): ProfileRequestSender {
-    const log = this.log.child({ module: this.module });
-    const client = new ChargingProfilesClient(this.partners, asyncTimeoutSeconds(this.config), log);
-    return new ProfileRequestSender(port, this.pending, client, this.registry, this.store, this.config, log);
+  protected receiverRoutes(port: ChargingProfilesReceiverPort): RouteSpec[] {
+    return receiverRoutes(port, this.pending, asyncTimeoutSeconds(this.config));
+  }
+
+  protected senderAdminRoutes(): AdminRoute[] {
+    const client = new ChargingProfilesClient(this.partners, asyncTimeoutSeconds(this.config), this.log);
+    return senderAdminRoutes({ pending: this.pending, client, registry: this.registry, store: this.store, config: this.config });
+  }
+
+  protected receiverAdminRoutes(): AdminRoute[] {
+    return receiverAdminRoutes({ senders: this.senders, registry: this.registry, outbox: this.outbox, log: this.log });
   }
 }

@@ -3,7 +3,8 @@ import type { Logger } from "pino";
 import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
 import type { AdminRoute } from "../../core/admin/admin-api";
 import type { PartyRef, VersionNumber } from "../../core/protocol/types";
-import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { PendingRequests } from "../../core/async/pending-requests";
+import type { PendingSpec } from "../../core/async/async-module";
 import type { Outbox } from "../../core/outbox/outbox";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import { invalid, invalidFields } from "../../core/http/errors";
@@ -13,7 +14,7 @@ import { url } from "../../core/model/common-schemas";
 import { checkCallbackUrl } from "../../core/partners/callback-policy";
 import { tokenOwnerInScope } from "../sessions/token-owner";
 import type { ActiveChargingProfile, ChargingProfileResponseType, ChargingProfileResult, ProfileOperation, SetChargingProfile } from "./model";
-import type { ChargingProfileOutcomeSink, ChargingProfilesReceiverPort, ReceivedProfileRequest } from "./ports";
+import type { ChargingProfilesReceiverPort, ReceivedProfileRequest } from "./ports";
 import type { ProfileSenders } from "./subscriptions";
 import { activeChargingProfileSchema } from "./schemas";
 import { chargingProfileResponseType, setChargingProfileType } from "./translate";
@@ -61,151 +62,153 @@ const durationOf = (req: OcpiRequest): number => {
 };
 
 /**
- * The CPO side of charging profiles: GET/PUT/DELETE on a session answer
- * ChargingProfileResponse at once; the adapter's result (or REJECTED once
- * the announced timeout has passed) is posted to the response_url through
- * the outbox, exactly once. Partners whose SET was accepted are recorded,
- * and only they get updates of the session's active profile.
+ * The CPO side of charging profiles (OCPI 2.2.1 ChargingProfiles module):
+ * GET/PUT/DELETE on a session answer ChargingProfileResponse at once; the
+ * adapter's result (or REJECTED once the announced timeout has passed) is
+ * posted to the response_url through the outbox, exactly once
+ * (receivedProfileRequestsSpec). Partners whose SET was accepted are
+ * recorded, and only they get updates of the session's active profile.
  */
-export class ProfileRequestReceiver implements PendingKind<ReceivedProfileData, ChargingProfileResult>, ChargingProfileOutcomeSink {
-  readonly name = RECEIVED_PROFILE_REQUESTS;
-
-  constructor(
-    private readonly port: ChargingProfilesReceiverPort,
-    private readonly pending: PendingRequests,
-    private readonly outbox: Outbox,
-    private readonly senders: ProfileSenders,
-    private readonly registry: PartnerRegistry,
-    private readonly log: Logger,
-    private readonly timeoutSeconds: number,
-  ) {}
-
-  routes(): RouteSpec[] {
-    return [
-      {
-        method: "GET",
-        path: "/:session_id",
-        response: chargingProfileResponseType,
-        handle: (req) =>
-          this.receive(req, responseUrlOf(req), { operation: "GET_ACTIVE_PROFILE", session_id: sessionIdOf(req.params.session_id), duration: durationOf(req) }),
+export const receiverRoutes = (port: ChargingProfilesReceiverPort, pending: PendingRequests, timeoutSeconds: number): RouteSpec[] => {
+  const on: Receiving = { port, pending, timeoutSeconds };
+  return [
+    {
+      method: "GET",
+      path: "/:session_id",
+      response: chargingProfileResponseType,
+      handle: (req) =>
+        receive(on, req, responseUrlOf(req), { operation: "GET_ACTIVE_PROFILE", session_id: sessionIdOf(req.params.session_id), duration: durationOf(req) }),
+    },
+    {
+      method: "PUT",
+      path: "/:session_id",
+      body: { type: setChargingProfileType, mode: "full" },
+      response: chargingProfileResponseType,
+      handle: (req) => {
+        const { charging_profile, response_url } = req.body as SetChargingProfile;
+        return receive(on, req, response_url, { operation: "SET_PROFILE", session_id: sessionIdOf(req.params.session_id), charging_profile });
       },
-      {
-        method: "PUT",
-        path: "/:session_id",
-        body: { type: setChargingProfileType, mode: "full" },
-        response: chargingProfileResponseType,
-        handle: (req) => {
-          const { charging_profile, response_url } = req.body as SetChargingProfile;
-          return this.receive(req, response_url, { operation: "SET_PROFILE", session_id: sessionIdOf(req.params.session_id), charging_profile });
-        },
-      },
-      {
-        method: "DELETE",
-        path: "/:session_id",
-        response: chargingProfileResponseType,
-        handle: (req) => this.receive(req, responseUrlOf(req), { operation: "CLEAR_PROFILE", session_id: sessionIdOf(req.params.session_id) }),
-      },
-    ];
-  }
+    },
+    {
+      method: "DELETE",
+      path: "/:session_id",
+      response: chargingProfileResponseType,
+      handle: (req) => receive(on, req, responseUrlOf(req), { operation: "CLEAR_PROFILE", session_id: sessionIdOf(req.params.session_id) }),
+    },
+  ];
+};
 
-  /** The backend tells the gateway that a session's active profile changed (rule 1); answers whom it was sent to. */
-  adminRoutes(): AdminRoute[] {
-    return [
-      {
-        method: "PUT",
-        path: "/active-charging-profiles/:session_id",
-        handle: async (req) => {
-          const parsed = activeChargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
-          if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
-          const notified = await this.activeProfileChanged(sessionIdOf(req.params.session_id), parsed.data as ActiveChargingProfile);
-          return { data: { session_id: req.params.session_id, notified } };
-        },
-      },
-    ];
-  }
+/** What telling partners of a session's active profile takes. */
+export interface ProfileUpdates {
+  senders: ProfileSenders;
+  registry: PartnerRegistry;
+  outbox: Outbox;
+  log: Logger;
+}
 
-  async report(requestId: string, result: ChargingProfileResult): Promise<boolean> {
-    return (await this.pending.settle(RECEIVED_PROFILE_REQUESTS, requestId, result)) === "settled";
-  }
+/** The backend tells the gateway that a session's active profile changed (rule 1); answers whom it was sent to. */
+export const receiverAdminRoutes = (updates: ProfileUpdates): AdminRoute[] => [
+  {
+    method: "PUT",
+    path: "/active-charging-profiles/:session_id",
+    handle: async (req) => {
+      const parsed = activeChargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
+      if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+      const notified = await activeProfileChanged(updates, sessionIdOf(req.params.session_id), parsed.data as ActiveChargingProfile);
+      return { data: { session_id: req.params.session_id, notified } };
+    },
+  },
+];
 
-  timeoutOutcome(): ChargingProfileResult {
-    return TIMED_OUT;
-  }
-
-  async deliver(entry: PendingEntry<ReceivedProfileData, ChargingProfileResult>, outcome: ChargingProfileResult): Promise<void> {
+/** Requests partners sent us: their result, the adapter's or our REJECTED, is queued for the partner's response_url. */
+export const receivedProfileRequestsSpec = (
+  senders: ProfileSenders,
+  outbox: Outbox,
+  log: Logger,
+): PendingSpec<ChargingProfilesReceiverPort, ReceivedProfileData, ChargingProfileResult> => ({
+  name: RECEIVED_PROFILE_REQUESTS,
+  timeoutOutcome: () => TIMED_OUT,
+  async deliver(_port, entry, outcome) {
     const { data } = entry;
     if (data.operation === "SET_PROFILE" && outcome.result === "ACCEPTED" && !entry.timedOut)
-      await this.senders.add(data.sessionId, { partnerId: data.partnerId, party: data.party, requester: data.sender });
+      await senders.add(data.sessionId, { partnerId: data.partnerId, party: data.party, requester: data.sender });
     // Only the ActiveChargingProfileResult carries a profile.
     const body = data.operation === "GET_ACTIVE_PROFILE" ? outcome : { result: outcome.result };
     // one id per request: a delivery repeated after a store failure (PendingKind.deliver) queues and sends it once
-    await this.outbox.enqueue({
+    await outbox.enqueue({
       id: `${RECEIVED_PROFILE_REQUESTS}:${entry.id}`,
       partnerId: data.partnerId,
       request: { method: "POST", target: { url: data.responseUrl }, body, from: data.party, to: data.sender },
       label: `POST chargingprofiles ${data.operation} result ${outcome.result}`,
       essential: true,
     });
-    this.log.info({ partner: data.partnerId, operation: data.operation, id: entry.id, result: outcome.result }, "charging profile result queued for the partner");
-  }
+    log.info({ partner: data.partnerId, operation: data.operation, id: entry.id, result: outcome.result }, "charging profile result queued for the partner");
+  },
+});
 
-  private async receive(req: OcpiRequest, responseUrl: string, request: Omit<ReceivedProfileRequest, "id">): Promise<OcpiReply> {
-    const { partner } = req.ctx;
-    checkCallbackUrl("response_url", responseUrl, partner.config, partner.record);
-    // Another eMSP's session (by its token owner, Part B) is answered like one that does not exist: nothing revealed, nothing executed.
-    const session = await this.port.session(request.session_id, req.port);
-    if (!session || !tokenOwnerInScope(req.port.scope, session)) return { data: { result: "UNKNOWN_SESSION", timeout: this.timeoutSeconds } };
-    const id = randomUUID();
-    const data: ReceivedProfileData = {
-      partnerId: partner.id,
-      operation: request.operation,
-      sessionId: request.session_id,
-      version: req.ctx.version,
-      responseUrl,
-      party: { country_code: req.ctx.party.country_code, party_id: req.ctx.party.party_id },
-      sender: req.ctx.from,
-    };
-    // Open before the adapter hears of it: its result may come back before submit() does.
-    await this.pending.open(RECEIVED_PROFILE_REQUESTS, id, data, Date.now() + this.timeoutSeconds * 1000);
-    let result: ChargingProfileResponseType;
-    try {
-      result = await this.port.submit({ id, ...request }, req.port);
-    } catch (error) {
-      await this.pending.close(RECEIVED_PROFILE_REQUESTS, id);
-      throw error;
-    }
-    if (result !== "ACCEPTED") await this.pending.close(RECEIVED_PROFILE_REQUESTS, id);
-    return { data: { result, timeout: this.timeoutSeconds } };
-  }
-
-  /** Sent only to partners that once set a profile on the session, and can take the update (2.2+, a Sender endpoint). */
-  private async activeProfileChanged(sessionId: string, profile: ActiveChargingProfile): Promise<string[]> {
-    const notified: string[] = [];
-    for (const sender of await this.senders.of(sessionId)) {
-      const record = await this.registry.get(sender.partnerId);
-      const reachable =
-        record?.status === "registered" &&
-        record.version !== "2.1.1" &&
-        record.endpoints.some((e) => e.identifier === "chargingprofiles" && e.role === "SENDER");
-      if (!reachable) {
-        this.log.warn({ partner: sender.partnerId, session: sessionId }, "active charging profile not sent: the partner has no chargingprofiles Sender interface (any more)");
-        continue;
-      }
-      await this.outbox.enqueue({
-        partnerId: sender.partnerId,
-        request: {
-          method: "PUT",
-          target: { module: "chargingprofiles", role: "SENDER", path: `/${encodeURIComponent(sessionId)}` },
-          body: profile,
-          from: sender.party,
-          to: sender.requester,
-        },
-        label: `PUT chargingprofiles ${sessionId}`,
-        // only the newest active profile of a session is worth sending
-        collapseKey: `chargingprofiles:${sessionId}`,
-      });
-      notified.push(sender.partnerId);
-    }
-    return notified;
-  }
+/** What the receiver routes work with. */
+interface Receiving {
+  port: ChargingProfilesReceiverPort;
+  pending: PendingRequests;
+  timeoutSeconds: number;
 }
+
+const receive = async (on: Receiving, req: OcpiRequest, responseUrl: string, request: Omit<ReceivedProfileRequest, "id">): Promise<OcpiReply> => {
+  const { partner } = req.ctx;
+  checkCallbackUrl("response_url", responseUrl, partner.config, partner.record);
+  // Another eMSP's session (by its token owner, Part B) is answered like one that does not exist: nothing revealed, nothing executed.
+  const session = await on.port.session(request.session_id, req.port);
+  if (!session || !tokenOwnerInScope(req.port.scope, session)) return { data: { result: "UNKNOWN_SESSION", timeout: on.timeoutSeconds } };
+  const id = randomUUID();
+  const data: ReceivedProfileData = {
+    partnerId: partner.id,
+    operation: request.operation,
+    sessionId: request.session_id,
+    version: req.ctx.version,
+    responseUrl,
+    party: { country_code: req.ctx.party.country_code, party_id: req.ctx.party.party_id },
+    sender: req.ctx.from,
+  };
+  // Open before the adapter hears of it: its result may come back before submit() does.
+  await on.pending.open(RECEIVED_PROFILE_REQUESTS, id, data, Date.now() + on.timeoutSeconds * 1000);
+  let result: ChargingProfileResponseType;
+  try {
+    result = await on.port.submit({ id, ...request }, req.port);
+  } catch (error) {
+    await on.pending.close(RECEIVED_PROFILE_REQUESTS, id);
+    throw error;
+  }
+  if (result !== "ACCEPTED") await on.pending.close(RECEIVED_PROFILE_REQUESTS, id);
+  return { data: { result, timeout: on.timeoutSeconds } };
+};
+
+/** Sent only to partners that once set a profile on the session, and can take the update (2.2+, a Sender endpoint). */
+const activeProfileChanged = async (on: ProfileUpdates, sessionId: string, profile: ActiveChargingProfile): Promise<string[]> => {
+  const notified: string[] = [];
+  for (const sender of await on.senders.of(sessionId)) {
+    const record = await on.registry.get(sender.partnerId);
+    const reachable =
+      record?.status === "registered" &&
+      record.version !== "2.1.1" &&
+      record.endpoints.some((e) => e.identifier === "chargingprofiles" && e.role === "SENDER");
+    if (!reachable) {
+      on.log.warn({ partner: sender.partnerId, session: sessionId }, "active charging profile not sent: the partner has no chargingprofiles Sender interface (any more)");
+      continue;
+    }
+    await on.outbox.enqueue({
+      partnerId: sender.partnerId,
+      request: {
+        method: "PUT",
+        target: { module: "chargingprofiles", role: "SENDER", path: `/${encodeURIComponent(sessionId)}` },
+        body: profile,
+        from: sender.party,
+        to: sender.requester,
+      },
+      label: `PUT chargingprofiles ${sessionId}`,
+      // only the newest active profile of a session is worth sending
+      collapseKey: `chargingprofiles:${sessionId}`,
+    });
+    notified.push(sender.partnerId);
+  }
+  return notified;
+};

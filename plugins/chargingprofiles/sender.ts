@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/plugin";
 import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
-import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { PendingEntry, PendingRequests } from "../../core/async/pending-requests";
+import type { PendingSpec } from "../../core/async/async-module";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { Store } from "../../core/store/port";
 import type { PartyRef } from "../../core/protocol/types";
@@ -12,6 +13,7 @@ import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { receiveOutcome, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
 import { admitPartner } from "../../core/edge/admit";
+import { written } from "../../core/modules/receiver-writes";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponse, ChargingProfileResult, ProfileOperation } from "./model";
 import type { ChargingProfilesSenderPort } from "./ports";
 import type { ChargingProfilesClient } from "./client";
@@ -28,7 +30,7 @@ export interface SentProfileData extends SentRequest<ChargingProfileResponse> {
 }
 
 /** The outcome of a sent request: the partner's result, or null when none came in time. */
-type Outcome = ChargingProfileResult | null;
+export type Outcome = ChargingProfileResult | null;
 
 const sessionIdOf = (id: string): string => {
   if (id.length > 36) throw invalid("session_id must be at most 36 characters");
@@ -36,135 +38,128 @@ const sessionIdOf = (id: string): string => {
 };
 
 /**
- * The Smart Charging side (eMSP/SCSP) of charging profiles: the backend asks
- * for the active profile of a session at a partner CPO, sets or clears one
- * (admin API); the gateway sends the request with a response_url of its own,
- * takes the result there and hands it to the adapter once (or a timeout);
+ * The Smart Charging side (eMSP/SCSP) of charging profiles (OCPI 2.2.1
+ * ChargingProfiles module): the backend asks for the active profile of a
+ * session at a partner CPO, sets or clears one (admin API); the gateway
+ * sends the request with a response_url of its own, takes the result there
+ * and hands it to the adapter once, or a timeout (SENT_PROFILE_REQUESTS_SPEC);
  * a result for a request we sent is never refused (core/async/outgoing.ts).
  * The CPO's unsolicited updates of a session's active profile arrive at
  * PUT {session_id} and go to the adapter too.
  */
-export class ProfileRequestSender implements PendingKind<SentProfileData, Outcome> {
-  readonly name = SENT_PROFILE_REQUESTS;
+export const senderRoutes = (port: ChargingProfilesSenderPort, pending: PendingRequests, log: Logger): RouteSpec[] => [
+  {
+    method: "POST",
+    path: "/results/:uid",
+    body: { type: chargingProfileResultType, mode: "full" },
+    handle: async (req) => {
+      await receiveOutcome<SentProfileData>({
+        pending,
+        kind: SENT_PROFILE_REQUESTS,
+        uid: req.params.uid,
+        partnerId: req.ctx.partner.id,
+        from: req.ctx.from,
+        belongs: () => true,
+        outcome: req.body as ChargingProfileResult,
+        what: "Charging profile request",
+        log,
+      });
+      return written();
+    },
+  },
+  {
+    method: "PUT",
+    path: "/:session_id",
+    body: { type: activeChargingProfileType, mode: "full" },
+    handle: async (req) => {
+      await port.onActiveProfile(sessionIdOf(req.params.session_id), req.body as ActiveChargingProfile, req.port);
+      return written();
+    },
+  },
+];
 
-  constructor(
-    private readonly port: ChargingProfilesSenderPort,
-    private readonly pending: PendingRequests,
-    private readonly client: ChargingProfilesClient,
-    private readonly registry: PartnerRegistry,
-    private readonly store: Store,
-    private readonly config: GatewayConfig,
-    private readonly log: Logger,
-  ) {}
+/** What issuing a charging-profile request takes. */
+export interface ProfileRequesting {
+  pending: PendingRequests;
+  client: ChargingProfilesClient;
+  registry: PartnerRegistry;
+  store: Store;
+  config: GatewayConfig;
+}
 
-  routes(): RouteSpec[] {
-    return [
-      {
-        method: "POST",
-        path: "/results/:uid",
-        body: { type: chargingProfileResultType, mode: "full" },
-        handle: (req) => this.result(req),
-      },
-      {
-        method: "PUT",
-        path: "/:session_id",
-        body: { type: activeChargingProfileType, mode: "full" },
-        handle: async (req) => {
-          await this.port.onActiveProfile(sessionIdOf(req.params.session_id), req.body as ActiveChargingProfile, req.port);
-          return {};
-        },
-      },
-    ];
-  }
+/** Each request may name `?to=NLCPO`, a CPO party behind the partner, a hub (plugins/hubclientinfo/reachable.ts). */
+export const senderAdminRoutes = (on: ProfileRequesting): AdminRoute[] => [
+  {
+    method: "POST",
+    path: "/chargingprofiles/:partner/:session_id/active",
+    handle: async (req) => {
+      const duration = (req.body as { duration?: unknown } | undefined)?.duration;
+      if (typeof duration !== "number" || !Number.isInteger(duration) || duration < 0)
+        throw invalid("/duration: must be a whole number of seconds (0 or more)");
+      return { data: await issue(on, req, "GET_ACTIVE_PROFILE", (sessionId, url, to) => on.client.getActive(req.params.partner, sessionId, duration, url, to)) };
+    },
+  },
+  {
+    method: "PUT",
+    path: "/chargingprofiles/:partner/:session_id",
+    handle: async (req) => {
+      const parsed = chargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
+      if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+      const profile = parsed.data as ChargingProfile;
+      return { data: await issue(on, req, "SET_PROFILE", (sessionId, url, to) => on.client.set(req.params.partner, sessionId, profile, url, to)) };
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/chargingprofiles/:partner/:session_id",
+    handle: async (req) => ({
+      data: await issue(on, req, "CLEAR_PROFILE", (sessionId, url, to) => on.client.clear(req.params.partner, sessionId, url, to)),
+    }),
+  },
+  {
+    method: "GET",
+    path: "/chargingprofiles/requests/:uid",
+    handle: async (req) => {
+      const entry = await on.pending.get<SentProfileData, Outcome>(SENT_PROFILE_REQUESTS, req.params.uid);
+      if (!entry) throw notFound("Charging profile request");
+      return { data: view(entry) };
+    },
+  },
+];
 
-  /** Each request may name `?to=NLCPO`, a CPO party behind the partner, a hub (plugins/hubclientinfo/reachable.ts). */
-  adminRoutes(): AdminRoute[] {
-    return [
-      {
-        method: "POST",
-        path: "/chargingprofiles/:partner/:session_id/active",
-        handle: async (req) => {
-          const duration = (req.body as { duration?: unknown } | undefined)?.duration;
-          if (typeof duration !== "number" || !Number.isInteger(duration) || duration < 0)
-            throw invalid("/duration: must be a whole number of seconds (0 or more)");
-          return { data: await this.issue(req, "GET_ACTIVE_PROFILE", (sessionId, url, to) => this.client.getActive(req.params.partner, sessionId, duration, url, to)) };
-        },
-      },
-      {
-        method: "PUT",
-        path: "/chargingprofiles/:partner/:session_id",
-        handle: async (req) => {
-          const parsed = chargingProfileSchema().safeParse(withoutNulls(req.body ?? {}));
-          if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
-          const profile = parsed.data as ChargingProfile;
-          return { data: await this.issue(req, "SET_PROFILE", (sessionId, url, to) => this.client.set(req.params.partner, sessionId, profile, url, to)) };
-        },
-      },
-      {
-        method: "DELETE",
-        path: "/chargingprofiles/:partner/:session_id",
-        handle: async (req) => ({
-          data: await this.issue(req, "CLEAR_PROFILE", (sessionId, url, to) => this.client.clear(req.params.partner, sessionId, url, to)),
-        }),
-      },
-      {
-        method: "GET",
-        path: "/chargingprofiles/requests/:uid",
-        handle: async (req) => {
-          const entry = await this.pending.get<SentProfileData, Outcome>(SENT_PROFILE_REQUESTS, req.params.uid);
-          if (!entry) throw notFound("Charging profile request");
-          return { data: view(entry) };
-        },
-      },
-    ];
-  }
-
-  timeoutOutcome(): Outcome {
-    return null;
-  }
-
-  async deliver(entry: PendingEntry<SentProfileData, Outcome>, outcome: Outcome): Promise<void> {
+/** Requests our backend sent: the partner's result, or a timeout, goes to the adapter once. */
+export const SENT_PROFILE_REQUESTS_SPEC: PendingSpec<ChargingProfilesSenderPort, SentProfileData, Outcome> = {
+  name: SENT_PROFILE_REQUESTS,
+  timeoutOutcome: () => null,
+  async deliver(port, entry, outcome) {
     const { data } = entry;
-    await this.port.onOutcome(
+    await port.onOutcome(
       { uid: entry.id, partnerId: data.partnerId, operation: data.operation, session_id: data.sessionId },
       outcome ? { kind: "result", result: outcome } : { kind: "timeout" },
       { partnerId: data.partnerId, party: data.party, version: data.version },
     );
-  }
+  },
+};
 
-  private async issue(
-    req: AdminRequest,
-    operation: ProfileOperation,
-    call: (sessionId: string, responseUrl: string, to: PartyRef | undefined) => Promise<ChargingProfileResponse>,
-  ) {
-    const partnerId = req.params.partner;
-    const sessionId = sessionIdOf(req.params.session_id);
-    const { version } = await admitPartner({ config: this.config, registry: this.registry }, partnerId, "chargingprofiles");
-    if (version === "2.1.1") throw invalid(`chargingprofiles does not exist in OCPI 2.1.1, the version of partner ${partnerId}`);
-    const to = await targetParty(this.config, this.store, this.registry, partnerId, req.query.to);
-    const uid = randomUUID();
-    const responseUrl = responseUrlFor(this.config, version, "chargingprofiles", `/results/${uid}`);
-    const { country_code, party_id } = this.config.parties[0];
-    const data: SentProfileData = { partnerId, operation, sessionId, version, party: { country_code, party_id }, to, callbacks: 0 };
-    const response = await sendTracked(this.pending, SENT_PROFILE_REQUESTS, uid, data, this.config, () => call(sessionId, responseUrl, to));
-    return { uid, response };
-  }
-
-  private async result(req: OcpiRequest): Promise<OcpiReply> {
-    await receiveOutcome<SentProfileData>({
-      pending: this.pending,
-      kind: SENT_PROFILE_REQUESTS,
-      uid: req.params.uid,
-      partnerId: req.ctx.partner.id,
-      from: req.ctx.from,
-      belongs: () => true,
-      outcome: req.body as ChargingProfileResult,
-      what: "Charging profile request",
-      log: this.log,
-    });
-    return {};
-  }
-}
+const issue = async (
+  on: ProfileRequesting,
+  req: AdminRequest,
+  operation: ProfileOperation,
+  call: (sessionId: string, responseUrl: string, to: PartyRef | undefined) => Promise<ChargingProfileResponse>,
+) => {
+  const { config, registry } = on;
+  const partnerId = req.params.partner;
+  const sessionId = sessionIdOf(req.params.session_id);
+  const { version } = await admitPartner({ config, registry }, partnerId, "chargingprofiles");
+  if (version === "2.1.1") throw invalid(`chargingprofiles does not exist in OCPI 2.1.1, the version of partner ${partnerId}`);
+  const to = await targetParty(config, on.store, registry, partnerId, req.query.to);
+  const uid = randomUUID();
+  const responseUrl = responseUrlFor(config, version, "chargingprofiles", `/results/${uid}`);
+  const { country_code, party_id } = config.parties[0];
+  const data: SentProfileData = { partnerId, operation, sessionId, version, party: { country_code, party_id }, to, callbacks: 0 };
+  const response = await sendTracked(on.pending, SENT_PROFILE_REQUESTS, uid, data, config, () => call(sessionId, responseUrl, to));
+  return { uid, response };
+};
 
 /** A sent request as the admin API shows it. */
 const view = (entry: PendingEntry<SentProfileData, Outcome>) => ({

@@ -1,9 +1,11 @@
 import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
+import type { RouteSpec } from "../../core/plugin";
+import type { AdminRoute } from "../../core/admin/admin-api";
 import type { Role, VersionNumber } from "../../core/protocol/types";
 import type { Store } from "../../core/store/port";
-import { AsyncModulePlugin } from "../../core/async/async-module";
+import { AsyncModulePlugin, type PendingSpec } from "../../core/async/async-module";
 import { TOKENS } from "../../core/tokens";
 import { PendingRequests } from "../../core/async/pending-requests";
 import { asyncTimeoutSeconds } from "../../core/async/outgoing";
@@ -11,9 +13,10 @@ import { Outbox } from "../../core/outbox/outbox";
 import { LossyTranslationLog } from "../../core/model/lossy";
 import { PartnerClient } from "../../core/client/partner-client";
 import { PartnerRegistry } from "../../core/partners/partner-registry";
+import type { CommandResult } from "./model";
 import type { CommandsReceiverPort, CommandsSenderPort } from "./ports";
-import { CommandReceiver } from "./receiver";
-import { CommandSender } from "./sender";
+import { receivedCommandsSpec, receiverAdminRoutes, receiverRoutes, type ReceivedCommandData } from "./receiver";
+import { SENT_COMMANDS_SPEC, senderAdminRoutes, senderRoutes } from "./sender";
 import { CommandsClient } from "./client";
 import { COMMANDS_TRANSLATION_LOSSES } from "./translate";
 
@@ -24,34 +27,46 @@ import { COMMANDS_TRANSLATION_LOSSES } from "./translate";
  * kept pending in the store (core/async).
  */
 @injectable()
-export class CommandsPlugin extends AsyncModulePlugin<CommandsReceiverPort, CommandsSenderPort, CommandReceiver, CommandSender> {
+export class CommandsPlugin extends AsyncModulePlugin<CommandsSenderPort, CommandsReceiverPort> {
   readonly module = "commands";
   readonly translationLosses = COMMANDS_TRANSLATION_LOSSES;
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1", "2.1.1"];
   /** eMSPs send commands: in 2.1.1, which lists one URL per module, a CPO lists its receiver and an eMSP its callbacks */
   readonly dataOwner: Role = "EMSP";
-  readonly portMethods = { RECEIVER: ["connect", "location", "session", "submit"], SENDER: ["onResult"] } as const;
+  readonly portMethods = { SENDER: ["onResult"], RECEIVER: ["connect", "location", "session", "submit"] } as const;
+  readonly received: PendingSpec<CommandsReceiverPort, ReceivedCommandData, CommandResult>;
+  readonly sent = SENT_COMMANDS_SPEC;
+  private readonly log: Logger;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
-    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Logger) log: Logger,
     pending: PendingRequests,
-    private readonly outbox: Outbox,
+    outbox: Outbox,
     private readonly lossy: LossyTranslationLog,
     private readonly partners: PartnerClient,
     private readonly registry: PartnerRegistry,
     @inject(TOKENS.Store) private readonly store: Store,
   ) {
     super(pending);
+    this.log = log.child({ module: this.module });
+    this.received = receivedCommandsSpec(outbox, lossy, this.log);
   }
 
-  protected createReceiver(port: CommandsReceiverPort): CommandReceiver {
-    return new CommandReceiver(port, this.pending, this.outbox, this.lossy, this.log.child({ module: this.module }), asyncTimeoutSeconds(this.config));
+  protected senderRoutes(): RouteSpec[] {
+    return senderRoutes(this.pending, this.log);
   }
 
-  protected createSender(port: CommandsSenderPort): CommandSender {
-    const log = this.log.child({ module: this.module });
-    const client = new CommandsClient(this.partners, this.lossy, asyncTimeoutSeconds(this.config), log);
-    return new CommandSender(port, this.pending, client, this.registry, this.store, this.config, log);
+  protected receiverRoutes(port: CommandsReceiverPort): RouteSpec[] {
+    return receiverRoutes(port, this.pending, asyncTimeoutSeconds(this.config));
+  }
+
+  protected senderAdminRoutes(): AdminRoute[] {
+    const client = new CommandsClient(this.partners, this.lossy, asyncTimeoutSeconds(this.config), this.log);
+    return senderAdminRoutes({ pending: this.pending, client, registry: this.registry, store: this.store, config: this.config });
+  }
+
+  protected receiverAdminRoutes(): AdminRoute[] {
+    return receiverAdminRoutes(this.pending);
   }
 }

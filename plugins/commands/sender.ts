@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/plugin";
 import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
-import type { PendingEntry, PendingKind, PendingRequests } from "../../core/async/pending-requests";
+import type { PendingEntry, PendingRequests } from "../../core/async/pending-requests";
+import type { PendingSpec } from "../../core/async/async-module";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { Store } from "../../core/store/port";
 import { invalid, invalidFields, notFound } from "../../core/http/errors";
@@ -11,6 +12,7 @@ import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { receiveOutcome, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";
 import { admitPartner } from "../../core/edge/admit";
+import { written } from "../../core/modules/receiver-writes";
 import { COMMAND_TYPES, type CommandRequest, type CommandResponse, type CommandResult, type CommandType } from "./model";
 import type { CommandsSenderPort } from "./ports";
 import { commandSpecOf } from "./command-types";
@@ -28,98 +30,97 @@ export interface SentCommandData extends SentRequest<CommandResponse> {
 const TIMED_OUT: CommandResult = { result: "TIMEOUT", message: [{ language: "en", text: "No result from the partner in time" }] };
 
 /**
- * The eMSP side of commands: the backend issues a command (admin API), the
- * gateway POSTs it with a response_url of its own that is unique per command,
- * keeps it pending in the store, takes the partner's CommandResult there and
- * hands it to the adapter once; when none comes in time the adapter gets
- * TIMEOUT. A result for a command we sent is never refused
- * (core/async/outgoing.ts receiveOutcome); for an unknown one it is 404.
+ * The eMSP side of commands (OCPI 2.2.1 Commands module): the backend issues
+ * a command (admin API), the gateway POSTs it with a response_url of its own
+ * that is unique per command, keeps it pending in the store, takes the
+ * partner's CommandResult there and hands it to the adapter once
+ * (SENT_COMMANDS_SPEC); when none comes in time the adapter gets TIMEOUT. A
+ * result for a command we sent is never refused (core/async/outgoing.ts
+ * receiveOutcome); for an unknown one it is 404.
  */
-export class CommandSender implements PendingKind<SentCommandData, CommandResult> {
-  readonly name = SENT_COMMANDS;
+export const senderRoutes = (pending: PendingRequests, log: Logger): RouteSpec[] => [
+  // the response_url of every command we send: /{command}/{uid} under our Sender interface
+  {
+    method: "POST",
+    path: "/:command/:uid",
+    body: { type: commandResultType, mode: "full" },
+    handle: async (req) => {
+      const { uid, command } = req.params;
+      await receiveOutcome<SentCommandData>({
+        pending,
+        kind: SENT_COMMANDS,
+        uid,
+        partnerId: req.ctx.partner.id,
+        from: req.ctx.from,
+        belongs: (d) => d.type === command,
+        outcome: req.body,
+        what: "Command",
+        log,
+      });
+      return written();
+    },
+  },
+];
 
-  constructor(
-    private readonly port: CommandsSenderPort,
-    private readonly pending: PendingRequests,
-    private readonly client: CommandsClient,
-    private readonly registry: PartnerRegistry,
-    private readonly store: Store,
-    private readonly config: GatewayConfig,
-    private readonly log: Logger,
-  ) {}
+/** What issuing a command takes. */
+export interface CommandIssuing {
+  pending: PendingRequests;
+  client: CommandsClient;
+  registry: PartnerRegistry;
+  store: Store;
+  config: GatewayConfig;
+}
 
-  /** The response_url of every command we send: /{command}/{uid} under our Sender interface. */
-  routes(): RouteSpec[] {
-    return [{ method: "POST", path: "/:command/:uid", body: { type: commandResultType, mode: "full" }, handle: (req) => this.callback(req) }];
-  }
+export const senderAdminRoutes = (on: CommandIssuing): AdminRoute[] => [
+  // ?to=NLCPO: a CPO party behind the partner, a hub (plugins/hubclientinfo/reachable.ts)
+  { method: "POST", path: "/commands/:partner/:command", handle: async (req) => ({ data: await issue(on, req) }) },
+  {
+    method: "GET",
+    path: "/commands/:uid",
+    handle: async (req) => {
+      const entry = await on.pending.get<SentCommandData, CommandResult>(SENT_COMMANDS, req.params.uid);
+      if (!entry) throw notFound("Command");
+      return { data: view(entry) };
+    },
+  },
+];
 
-  adminRoutes(): AdminRoute[] {
-    return [
-      // ?to=NLCPO: a CPO party behind the partner, a hub (plugins/hubclientinfo/reachable.ts)
-      { method: "POST", path: "/commands/:partner/:command", handle: async (req) => ({ data: await this.issue(req) }) },
-      {
-        method: "GET",
-        path: "/commands/:uid",
-        handle: async (req) => {
-          const entry = await this.pending.get<SentCommandData, CommandResult>(SENT_COMMANDS, req.params.uid);
-          if (!entry) throw notFound("Command");
-          return { data: view(entry) };
-        },
-      },
-    ];
-  }
-
-  timeoutOutcome(): CommandResult {
-    return TIMED_OUT;
-  }
-
-  async deliver(entry: PendingEntry<SentCommandData, CommandResult>, outcome: CommandResult): Promise<void> {
+/** Commands our backend sent: the partner's result, or our TIMEOUT, goes to the adapter once. */
+export const SENT_COMMANDS_SPEC: PendingSpec<CommandsSenderPort, SentCommandData, CommandResult> = {
+  name: SENT_COMMANDS,
+  timeoutOutcome: () => TIMED_OUT,
+  async deliver(port, entry, outcome) {
     const { data } = entry;
-    await this.port.onResult({ uid: entry.id, partnerId: data.partnerId, type: data.type }, outcome, {
+    await port.onResult({ uid: entry.id, partnerId: data.partnerId, type: data.type }, outcome, {
       partnerId: data.partnerId,
       party: data.party,
       version: data.version,
     });
-  }
+  },
+};
 
-  private async issue(req: AdminRequest) {
-    const partnerId = req.params.partner;
-    const spec = commandSpecOf(req.params.command);
-    if (!spec) throw invalid(`command must be one of ${COMMAND_TYPES.join(", ")}`);
-    const { version } = await admitPartner({ config: this.config, registry: this.registry }, partnerId, "commands");
-    if (!spec.versions.includes(version)) throw invalid(`${spec.type} does not exist in OCPI ${version}, the version of partner ${partnerId}`);
-    if (typeof req.body !== "object" || req.body === null || Array.isArray(req.body)) throw invalid(`Request body with a ${spec.request.name} is required`);
-    const to = await targetParty(this.config, this.store, this.registry, partnerId, req.query.to);
+const issue = async (on: CommandIssuing, req: AdminRequest) => {
+  const { config, registry } = on;
+  const partnerId = req.params.partner;
+  const spec = commandSpecOf(req.params.command);
+  if (!spec) throw invalid(`command must be one of ${COMMAND_TYPES.join(", ")}`);
+  const { version } = await admitPartner({ config, registry }, partnerId, "commands");
+  if (!spec.versions.includes(version)) throw invalid(`${spec.type} does not exist in OCPI ${version}, the version of partner ${partnerId}`);
+  if (typeof req.body !== "object" || req.body === null || Array.isArray(req.body)) throw invalid(`Request body with a ${spec.request.name} is required`);
+  const to = await targetParty(config, on.store, registry, partnerId, req.query.to);
 
-    const uid = randomUUID();
-    const response_url = responseUrlFor(this.config, version, "commands", `/${spec.type}/${uid}`);
-    const parsed = spec.request.schema("2.3.0", "full").safeParse(withoutNulls({ ...req.body, response_url }));
-    if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+  const uid = randomUUID();
+  const response_url = responseUrlFor(config, version, "commands", `/${spec.type}/${uid}`);
+  const parsed = spec.request.schema("2.3.0", "full").safeParse(withoutNulls({ ...req.body, response_url }));
+  if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
 
-    const { country_code, party_id } = this.config.parties[0];
-    const data: SentCommandData = { partnerId, type: spec.type, version, party: { country_code, party_id }, to, callbacks: 0 };
-    const response = await sendTracked(this.pending, SENT_COMMANDS, uid, data, this.config, () =>
-      this.client.send(partnerId, version, spec, parsed.data as CommandRequest, to),
-    );
-    return { uid, response };
-  }
-
-  private async callback(req: OcpiRequest): Promise<OcpiReply> {
-    const { uid, command } = req.params;
-    await receiveOutcome<SentCommandData>({
-      pending: this.pending,
-      kind: SENT_COMMANDS,
-      uid,
-      partnerId: req.ctx.partner.id,
-      from: req.ctx.from,
-      belongs: (d) => d.type === command,
-      outcome: req.body,
-      what: "Command",
-      log: this.log,
-    });
-    return {};
-  }
-}
+  const { country_code, party_id } = config.parties[0];
+  const data: SentCommandData = { partnerId, type: spec.type, version, party: { country_code, party_id }, to, callbacks: 0 };
+  const response = await sendTracked(on.pending, SENT_COMMANDS, uid, data, config, () =>
+    on.client.send(partnerId, version, spec, parsed.data as CommandRequest, to),
+  );
+  return { uid, response };
+};
 
 /** A sent command as the admin API shows it. */
 const view = (entry: PendingEntry<SentCommandData, CommandResult>) => ({
