@@ -25,9 +25,11 @@ export const DEFAULT_SYNC_OVERLAP_SECONDS = 60;
  * What the operator's YAML says of one partner (`partners[]`, with the
  * gateway's defaults applied): the same under every registration, so it is
  * built once per loaded entry and may be asked for by id without a read
- * (PartnerRegistry.settingsOf), where a caller cannot wait (the outbox
- * worker's retry policy and concurrency). Everything else asks for the
- * whole profile.
+ * (PartnerRegistry.settingsOf) where no registration is involved: the
+ * outbox worker's retry policy and concurrency (it cannot wait for a read),
+ * the modules a hub forwards (from config, whoever registered), the
+ * strictness an answer is read under. Everything else asks for the whole
+ * profile.
  */
 export interface PartnerSettings {
   readonly id: string;

@@ -109,7 +109,7 @@ export class PartnerRegistry {
     return profileOf(this.config, this.configOf(record.id), record);
   }
 
-  /** The YAML half of its profile, with no read: for callers that cannot wait (the outbox worker's retry policy and concurrency). */
+  /** The YAML half of its profile, with no read, where no registration is involved (partner-profile.ts PartnerSettings says where). */
   settingsOf(id: string): PartnerSettings {
     return settingsOf(this.config, this.configOf(id));
   }
