@@ -278,9 +278,10 @@ export const lingerAfterRefusal = (req: IncomingMessage, limits: BodyLimits): vo
  * connection closed after the answer, the rest dropped unparsed) once it
  * passes `max_body_bytes` — at once when its Content-Length says so — or,
  * with a scanner, once its JSON passes a limit. A gzip or deflate body is
- * counted as it inflates. A heavy body (its Content-Length, or what has
- * come of it) takes a place in the gateway's heavy lane, or is refused
- * there (429), and is handed over once whole and given its turn.
+ * counted as it inflates. A heavy body (by its Content-Length, or by what
+ * has come of it) enters the gateway's heavy lane (core/http/heavy-lane.ts):
+ * it is read once it has a place there, handed over once whole and given
+ * its turn, or refused (429) after waiting too long.
  */
 export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: JsonScanner): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -290,12 +291,6 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
       lingerAfterRefusal(req, limits);
       return reject(bodyTooLarge(limits));
     }
-    let ticket: HeavyTicket | undefined;
-    const enterLane = (): OcpiError | undefined => {
-      const entered = heavyLaneOf(limits).enter(req);
-      if (entered instanceof OcpiError) return entered;
-      ticket = entered;
-    };
     let inflater: Transform | undefined;
     if (encoding === "gzip" || encoding === "x-gzip") inflater = createGunzip();
     else if (encoding === "deflate") inflater = createInflate();
@@ -303,26 +298,11 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
       lingerAfterRefusal(req, limits);
       return reject(refused(`Content-Encoding ${encoding.slice(0, 40)} is not supported (identity, gzip, deflate)`, 415));
     }
-    const refusedAtOnce = declared >= limits.heavy_body_bytes ? enterLane() : undefined;
-    if (refusedAtOnce) {
-      lingerAfterRefusal(req, limits);
-      return reject(refusedAtOnce);
-    }
-    const source: Readable = inflater ? req.pipe(inflater) : req;
+    let ticket: HeavyTicket | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const settle = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      source.off("data", onData).off("end", onEnd).off("error", onError);
-      req.off("close", onClose);
-      if (error === undefined) {
-        const body = Buffer.concat(chunks, size);
-        if (!ticket) return resolve(body);
-        ticket.ready();
-        return void ticket.turn.then(() => resolve(body), reject);
-      }
+    const refuse = (error: unknown) => {
       ticket?.end();
       if (inflater) {
         req.unpipe(inflater);
@@ -330,6 +310,17 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
       }
       lingerAfterRefusal(req, limits);
       reject(error);
+    };
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      source?.off("data", onData).off("end", onEnd).off("error", onError);
+      req.off("close", onClose);
+      if (error !== undefined) return refuse(error);
+      const body = Buffer.concat(chunks, size);
+      if (!ticket) return resolve(body);
+      ticket.ready();
+      ticket.turn.then(() => resolve(body), refuse);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -341,8 +332,10 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
       }
       chunks.push(chunk);
       if (!ticket && isHeavy(limits, { bytes: size, members: scanner?.members ?? 0, layouts: scanner?.layoutCount ?? 0 })) {
-        const refusal = enterLane();
-        if (refusal) return settle(refusal);
+        // heavy from here on: the rest waits unread until the body has a place in the lane
+        ticket = heavyLaneOf(limits).enter(req);
+        source!.pause();
+        ticket.place.then(() => !settled && source!.resume(), settle);
       }
     };
     const onEnd = () => settle();
@@ -350,8 +343,17 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
     const onClose = () => {
       if (!req.complete) onError();
     };
-    source.on("data", onData).once("end", onEnd).once("error", onError);
+    let source: Readable | undefined;
+    const read = () => {
+      if (settled) return;
+      source = inflater ? req.pipe(inflater) : req;
+      source.on("data", onData).once("end", onEnd).once("error", onError);
+    };
     req.once("close", onClose);
+    if (declared < limits.heavy_body_bytes) return read();
+    // heavy by its Content-Length: not read at all until it has a place
+    ticket = heavyLaneOf(limits).enter(req);
+    ticket.place.then(read, settle);
   });
 
 /**

@@ -21,10 +21,26 @@ export interface BodyWeight {
 export const isHeavy = (settings: HeavyLaneSettings, weight: BodyWeight): boolean =>
   weight.bytes >= settings.heavy_body_bytes || weight.members >= settings.heavy_body_members || weight.layouts >= settings.heavy_body_layouts;
 
-/** what one heavy body is expected to take of the lane (its turn and the pause after it) before any has been measured */
-const FIRST_CYCLE_MS = 1_000;
-/** weight of the latest cycle in the running estimate */
+/**
+ * A heavy body's place in the lane. `place`: it may be read (its client
+ * has fewer than `heavy_body_queue` bodies read and held); `turn`: it may be
+ * parsed, checked and stored. Either rejects with the 429 once the body has
+ * waited `heavy_body_max_wait_ms` without its turn. The turn ends when the
+ * answer has gone out or the connection closed, whichever comes first, so
+ * that no failure path keeps it; `end` ends it sooner (a body refused).
+ */
+export interface HeavyTicket {
+  readonly place: Promise<void>;
+  readonly turn: Promise<void>;
+  /** the whole body is in: from now on it may be given its turn */
+  ready(): void;
+  end(): void;
+}
+
+/** weight of the latest cycle (a turn and the pause after it) in the running estimate */
 const CYCLE_SMOOTHING = 0.3;
+/** a cycle's length before any has been measured */
+const FIRST_CYCLE_MS = 1_000;
 /**
  * The longest one body holds the lane: an answer that waits on a slow
  * backend or hub receiver gives it up then, charged the busy time so far
@@ -32,26 +48,23 @@ const CYCLE_SMOOTHING = 0.3;
  */
 const MAX_TURN_MS = 10_000;
 
-/**
- * A heavy body waiting for, or holding, its turn. `turn` settles when the
- * body may be parsed (or rejects: the client left while it waited); the
- * turn ends when the answer has gone out or the connection closed
- * (`end`), whichever comes first, so that no failure path keeps it.
- */
-export interface HeavyTicket {
-  readonly turn: Promise<void>;
-  /** the whole body is in: from now on the ticket may be given the lane */
-  ready(): void;
-  /** the body will not be served (refused, broken off): out of the queue, or the turn ends */
-  end(): void;
+interface Ticket extends HeavyTicket {
+  key: string;
+  placed: boolean;
+  ended: boolean;
+  grantPlace(): void;
+  grantTurn(): void;
+  refuse(error: OcpiError): void;
+  timer: NodeJS.Timeout;
+  /** the turn's start: the event loop's utilization then, to charge its busy time at the end */
+  started?: { at: number; elu: EventLoopUtilization };
 }
 
-interface Waiting extends HeavyTicket {
-  key: string;
-  eligible: boolean;
-  grant(): void;
-  /** the turn's start: the event loop's utilization then, to charge its busy time at the end */
-  started?: { at: number; elu: EventLoopUtilization; cap: NodeJS.Timeout };
+/** one client's heavy bodies: how many are read and held, those waiting to be read, those whole and waiting for a turn */
+interface Client {
+  placed: number;
+  unread: Ticket[];
+  whole: Ticket[];
 }
 
 /**
@@ -59,81 +72,63 @@ interface Waiting extends HeavyTicket {
  * members or layouts, `server.inbound.heavy_body_*` — are parsed, checked
  * and stored one at a time, gateway-wide, and each next one starts only
  * after a pause: the main thread's busy time during the previous turn
- * (performance.eventLoopUtilization, its own work and whatever ran beside
- * it) × (1 − share) / share. Heavy bodies thus take at most about `share`
- * of the gateway's time, and a normal request rarely lands behind one;
+ * (performance.eventLoopUtilization: its own work and whatever ran beside
+ * it) × (1 − share) / share. Heavy bodies thus take about `share` of the
+ * gateway's time at most, and a normal request rarely lands behind one;
  * limits alone cannot give that, as two clients sending heavy bodies back
  * to back keep the core busy with whole bodies' turns.
  *
  * Global, because the core is: a lane per partner would give an adversary
  * with two registrations two shares. Per client (the Authorization header,
  * hashed: the body is read before admission, so this is who the request
- * says it is) are the queue's bound (`heavy_body_queue`, waiting or served)
- * and the order: turns go round the clients with a body waiting, so one
- * client's backlog does not delay another's body. A body that would wait
- * longer than `heavy_body_max_wait_ms` by the lane's estimate, or one past
- * its client's bound, is refused at once: HTTP 429 with 2000 (OCPI 2.2.1
- * Status codes: a client error, not a malformed request) and `Retry-After`.
- * Bodies are queued only once whole: a slow sender never holds the lane.
+ * says it is) are the bodies read and held (`heavy_body_queue`; the others
+ * wait unread, the connection's TCP window holding their sender back, so a
+ * client cannot fill the gateway's memory) and the order: turns go round
+ * the clients with a whole body waiting. Bodies wait for a turn only once
+ * whole: a slow sender never holds the lane. A body without its turn after
+ * `heavy_body_max_wait_ms` is refused: HTTP 429 with 2000 (OCPI 2.2.1
+ * Status codes: a client error, not a malformed request) and `Retry-After`,
+ * the lane's expected wait. A client sending again at once is refused again
+ * only after waiting as long, so refusals cannot become a flood.
  */
 export class HeavyLane {
-  private running: Waiting | undefined;
+  private running: Ticket | undefined;
   /** performance.now() from which the next turn may start */
   private readyAt = 0;
-  /** waiting tickets per client, the Map's order the round */
-  private readonly waiting = new Map<string, Waiting[]>();
-  private held = 0;
-  private readonly perKey = new Map<string, number>();
+  /** the clients with heavy bodies, the Map's order the round */
+  private readonly clients = new Map<string, Client>();
+  private whole = 0;
   private cycleMs = FIRST_CYCLE_MS;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(readonly settings: HeavyLaneSettings) {}
 
-  /** The lane's state, for tests and metrics: bodies waiting, whether one is being served. */
-  get state(): { waiting: number; serving: boolean } {
-    return { waiting: this.held - (this.running ? 1 : 0), serving: this.running !== undefined };
-  }
-
-  /** A place in the queue for a heavy body of the request, or the 429 refusing it. */
-  enter(req: IncomingMessage): HeavyTicket | OcpiError {
+  /** A place in the lane for the heavy body of the request. */
+  enter(req: IncomingMessage): HeavyTicket {
     const key = clientKey(req);
-    const { heavy_body_queue: bound, heavy_body_max_wait_ms: maxWait } = this.settings;
-    const now = performance.now();
-    const expected = Math.max(0, this.readyAt - now) + (this.running ? this.cycleMs : 0) + (this.held - (this.running ? 1 : 0)) * this.cycleMs;
-    if ((this.perKey.get(key) ?? 0) >= bound) return tooMany(`more than ${bound} heavy request bodies of this client at once (server.inbound.heavy_body_queue)`, expected);
-    if (expected > maxWait) return tooMany(`heavy request bodies are taken one at a time at a share of the gateway's time, and the wait would exceed ${maxWait} ms (server.inbound.heavy_body_max_wait_ms)`, expected);
-
-    let grant!: () => void;
-    let refuse!: (error: Error) => void;
-    const turn = new Promise<void>((resolve, reject) => {
-      grant = resolve;
-      refuse = reject;
-    });
-    // nobody may be awaiting the turn yet (the body still arriving) when it is refused
-    turn.catch(() => undefined);
-    let ended = false;
-    const ticket: Waiting = {
+    let client = this.clients.get(key);
+    if (!client) this.clients.set(key, (client = { placed: 0, unread: [], whole: [] }));
+    const [place, grantPlace, refusePlace] = deferred();
+    const [turn, grantTurn, refuseTurn] = deferred();
+    const ticket: Ticket = {
       key,
-      eligible: false,
+      place,
       turn,
-      grant,
-      ready: () => {
-        if (ended || ticket.eligible) return;
-        ticket.eligible = true;
-        this.next();
+      placed: false,
+      ended: false,
+      grantPlace,
+      grantTurn,
+      refuse: (error) => {
+        refusePlace(error);
+        refuseTurn(error);
       },
-      end: () => {
-        if (ended) return;
-        ended = true;
-        this.leave(ticket);
-        refuse(new OcpiError(Status.CLIENT_ERROR, "Request closed while its body waited for the heavy lane", 400));
-      },
+      ready: () => this.ready(ticket),
+      end: () => this.leave(ticket),
+      timer: setTimeout(() => this.expire(ticket), this.settings.heavy_body_max_wait_ms),
     };
-    this.held++;
-    this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
-    const queue = this.waiting.get(key);
-    if (queue) queue.push(ticket);
-    else this.waiting.set(key, [ticket]);
+    ticket.timer.unref();
+    if (client.placed < this.settings.heavy_body_queue) this.placeIn(client, ticket);
+    else client.unread.push(ticket);
     // however the request ends, its place or turn ends with it
     const res = responseOf(req);
     if (res) res.once("close", ticket.end);
@@ -141,13 +136,34 @@ export class HeavyLane {
     return ticket;
   }
 
-  private leave(ticket: Waiting): void {
-    this.held--;
-    const left = (this.perKey.get(ticket.key) ?? 1) - 1;
-    if (left > 0) this.perKey.set(ticket.key, left);
-    else this.perKey.delete(ticket.key);
+  private placeIn(client: Client, ticket: Ticket): void {
+    client.placed++;
+    ticket.placed = true;
+    ticket.grantPlace();
+  }
+
+  private ready(ticket: Ticket): void {
+    const client = this.clients.get(ticket.key);
+    if (ticket.ended || !client || client.whole.includes(ticket)) return;
+    client.whole.push(ticket);
+    this.whole++;
+    this.next();
+  }
+
+  /** waited too long: 429, telling the client how long the lane expects to need */
+  private expire(ticket: Ticket): void {
+    if (ticket.ended || this.running === ticket) return;
+    const expected = Math.max(0, this.readyAt - performance.now()) + (this.running ? this.cycleMs : 0) + this.whole * this.cycleMs;
+    this.leave(ticket, tooMany(this.settings, expected));
+  }
+
+  private leave(ticket: Ticket, refusal?: OcpiError): void {
+    if (ticket.ended) return;
+    ticket.ended = true;
+    clearTimeout(ticket.timer);
+    ticket.refuse(refusal ?? new OcpiError(Status.CLIENT_ERROR, "Request closed while its body waited for the heavy lane", 400));
+    const client = this.clients.get(ticket.key)!;
     if (this.running === ticket) {
-      clearTimeout(ticket.started!.cap);
       const now = performance.now();
       const busy = performance.eventLoopUtilization(ticket.started!.elu).active;
       const share = this.settings.heavy_body_share;
@@ -155,51 +171,72 @@ export class HeavyLane {
       this.readyAt = now + pause;
       this.cycleMs += CYCLE_SMOOTHING * (now - ticket.started!.at + pause - this.cycleMs);
       this.running = undefined;
-    } else {
-      const queue = this.waiting.get(ticket.key);
-      const at = queue?.indexOf(ticket) ?? -1;
-      if (queue && at >= 0) queue.splice(at, 1);
-      if (queue?.length === 0) this.waiting.delete(ticket.key);
+    } else if (remove(client.whole, ticket)) this.whole--;
+    else remove(client.unread, ticket);
+    if (ticket.placed) {
+      client.placed--;
+      const waiting = client.unread.shift();
+      if (waiting) this.placeIn(client, waiting);
     }
+    if (client.placed === 0 && client.unread.length === 0) this.clients.delete(ticket.key);
     this.next();
   }
 
-  /** The next eligible body, round the clients, once the lane is free and its pause over. */
+  /** The next whole body, round the clients, once the lane is free and its pause over. */
   private next(): void {
-    if (this.running || this.timer) return;
+    if (this.running || this.timer || this.whole === 0) return;
     const wait = this.readyAt - performance.now();
     if (wait > 0) {
-      if (this.held > 0) {
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          this.next();
-        }, Math.ceil(wait));
-        this.timer.unref();
-      }
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.next();
+      }, Math.ceil(wait));
+      this.timer.unref();
       return;
     }
-    for (const [key, queue] of this.waiting) {
-      const at = queue.findIndex((t) => t.eligible);
-      if (at < 0) continue;
-      const [ticket] = queue.splice(at, 1);
+    for (const [key, client] of this.clients) {
+      const ticket = client.whole.shift();
+      if (!ticket) continue;
+      this.whole--;
       // this client goes to the end of the round
-      this.waiting.delete(key);
-      if (queue.length > 0) this.waiting.set(key, queue);
+      this.clients.delete(key);
+      this.clients.set(key, client);
       this.running = ticket;
-      const cap = setTimeout(ticket.end, MAX_TURN_MS);
-      cap.unref();
-      ticket.started = { at: performance.now(), elu: performance.eventLoopUtilization(), cap };
-      ticket.grant();
+      clearTimeout(ticket.timer);
+      ticket.timer = setTimeout(ticket.end, MAX_TURN_MS);
+      ticket.timer.unref();
+      ticket.started = { at: performance.now(), elu: performance.eventLoopUtilization() };
+      ticket.grantTurn();
       return;
     }
   }
 }
 
-const tooMany = (why: string, expectedMs: number): OcpiError =>
-  new OcpiError(Status.CLIENT_ERROR, `Too many heavy request bodies: ${why}; retry later`, 429, {
-    "Retry-After": String(Math.max(1, Math.ceil(expectedMs / 1000))),
-    Connection: "close",
+const tooMany = (settings: HeavyLaneSettings, expectedMs: number): OcpiError =>
+  new OcpiError(
+    Status.CLIENT_ERROR,
+    `Too many heavy request bodies: they are taken one at a time at a share of the gateway's time, and this one waited ${settings.heavy_body_max_wait_ms} ms (server.inbound.heavy_body_max_wait_ms); retry later`,
+    429,
+    { "Retry-After": String(Math.max(1, Math.ceil(expectedMs / 1000))), Connection: "close" },
+  );
+
+const deferred = (): [Promise<void>, () => void, (error: Error) => void] => {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
   });
+  // nobody may be waiting for it when it is refused (a place given at once, a turn never asked for)
+  promise.catch(() => undefined);
+  return [promise, resolve, reject];
+};
+
+const remove = <T>(list: T[], item: T): boolean => {
+  const at = list.indexOf(item);
+  if (at >= 0) list.splice(at, 1);
+  return at >= 0;
+};
 
 /** who the request says it is: its Authorization header, hashed so that no token is kept as a key */
 const clientKey = (req: IncomingMessage): string => createHash("sha256").update(req.headers.authorization ?? "").digest("base64");
@@ -210,7 +247,8 @@ const clientKey = (req: IncomingMessage): string => createHash("sha256").update(
  * hub's entrances hand over only the request, and its answer's `close` is
  * what ends a turn however the request ends (answered, failed, or the
  * client gone). Undefined for a request whose answer waits behind an
- * earlier one's (pipelining): the socket's close ends its turn then.
+ * earlier one's (pipelining): the socket's close, or MAX_TURN_MS, ends its
+ * turn then.
  */
 const responseOf = (req: IncomingMessage): ServerResponse | undefined => {
   const res = (req.socket as { _httpMessage?: ServerResponse } | null)?._httpMessage;
