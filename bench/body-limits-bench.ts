@@ -6,8 +6,9 @@ import { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { request } from "undici";
 import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from "../config/types";
-import { benchLocation } from "./bench-gateway";
+import { acceptedShapes, d3Body, tokenWith, type Shape } from "./body-shapes";
 import { pacedLoad, type PacedRun } from "./paced-load";
+import type { SentBodies } from "./body-senders";
 import { HOST, freePort, spawnOnServerCore, stop } from "./support";
 
 /** The issue's targets (#23): the worst accepted body delays the event loop at most this much … */
@@ -34,45 +35,106 @@ export interface BodyRow {
   getCpuMs?: number;
 }
 
-/** a normal client's run, and how many bodies the two heavy clients sent meanwhile */
-type NormalRun = PacedRun & { heavy?: number };
+/** a normal client's run, the gateway's CPU time and event-loop delay meanwhile (ms), and what the two heavy clients sent */
+type NormalRun = PacedRun & { gateway: { cpuMs: number; p99: number; max: number }; heavy?: SentBodies };
 
 export interface BodyLimitsBench {
   limits: InboundServerConfig;
   /** the machine's 1-minute load average when the run began: other work inflates delays and latencies, not CPU times */
   load: number;
   accepted: BodyRow[];
+  /** the same kinds of body, at the heavy thresholds instead of the limits */
+  light: BodyRow[];
   refused: BodyRow[];
-  normal: { alone: NormalRun; withAccepted: NormalRun; withRefused: NormalRun; worst: string; seconds: number };
-}
-
-/** A body to PUT (and then GET) at `path` below /ocpi/2.3.0/receiver, built fresh for each round: new keys are what costs most. */
-interface Shape {
-  name: string;
-  path: string;
-  build(): string;
-  /** sent chunked, in pieces of 64 KB, without a Content-Length */
-  chunked?: boolean;
+  normal: { alone: NormalRun; withAccepted: NormalRun; withLight: NormalRun; withRefused: NormalRun; worst: string; worstLight: string; seconds: number };
 }
 
 /**
- * Issue #23 (findings D3, D4): what the worst bodies within the body limits
- * (`server.inbound`, core/http/body-limits.ts) cost a gateway process on the
- * server core, and what bodies past them cost. (a) Each kind of body at the
- * limits, PUT and read back, 3 rounds: the gateway's own event-loop delay
- * (perf_hooks, bench/body-limits-gateway.ts), its CPU time and the answer
- * times; the D3 body (a Token with 400,000 unknown members, 6.8 MB) is
- * refused, with its Content-Length and sent chunked. (b) A normal client
- * (Token GETs at a fixed rate) alone, then while two clients send the
- * costliest accepted body (by the gateway's CPU time) back to back, then
- * the D3 body.
+ * Issue #23 (findings D3, D4, item 2): what the worst bodies within the body
+ * limits (`server.inbound`, core/http/body-limits.ts) cost a gateway process
+ * on the server core, and what bodies past them cost. (a) Each kind of body
+ * at the limits, and at the heavy thresholds (the costliest bodies the heavy
+ * lane, core/http/heavy-lane.ts, does not take), PUT and read back, 3
+ * rounds: the gateway's own event-loop delay (perf_hooks,
+ * bench/body-limits-gateway.ts), its CPU time and the answer times, on a
+ * gateway whose lane does not pause (`heavy_body_share: 1`), so that each
+ * row is what the body costs by itself; the D3 body (a Token with 400,000
+ * unknown members, 6.8 MB) is refused, with its Content-Length and sent
+ * chunked. (b) On a gateway with the limits as configured: a normal client
+ * (Token GETs at a fixed rate) alone, then while two clients send back to
+ * back the costliest accepted body (by the gateway's CPU time), the
+ * costliest body below the heavy thresholds, and the D3 body.
  */
 export const benchBodyLimits = async (seconds: number): Promise<BodyLimitsBench> => {
   const load = os.loadavg()[0];
-  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-body-"));
-  const port = await freePort();
   // BENCH_BODY_LIMITS='{"max_body_members":50000}': other limits than the defaults, to see what they would cost
   const limits: InboundServerConfig = { ...DEFAULT_INBOUND, ...(JSON.parse(process.env.BENCH_BODY_LIMITS ?? "{}") as Partial<InboundServerConfig>) };
+  const heavyShapes = acceptedShapes(limits);
+  const lightShapes = acceptedShapes(belowHeavy(limits)).map((shape) => ({ ...shape, name: `${shape.name} (below the heavy thresholds)` }));
+  const costliest = (rows: BodyRow[], shapes: Shape[]): Shape => {
+    const row = rows.reduce((a, b) => (b.putCpuMs + (b.getCpuMs ?? 0) > a.putCpuMs + (a.getCpuMs ?? 0) ? b : a));
+    return shapes.find((s) => s.name === row.name)!;
+  };
+
+  let rows = await startGateway({ ...limits, heavy_body_share: 1 });
+  let accepted: BodyRow[];
+  let light: BodyRow[];
+  let refused: BodyRow[];
+  try {
+    // a gateway that has run a while: its code compiled by V8's optimizing tiers, as in production
+    for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const shape of [...heavyShapes, ...lightShapes]) await rows.client.put(shape.path, shape.build());
+    accepted = [];
+    for (const shape of heavyShapes) accepted.push(await measure(rows.client, shape, true));
+    light = [];
+    for (const shape of lightShapes) light.push(await measure(rows.client, shape, true));
+    refused = [await measure(rows.client, d3Body, false), await measure(rows.client, { ...d3Body, name: `${d3Body.name}, sent chunked`, chunked: true }, false)];
+  } finally {
+    await rows.stop();
+  }
+
+  const worst = costliest(accepted, heavyShapes);
+  const worstLight = costliest(light, lightShapes);
+  rows = await startGateway(limits);
+  try {
+    const gateway = rows.client;
+    // warmed up by bodies the lane does not take, so that warming it does not wait for the lane's pauses
+    for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const shape of lightShapes) await gateway.put(shape.path, shape.build());
+    const normal = await gateway.put("/tokens/DE/EMS/NORMAL", tokenWith("NORMAL", "normal"));
+    if (normal.status >= 300) throw new Error(`the normal client's token was refused: ${normal.status}`);
+    const run = async (): Promise<NormalRun> => {
+      await gateway.delay();
+      const paced = await pacedLoad(`${gateway.base}/tokens/DE/EMS/NORMAL`, { Authorization: gateway.authorization }, Math.min(seconds, 10), NORMAL_RATE, 10);
+      return { ...paced, gateway: await gateway.delay() };
+    };
+    const alone = await run();
+    const withAccepted = await whileSending(gateway, worst, run);
+    const withLight = await whileSending(gateway, worstLight, run);
+    const withRefused = await whileSending(gateway, d3Body, run);
+    return {
+      limits,
+      load,
+      accepted,
+      light,
+      refused,
+      normal: { alone, withAccepted, withLight, withRefused, worst: worst.name, worstLight: worstLight.name, seconds: Math.min(seconds, 10) },
+    };
+  } finally {
+    await rows.stop();
+  }
+};
+
+/** the limits shrunk to just below the heavy thresholds: the costliest bodies the heavy lane does not take */
+const belowHeavy = (limits: InboundServerConfig): InboundServerConfig => ({
+  ...limits,
+  max_body_bytes: Math.min(limits.max_body_bytes, limits.heavy_body_bytes - 1),
+  max_body_members: Math.min(limits.max_body_members, limits.heavy_body_members - 1),
+  max_body_layouts: Math.min(limits.max_body_layouts, limits.heavy_body_layouts - 1),
+});
+
+/** A bench gateway process on the server core (bench/body-limits-gateway.ts) with these inbound limits, and a client of it. */
+const startGateway = async (limits: InboundServerConfig): Promise<{ client: Client; stop(): Promise<void> }> => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-body-"));
+  const port = await freePort();
   const config: GatewayConfig = {
     server: {
       port,
@@ -94,7 +156,13 @@ export const benchBodyLimits = async (seconds: number): Promise<BodyLimitsBench>
     partners: [{ id: "bench", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
   };
   writeFileSync(path.join(dir, "gateway.yaml"), stringify(config));
-  const child = spawnOnServerCore([path.resolve(__dirname, "body-limits-gateway.js"), path.join(dir, "gateway.yaml")]);
+  // BENCH_CPU_PROF=<dir>: each gateway writes a CPU profile there (node --cpu-prof), as the other scenarios do
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
+  const child = spawnOnServerCore([...profile, path.resolve(__dirname, "body-limits-gateway.js"), path.join(dir, "gateway.yaml")]);
+  const stopIt = async () => {
+    await stop(child);
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const started = await new Promise<RegExpExecArray>((resolve, reject) => {
       let seen = "";
@@ -106,27 +174,10 @@ export const benchBodyLimits = async (seconds: number): Promise<BodyLimitsBench>
       child.stderr!.on("data", (chunk: Buffer) => (seen += chunk.toString()));
       child.once("exit", (code) => reject(new Error(`gateway exited with ${code}: ${seen}`)));
     });
-    const gateway = new Client(`http://${HOST}:${started[1]}/ocpi/2.3.0/receiver`, `http://${HOST}:${started[2]}/`, started[3]);
-
-    // a gateway that has run a while: its code compiled by V8's optimizing tiers, as in production
-    for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const shape of acceptedShapes(limits)) await gateway.put(shape.path, shape.build());
-    const accepted: BodyRow[] = [];
-    for (const shape of acceptedShapes(limits)) accepted.push(await measure(gateway, shape, true));
-    const refused = [await measure(gateway, d3Body, false), await measure(gateway, { ...d3Body, name: `${d3Body.name}, sent chunked`, chunked: true }, false)];
-
-    const worstRow = accepted.reduce((a, b) => (b.putCpuMs + (b.getCpuMs ?? 0) > a.putCpuMs + (a.getCpuMs ?? 0) ? b : a));
-    const worst = acceptedShapes(limits).find((s) => s.name === worstRow.name)!;
-    const normal = await gateway.put("/tokens/DE/EMS/NORMAL", tokenWith("NORMAL", "normal"));
-    if (normal.status >= 300) throw new Error(`the normal client's token was refused: ${normal.status}`);
-    const run = (): Promise<PacedRun> =>
-      pacedLoad(`${gateway.base}/tokens/DE/EMS/NORMAL`, { Authorization: gateway.authorization }, Math.min(seconds, 10), NORMAL_RATE, 10);
-    const alone = await run();
-    const withAccepted = await whileSending(gateway, worst, run);
-    const withRefused = await whileSending(gateway, d3Body, run);
-    return { limits, load, accepted, refused, normal: { alone, withAccepted, withRefused, worst: worst.name, seconds: Math.min(seconds, 10) } };
-  } finally {
-    await stop(child);
-    rmSync(dir, { recursive: true, force: true });
+    return { client: new Client(`http://${HOST}:${started[1]}/ocpi/2.3.0/receiver`, `http://${HOST}:${started[2]}/`, started[3]), stop: stopIt };
+  } catch (error) {
+    await stopIt();
+    throw error;
   }
 };
 
@@ -140,10 +191,10 @@ class Client {
     this.authorization = `Token ${Buffer.from(token).toString("base64")}`;
   }
 
-  /** the gateway's event-loop delay (max) and CPU time since the last call, ms */
-  async delay(): Promise<{ max: number; cpuMs: number }> {
+  /** the gateway's event-loop delay (max, p99) and CPU time since the last call, ms */
+  async delay(): Promise<{ max: number; p99: number; cpuMs: number }> {
     const { body } = await request(this.probe);
-    return (await body.json()) as { max: number; cpuMs: number };
+    return (await body.json()) as { max: number; p99: number; cpuMs: number };
   }
 
   async put(where: string, json: string, chunked = false): Promise<{ status: number; statusCode?: number; ms: number }> {
@@ -152,13 +203,18 @@ class Client {
     const pieces = async function* () {
       for (let at = 0; at < bytes.length; at += 65_536) yield bytes.subarray(at, at + 65_536);
     };
-    const { statusCode, body } = await request(this.base + where, {
-      method: "PUT",
-      headers: { authorization: this.authorization, "content-type": "application/json" },
-      body: chunked ? Readable.from(pieces()) : bytes,
-    });
-    const answer = (await body.json().catch(() => ({}))) as { status_code?: number };
-    return { status: statusCode, statusCode: answer.status_code, ms: performance.now() - began };
+    try {
+      const { statusCode, body } = await request(this.base + where, {
+        method: "PUT",
+        headers: { authorization: this.authorization, "content-type": "application/json" },
+        body: chunked ? Readable.from(pieces()) : bytes,
+      });
+      const answer = (await body.json().catch(() => ({}))) as { status_code?: number };
+      return { status: statusCode, statusCode: answer.status_code, ms: performance.now() - began };
+    } catch {
+      // a refused body the gateway stopped reading before this client had read the answer (EPIPE, ECONNRESET)
+      return { status: 0, ms: performance.now() - began };
+    }
   }
 
   async get(where: string): Promise<{ status: number; ms: number }> {
@@ -179,7 +235,7 @@ const measure = async (gateway: Client, shape: Shape, accept: boolean): Promise<
     await gateway.delay();
     const put = await gateway.put(shape.path, json, shape.chunked);
     const afterPut = await gateway.delay();
-    const status = `${put.status} ${put.statusCode ?? "-"}`;
+    const status = put.status === 0 ? "reset before the answer was read" : `${put.status} ${put.statusCode ?? "-"}`;
     if ((put.statusCode === 1000) !== accept) throw new Error(`${shape.name}: answered ${status}`);
     const get = accept ? await gateway.get(shape.path) : undefined;
     const afterGet = accept ? await gateway.delay() : { max: 0, cpuMs: 0 };
@@ -207,11 +263,11 @@ const measure = async (gateway: Client, shape: Shape, accept: boolean): Promise<
 };
 
 /** `run` while two clients (bench/body-senders.ts, a thread of their own) PUT `shape` back to back: four fresh bodies, built beforehand, in turn. */
-const whileSending = async (gateway: Client, shape: Shape, run: () => Promise<PacedRun>): Promise<NormalRun> => {
+const whileSending = async (gateway: Client, shape: Shape, run: () => Promise<NormalRun>): Promise<NormalRun> => {
   const bodies = Array.from({ length: 4 }, () => shape.build());
   const senders = new Worker(path.resolve(__dirname, "body-senders.js"), { workerData: { url: gateway.base + shape.path, authorization: gateway.authorization, bodies } });
-  const sent = new Promise<number>((resolve, reject) => senders.once("message", resolve).once("error", reject));
-  let result: PacedRun | undefined;
+  const sent = new Promise<SentBodies>((resolve, reject) => senders.once("message", resolve).once("error", reject));
+  let result: NormalRun | undefined;
   try {
     result = await run();
   } finally {
@@ -222,127 +278,53 @@ const whileSending = async (gateway: Client, shape: Shape, run: () => Promise<Pa
   return { ...result, heavy };
 };
 
-const tokenWith = (uid: string, extra: unknown): string =>
-  JSON.stringify({ country_code: "DE", party_id: "EMS", uid, type: "RFID", contract_id: "DE-EMS-C1", issuer: "EMS", valid: true, whitelist: "ALLOWED", last_updated: "2025-01-01T00:00:00Z", extra });
-
-/** member names no body has used before: each new name (and each new order of names) is a new hidden class for V8 */
-let fresh = 0;
-const freshKey = (): string => `k${(fresh++).toString(36)}`;
-
-/**
- * `count` objects of `members` members each: as many as the layout limit
- * allows with new member names, the rest repeating those objects' names in
- * the same order (layouts already seen in this body).
- */
-const objects = (count: number, members: number, layouts: number, value: () => unknown = () => 1): Record<string, unknown>[] => {
-  const names = Array.from({ length: Math.max(1, Math.min(count, Math.floor(layouts / members))) }, () => Array.from({ length: members }, freshKey));
-  return Array.from({ length: count }, (_, i) => Object.fromEntries(names[i % names.length].map((name) => [name, value()])));
-};
-
-/** room the Token around `extra` takes: its members, layouts and bytes, with a margin */
-const WRAPPER = { members: 20, layouts: 20, bytes: 400 };
-
-/** The costliest bodies within the limits we know of, as a Token's unknown member `extra`, and a Location of as many EVSEs as fit. */
-const acceptedShapes = (limits: InboundServerConfig): Shape[] => {
-  const members = limits.max_body_members - WRAPPER.members;
-  const layouts = limits.max_body_layouts - WRAPPER.layouts;
-  const bytes = limits.max_body_bytes - WRAPPER.bytes;
-  const perObject = Math.min(limits.max_object_members, members - 1, layouts);
-  const string = limits.max_string_bytes;
-  const token = (name: string, extra: () => unknown): Shape => ({ name, path: "/tokens/DE/EMS/HEAVY", build: () => tokenWith("HEAVY", extra()) });
-  const small = Math.floor(members / 11);
-  const wide = Math.floor(members / (perObject + 1));
-  const single = Math.floor(members / 2);
-  const longValue = Math.min(string, Math.floor(bytes / single) - 16);
-  const longStrings = Math.min(members, Math.floor(bytes / (string + 3)));
-  const shortString = Math.min(string, Math.floor(bytes / members) - 3);
-  return [
-    token(`${small} objects of 10 members, ${Math.min(layouts, small * 10)} new layouts`, () => objects(small, 10, layouts)),
-    token(`${wide} objects of ${perObject} members, ${Math.min(layouts, wide * perObject)} new layouts`, () => objects(wide, perObject, layouts)),
-    token(`${single} objects of one member of ${longValue} bytes, ${Math.min(layouts, single)} new layouts`, () => objects(single, 1, layouts, () => "v".repeat(longValue))),
-    token(`${longStrings} strings of ${string} bytes`, () => Array.from({ length: longStrings }, () => "s".repeat(string))),
-    token(`${members} strings of ${shortString} bytes`, () => Array.from({ length: members }, () => "s".repeat(shortString))),
-    locationShape(limits),
-  ];
-};
-
-/** A Location whose EVSEs have three connectors each and most optional fields: as many as the limits allow. */
-const locationShape = (limits: InboundServerConfig): Shape => {
-  const evse = (i: number) => ({
-    uid: `EVSE${i}`,
-    evse_id: `DE*CPX*E${i}`,
-    status: "AVAILABLE",
-    capabilities: ["RFID_READER", "REMOTE_START_STOP_CAPABLE", "RESERVABLE"],
-    floor_level: "1",
-    physical_reference: String(i),
-    coordinates: { latitude: "52.09074", longitude: "5.12142" },
-    parking_restrictions: ["EV_ONLY"],
-    connectors: ["1", "2", "3"].map((id) => ({
-      id,
-      standard: "IEC_62196_T2",
-      format: "SOCKET",
-      power_type: "AC_3_PHASE",
-      max_voltage: 230,
-      max_amperage: 32,
-      max_electric_power: 22000,
-      tariff_ids: ["T1", "T2"],
-      last_updated: "2026-01-01T00:00:00Z",
-    })),
-    last_updated: "2026-01-01T00:00:00Z",
-  });
-  const valuesOf = (json: string) => (json.match(/[:,[]/g) ?? []).length;
-  const perEvse = valuesOf(JSON.stringify(evse(1)));
-  const count = Math.min(Math.floor((limits.max_body_members - 40) / (perEvse + 1)), Math.floor((limits.max_body_bytes - 1000) / JSON.stringify(evse(99999)).length));
-  return {
-    name: `a Location with ${count} EVSEs of 3 connectors (same member names throughout)`,
-    path: "/locations/DE/CPX/BIG",
-    build: () => JSON.stringify({ ...benchLocation(1), country_code: "DE", party_id: "CPX", id: "BIG", evses: Array.from({ length: count }, (_, i) => evse(i)) }),
-  };
-};
-
-/** Finding D3: a Token with 400,000 unknown members (6.8 MB). */
-const d3Body: Shape = {
-  name: "the D3 body: a Token with 400,000 unknown members",
-  path: "/tokens/DE/EMS/D3",
-  build: () => tokenWith("D3", undefined).replace(/}$/, `,${Array.from({ length: 400_000 }, () => `"m${String(fresh++).padStart(11, "0")}":1`).join(",")}}`),
-};
-
 export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines: string[] } => {
-  const { limits, load, accepted, refused, normal } = result;
+  const { limits, load, accepted, light, refused, normal } = result;
   const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
   const ms = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(0));
   const delayOf = (r: BodyRow) => Math.max(r.putDelayMs, r.getDelayMs ?? 0);
-  const worst = accepted.reduce((a, b) => (delayOf(b) > delayOf(a) ? b : a));
+  const worst = [...accepted, ...light].reduce((a, b) => (delayOf(b) > delayOf(a) ? b : a));
   const worstDelay = delayOf(worst);
   const ratio = (run: NormalRun) => run.p99 / normal.alone.p99;
+  const verdict = (run: NormalRun) => `${ratio(run).toFixed(2)}× (${ratio(run) <= P99_RATIO_TARGET ? "met" : "not met"})`;
+  const cpu = (run: NormalRun) => `${((run.gateway.cpuMs / (normal.seconds * 1000)) * 100).toFixed(0)} %`;
+  const sent = (run: NormalRun) =>
+    run.heavy
+      ? `${run.heavy.sent}: ${Object.entries(run.heavy.answers)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([answer, count]) => `${count} × ${answer}`)
+          .join(", ")}`
+      : "—";
   return {
     title: "Request bodies at the body limits: the gateway's event-loop delay, and a normal client beside two clients sending the worst",
     lines: [
       `Limits (\`server.inbound\`${process.env.BENCH_BODY_LIMITS ? ", set by BENCH_BODY_LIMITS" : ": the defaults"}): ${limits.max_body_bytes} bytes, ${limits.max_object_members} members an object, ${limits.max_body_members} members and array elements in all, ${limits.max_body_layouts} layouts, strings and numbers of ${limits.max_string_bytes} bytes. ` +
-        `One gateway process on the server core (SQLite, local adapter; bench/body-limits-gateway.ts measures its own event loop with perf_hooks at 1 ms resolution), warmed up by ${WARM_UP_ROUNDS} unmeasured rounds of every body. Each body ${ROUNDS} times, built fresh (new member names each time); medians. ` +
+        `Heavy (the heavy lane's): from ${limits.heavy_body_bytes} bytes, ${limits.heavy_body_members} members and elements or ${limits.heavy_body_layouts} layouts on; share ${limits.heavy_body_share}, ${limits.heavy_body_queue} a client, expected wait at most ${limits.heavy_body_max_wait_ms} ms. ` +
+        `The bodies' rows: one gateway process on the server core whose lane does not pause (\`heavy_body_share: 1\`: what each body costs by itself; SQLite, local adapter; bench/body-limits-gateway.ts measures its own event loop with perf_hooks at 1 ms resolution), warmed up by ${WARM_UP_ROUNDS} unmeasured rounds of every body. Each body ${ROUNDS} times, built fresh (new member names each time); medians. ` +
         `Load average when the run began: ${load.toFixed(1)} on ${os.cpus().length} cores. ` +
         "Delay: the longest the gateway's event loop was held up while the body was served (PUT) or read back (GET); CPU: the gateway's CPU time meanwhile (user + system), which other work on the machine does not inflate; ms: the answer's time at the client.",
       "",
       "| body | MB | answer | PUT ms | PUT delay ms | PUT CPU ms | GET ms | GET delay ms | GET CPU ms |",
       "|---|---:|---|---:|---:|---:|---:|---:|---:|",
-      ...[...accepted, ...refused].map(
+      ...[...accepted, ...light, ...refused].map(
         (r) => `| ${r.name} | ${mb(r.bytes)} | ${r.status} | ${ms(r.putMs)} | ${ms(r.putDelayMs)} | ${ms(r.putCpuMs)} | ${ms(r.getMs)} | ${ms(r.getDelayMs)} | ${ms(r.getCpuMs)} |`,
       ),
       "",
-      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each; then the same while two clients PUT the costliest accepted body above by the gateway's CPU time (${normal.worst}) back to back, then the D3 body (with its Content-Length).`,
+      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight}), then the D3 body (with its Content-Length).`,
       "",
-      "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | heavy bodies sent meanwhile |",
-      "|---|---:|---:|---:|---:|---:|---:|",
+      "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | gateway CPU | gateway loop delay p99 / max ms | bodies the two clients sent meanwhile: answers |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---|",
       ...(
         [
           ["alone (baseline)", normal.alone],
-          ["while two clients send the costliest accepted body", normal.withAccepted],
+          ["while two clients send the costliest accepted body (heavy)", normal.withAccepted],
+          ["while two clients send the costliest body below the heavy thresholds", normal.withLight],
           ["while two clients send the D3 body (refused)", normal.withRefused],
         ] as const
-      ).map(([name, run]) => `| ${name} | ${Math.round(run.requestsPerSecond)} | ${run.p50} | ${run.p99} | ${ratio(run).toFixed(2)} | ${run.errors + run.non2xx} | ${run.heavy ?? "—"} |`),
+      ).map(([name, run]) => `| ${name} | ${Math.round(run.requestsPerSecond)} | ${run.p50} | ${run.p99} | ${ratio(run).toFixed(2)} | ${run.errors + run.non2xx} | ${cpu(run)} | ${run.gateway.p99.toFixed(0)} / ${run.gateway.max.toFixed(0)} | ${sent(run)} |`),
       "",
       `Targets (issue #23): the worst accepted body's delay at most ${DELAY_TARGET_MS} ms — measured ${worstDelay.toFixed(0)} ms, ${worst.name} (${worstDelay <= DELAY_TARGET_MS ? "met" : "not met"}); ` +
-        `the normal client's p99 beside two clients sending worst-case bodies at most ${P99_RATIO_TARGET}× its p99 alone — measured ${ratio(normal.withAccepted).toFixed(2)}× with the costliest accepted body (${ratio(normal.withAccepted) <= P99_RATIO_TARGET ? "met" : "not met"}), ${ratio(normal.withRefused).toFixed(2)}× with the D3 body (${ratio(normal.withRefused) <= P99_RATIO_TARGET ? "met" : "not met"}).`,
+        `the normal client's p99 beside two clients sending worst-case bodies at most ${P99_RATIO_TARGET}× its p99 alone — measured ${verdict(normal.withAccepted)} with the costliest accepted body, ${verdict(normal.withLight)} with the costliest below the heavy thresholds, ${verdict(normal.withRefused)} with the D3 body.`,
     ],
   };
 };
