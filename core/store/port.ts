@@ -3,7 +3,8 @@
  * restarts (partner registrations, token hashes, adapter data of the `local`
  * adapter, pending commands, outbox, sync watermarks) goes through this port,
  * so SQLite (embedded default) and Redis (shared by several instances) are
- * interchangeable. Both implementations pass test/core/store.contract.test.ts.
+ * interchangeable. Both implementations pass the contract in test/core/store-contract/
+ * (run by test/core/store-contract-*.test.ts).
  *
  * Values are JSON-serialisable. A collection is an ordered index of keys by a
  * numeric sort key (for OCPI data: last_updated in epoch ms); ties are ordered

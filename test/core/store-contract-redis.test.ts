@@ -1,0 +1,26 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { RedisStore } from "../../core/store/redis-store";
+import { describeStoreContract } from "./store-contract/contract";
+
+const redisUrl = process.env.REDIS_URL;
+if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
+const redisPrefix = `test:store-contract:${randomUUID()}:`;
+
+describeStoreContract("RedisStore", {
+  open: () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: redisPrefix }),
+  persistent: true,
+});
+
+// When REDIS_URL points at a shared server, leave nothing of ours behind.
+afterAll(async () => {
+  const redis = new Redis(redisUrl);
+  try {
+    const keys: string[] = [];
+    const stream = redis.scanStream({ match: `${redisPrefix}*`, count: 500 });
+    for await (const batch of stream) keys.push(...(batch as string[]));
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  } finally {
+    await redis.quit();
+  }
+});

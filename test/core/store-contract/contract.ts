@@ -1,0 +1,31 @@
+/**
+ * The Store contract (core/store/port.ts): what every store implementation does alike, run against each of
+ * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries) and ranges-and-locks.ts.
+ */
+import type { Store } from "../../../core/store/port";
+import type { Doc, StoreFactory } from "./context";
+import { recordRules } from "./records";
+import { rangeAndLockRules } from "./ranges-and-locks";
+
+export function describeStoreContract(name: string, factory: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    let seq = 0;
+    // A fresh collection per test, so tests never see each other's entries.
+    const fresh = (label: string) => `${label}-${++seq}`;
+
+    // generous: the cluster variant starts six redis-servers in its first open()
+    beforeAll(async () => {
+      store = await factory.open();
+    }, 30_000);
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    const keysOf = async (collection: string, query: { from?: number; to?: number } = {}) =>
+      (await store.range<Doc>(collection, { ...query, offset: 0, limit: 1000 })).items.map((d) => d.id);
+    const context = { store: () => store, factory, fresh, keysOf };
+    recordRules(context);
+    rangeAndLockRules(context);
+  });
+}
