@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { RedisStore } from "../../core/store/redis-store";
-import { describeStoreContract } from "./store-contract/contract";
+import { CONTRACT_COMMAND_TIMEOUT_MS, describeStoreContract } from "./store-contract/contract";
 
 const redisUrl = process.env.REDIS_URL;
 if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
 const redisPrefix = `test:store-contract:${randomUUID()}:`;
 
 describeStoreContract("RedisStore", {
-  open: () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: redisPrefix }),
+  open: () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: redisPrefix, commandTimeoutMs: CONTRACT_COMMAND_TIMEOUT_MS }),
   persistent: true,
 });
 

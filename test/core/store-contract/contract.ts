@@ -7,6 +7,14 @@ import type { Doc, StoreFactory } from "./context";
 import { recordRules } from "./records";
 import { rangeAndLockRules } from "./ranges-and-locks";
 
+/**
+ * The Redis command timeout of the contract's stores. The contract is about what a store answers, not how
+ * fast: the suite shares one redis-server with every other test file and runs under CPU load, where a batch
+ * of 1,500 pipelined writes can wait past the product's 1 s default (DEFAULT_REDIS_COMMAND_TIMEOUT_MS) and
+ * fail as StoreUnavailableError. Timeouts have tests of their own (test/e2e/store-outage.test.ts).
+ */
+export const CONTRACT_COMMAND_TIMEOUT_MS = 15_000;
+
 export function describeStoreContract(name: string, factory: StoreFactory): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
