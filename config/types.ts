@@ -120,8 +120,10 @@ export interface InboundServerConfig {
   heavy_body_share: number;
   /** heavy bodies one client (one Authorization) may have waiting or served at once; one more is HTTP 429 */
   heavy_body_queue: number;
-  /** the longest a heavy body is expected to wait for its turn; a longer expected wait is HTTP 429 with Retry-After */
+  /** the longest a heavy body waits for its turn; then HTTP 429 with Retry-After */
   heavy_body_max_wait_ms: number;
+  /** refused request bodies answered per second per client address (and as many at once); more wait unread (core/http/refusal-pacing.ts) */
+  refusals_per_second: number;
 }
 
 export const DEFAULT_INBOUND: InboundServerConfig = {
@@ -141,6 +143,7 @@ export const DEFAULT_INBOUND: InboundServerConfig = {
   heavy_body_share: 0.01,
   heavy_body_queue: 2,
   heavy_body_max_wait_ms: 10_000,
+  refusals_per_second: 10,
 };
 
 /** Timeouts (ms) bound how long a request waits for a store that is down; unset: the store's defaults (core/store). */

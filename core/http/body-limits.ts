@@ -6,6 +6,7 @@ import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from ".
 import { OcpiError } from "./errors";
 import { Status } from "../protocol/status";
 import { heavyLaneOf, isHeavy, type HeavyLaneSettings, type HeavyTicket } from "./heavy-lane";
+import { refusalPacerOf } from "./refusal-pacing";
 
 /**
  * What a request body may weigh (README "Config reference", `server.inbound.max_*`): its bytes, the members
@@ -15,7 +16,10 @@ import { heavyLaneOf, isHeavy, type HeavyLaneSettings, type HeavyTicket } from "
  * or streamed), a result posted to a hub response URL, an adapter's webhook — so that a body is refused as it
  * arrives, before it costs what parsing, checking and storing it would.
  */
-export type BodyLimits = Pick<InboundServerConfig, "max_body_bytes" | "max_object_members" | "max_body_members" | "max_body_layouts" | "max_string_bytes"> &
+export type BodyLimits = Pick<
+  InboundServerConfig,
+  "max_body_bytes" | "max_object_members" | "max_body_members" | "max_body_layouts" | "max_string_bytes" | "refusals_per_second"
+> &
   HeavyLaneSettings;
 
 /** one object per gateway config: the heavy lane is the gateway's (heavyLaneOf keys it by this object) */
@@ -274,6 +278,21 @@ export const lingerAfterRefusal = (req: IncomingMessage, limits: BodyLimits): vo
 };
 
 /**
+ * A body refused before or while it is read: read no further until its
+ * address's refusal slot (core/http/refusal-pacing.ts), then answered and
+ * lingered after (lingerAfterRefusal); closed unanswered when that address
+ * has too many refusals waiting.
+ */
+const refuseBody = (req: IncomingMessage, limits: BodyLimits, error: unknown, reject: (error: unknown) => void): void => {
+  req.pause();
+  void refusalPacerOf(limits).slot(req).then((answer) => {
+    if (answer) lingerAfterRefusal(req, limits);
+    else req.socket.destroy();
+    reject(error);
+  });
+};
+
+/**
  * The request body as bytes, read as it arrives and refused (HTTP 413, the
  * connection closed after the answer, the rest dropped unparsed) once it
  * passes `max_body_bytes` — at once when its Content-Length says so — or,
@@ -287,17 +306,11 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
   new Promise((resolve, reject) => {
     const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
     const declared = encoding === "identity" ? Number(req.headers["content-length"]) : 0;
-    if (declared > limits.max_body_bytes) {
-      lingerAfterRefusal(req, limits);
-      return reject(bodyTooLarge(limits));
-    }
+    if (declared > limits.max_body_bytes) return refuseBody(req, limits, bodyTooLarge(limits), reject);
     let inflater: Transform | undefined;
     if (encoding === "gzip" || encoding === "x-gzip") inflater = createGunzip();
     else if (encoding === "deflate") inflater = createInflate();
-    else if (encoding !== "identity") {
-      lingerAfterRefusal(req, limits);
-      return reject(refused(`Content-Encoding ${encoding.slice(0, 40)} is not supported (identity, gzip, deflate)`, 415));
-    }
+    else if (encoding !== "identity") return refuseBody(req, limits, refused(`Content-Encoding ${encoding.slice(0, 40)} is not supported (identity, gzip, deflate)`, 415), reject);
     let ticket: HeavyTicket | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -308,8 +321,7 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
         req.unpipe(inflater);
         inflater.destroy();
       }
-      lingerAfterRefusal(req, limits);
-      reject(error);
+      refuseBody(req, limits, error, reject);
     };
     const settle = (error?: unknown) => {
       if (settled) return;

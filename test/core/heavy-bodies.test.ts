@@ -240,6 +240,24 @@ describe("the lane recovers: no place or turn is kept by a request that ends oth
   });
 });
 
+describe("refused bodies, paced per address (refusals_per_second)", () => {
+  it("past the allowance a refusal waits unanswered while other requests are answered; past 5 s of waiting ones, the connection is closed unanswered", async () => {
+    const gateway = await serve({ refusals_per_second: 1 });
+    await expectTaken(put(gateway, tokenPath("NORMAL"), tokenBody("NORMAL")));
+    // over max_body_bytes by its Content-Length: refused before it is read; one a second is answered, one at once
+    const oversized = Buffer.alloc(DEFAULT_INBOUND.max_body_bytes + 1, 0x20);
+    const refusals = Array.from({ length: 7 }, (_, i) => put(gateway, tokenPath(`OVER${i}`), oversized, { sendAtMost: 0 }));
+    const first = await Promise.race(refusals.map((r) => r.answer));
+    expect([first.status, first.body.status_code]).toEqual([413, 2001]);
+    const read = await send(gateway, "GET", tokenPath("NORMAL")).answer;
+    expect([read.status, read.body.status_code]).toEqual([200, 1000]);
+    expect(refusals.filter((r) => r.answered()).length).toBeLessThan(7);
+
+    const answers = await Promise.all(refusals.map((r) => r.answer.then((a) => `${a.status} ${a.body.status_code}`, () => "closed unanswered")));
+    expect(answers.sort()).toEqual([...Array<string>(6).fill("413 2001"), "closed unanswered"]);
+  });
+});
+
 describe("server.inbound heavy lane in the config", () => {
   const yamlWith = (inbound: unknown) => gatewayConfigYaml({ port: 8080, server: { inbound: inbound as InboundServerConfig } });
 
@@ -254,6 +272,7 @@ describe("server.inbound heavy lane in the config", () => {
     ["heavy_body_queue", 0],
     ["heavy_body_members", 0],
     ["heavy_body_max_wait_ms", -1],
+    ["refusals_per_second", 0],
   ])("%s: %s is refused, naming the field", (field, value) => {
     expect(() => parseConfig(yamlWith({ [field]: value }), {})).toThrow(ConfigError);
     expect(() => parseConfig(yamlWith({ [field]: value }), {})).toThrow(new RegExp(`server\\.inbound\\.${field}`));

@@ -438,6 +438,7 @@ describe("server.inbound config", () => {
       heavy_body_share: 0.01,
       heavy_body_queue: 2,
       heavy_body_max_wait_ms: 10_000,
+      refusals_per_second: 10,
     });
   });
 
