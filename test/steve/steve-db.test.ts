@@ -1,69 +1,15 @@
-import { createConnection, type Pool, type ResultSetHeader } from "mysql2/promise";
-import type { EvseStatusFacts } from "../../adapters/steve/db/rows";
-import { SteveDb } from "../../adapters/steve/db/steve-db";
+import { createConnection, type ResultSetHeader } from "mysql2/promise";
 import { mapCdrSkeleton } from "../../adapters/steve/mapping/cdrs";
 import { mapLocations } from "../../adapters/steve/mapping/locations";
 import { mapSession } from "../../adapters/steve/mapping/sessions";
-import { DEFAULT_EVSE_ID_PATTERN, type SteveMappingSettings } from "../../adapters/steve/mapping/settings";
-import { evseStatus } from "../../adapters/steve/mapping/status";
 import { cdrType } from "../../plugins/cdrs/translate";
 import type { Connector, Location } from "../../plugins/locations/model";
 import { locationType } from "../../plugins/locations/translate";
 import { sessionType } from "../../plugins/sessions/translate";
-import { startMariaDb, type MariaDb, type TestDatabase } from "../support/mariadb";
-import type { SteveGeneration } from "../support/steve-schema";
-import {
-  ACTIVE, ALPHA, at, BETA, createSteveSchema, FINISHED, RESERVATION, SEED_NOW, seedSteve, TAGS, writerPool, type SeedIds,
-} from "../support/steve-seed";
+import { ACTIVE, ALPHA, at, BETA, FINISHED, RESERVATION, SEED_NOW, TAGS } from "../support/steve-seed";
+import { iso, settings, steveDatabases, valid } from "./steve-db.fixtures";
 
-const settings: SteveMappingSettings = {
-  country_code: "DE",
-  party_id: "ABC",
-  currency: "EUR",
-  publish: true,
-  time_zone: "Europe/Amsterdam",
-  evse_id_pattern: DEFAULT_EVSE_ID_PATTERN,
-  capabilities: ["REMOTE_START_STOP_CAPABLE", "UNLOCK_CAPABLE"],
-  connector_defaults: { standard: "IEC_62196_T2", format: "SOCKET", power_type: "AC_3_PHASE", max_voltage: 230, max_amperage: 16, max_electric_power: 11_000 },
-  status: { preparing: "AVAILABLE", finishing: "CHARGING", heartbeat_stale_after_seconds: 600 },
-  locations: [],
-  charge_boxes: {
-    [BETA.id]: { coordinates: { latitude: "52.0907400", longitude: "5.1214200" }, tariff_ids: ["BETA-AC"], facilities: ["CAFE"] },
-  },
-  operator: { name: "Alpha Charging" },
-  facilities: ["SUPERMARKET"],
-  opening_times: { twentyfourseven: true },
-  parking_type: "PARKING_LOT",
-  tariff_ids: ["STD"],
-};
-
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
-const valid = (schema: { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } }, value: unknown) => {
-  const result = schema.safeParse(value);
-  expect(result.error?.issues ?? []).toEqual([]);
-};
-
-let maria: MariaDb;
-const env = {} as Record<SteveGeneration, { access: TestDatabase; writer: Pool; db: SteveDb; ids: SeedIds }>;
-
-beforeAll(async () => {
-  maria = await startMariaDb();
-  for (const generation of ["3.14", "3.12"] as const) {
-    const access = await maria.createDatabase(`steve_${generation.replace(".", "")}`);
-    const writer = writerPool(access.writer);
-    await createSteveSchema(writer, generation);
-    const ids = await seedSteve(writer, generation);
-    env[generation] = { access, writer, ids, db: await SteveDb.open(access.reader) };
-  }
-}, 60_000);
-
-afterAll(async () => {
-  for (const e of Object.values(env)) {
-    await e.db.close();
-    await e.writer.end();
-  }
-  await maria?.stop();
-});
+const env = steveDatabases();
 
 describe.each(["3.14", "3.12"] as const)("SteVe %s schema", (generation) => {
   const current = generation === "3.14";
@@ -433,39 +379,5 @@ describe.each(["3.14", "3.12"] as const)("SteVe %s schema", (generation) => {
       total_time: 1,
       last_updated: iso(FINISHED.stopEvent),
     });
-  });
-});
-
-describe("EVSE status from SteVe's facts (notes §4.2)", () => {
-  const base: EvseStatusFacts = {
-    evsePk: 1, chargeBoxId: "CB", evseId: 1, latest: null, station: null, registrationStatus: "Accepted", lastHeartbeat: SEED_NOW, reservation: null,
-  };
-  const row = (status: string) => ({ evsePk: 1, chargeBoxId: "CB", evseId: 1, status, statusTimestamp: SEED_NOW, errorCode: null, errorInfo: null, vendorErrorCode: null });
-  const status = (facts: Partial<EvseStatusFacts>, policy = settings.status) => evseStatus({ ...base, ...facts }, SEED_NOW, policy);
-
-  test.each([
-    ["Available", "AVAILABLE"], ["Preparing", "AVAILABLE"], ["Charging", "CHARGING"], ["SuspendedEV", "CHARGING"], ["SuspendedEVSE", "CHARGING"],
-    ["Occupied", "CHARGING"], ["Finishing", "CHARGING"], ["Reserved", "RESERVED"], ["Unavailable", "INOPERATIVE"], ["Faulted", "OUTOFORDER"], ["Bogus", "UNKNOWN"],
-  ])("OCPP %s is %s", (ocpp, ocpi) => {
-    expect(status({ latest: row(ocpp) })).toBe(ocpi);
-  });
-
-  test("no status at all is UNKNOWN; Preparing and Finishing follow the policy", () => {
-    expect(status({})).toBe("UNKNOWN");
-    expect(status({ latest: row("Preparing") }, { ...settings.status, preparing: "BLOCKED" })).toBe("BLOCKED");
-    expect(status({ latest: row("Finishing") }, { ...settings.status, finishing: "BLOCKED" })).toBe("BLOCKED");
-  });
-
-  test("station-level overrides, strongest first", () => {
-    const charging = { latest: row("Charging") };
-    expect(status({ ...charging, registrationStatus: "Pending", lastHeartbeat: null })).toBe("INOPERATIVE");
-    expect(status({ ...charging, lastHeartbeat: new Date(SEED_NOW.getTime() - 601_000) })).toBe("UNKNOWN");
-    expect(status({ ...charging, lastHeartbeat: null }, { preparing: "AVAILABLE", finishing: "CHARGING" })).toBe("CHARGING");
-    expect(status({ ...charging, station: row("Faulted") })).toBe("OUTOFORDER");
-    expect(status({ ...charging, station: row("Unavailable") })).toBe("INOPERATIVE");
-    const reservation = { reservationPk: 1, idTag: "T", expiry: new Date(SEED_NOW.getTime() + 1) };
-    expect(status({ latest: row("Available"), reservation })).toBe("RESERVED");
-    expect(status({ ...charging, reservation })).toBe("CHARGING");
-    expect(status({ latest: row("Available"), reservation: { ...reservation, expiry: SEED_NOW } })).toBe("AVAILABLE");
   });
 });
