@@ -1,15 +1,10 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
-import pino from "pino";
 import type { Store } from "../../core/store/port";
-import { openStore } from "../../core/store/open-store";
 import { Outbox, type EnqueueRequest, type OutboundRequest } from "../../core/outbox/outbox";
 import { OutboxWorker, type OutboxEvents } from "../../core/outbox/outbox-worker";
-import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, retryPolicyOf, type RetryPolicy } from "../../core/outbox/retry-policy";
 import { PartnerCallError } from "../../core/client/ocpi-client";
-import { removeTempDirs, tempDir, testGatewayConfig } from "../support/gateway-config";
-import { ConfigError } from "../../config/load-config";
-import { StoreUnavailableError } from "../../core/store/store-unavailable";
+import { removeTempDirs } from "../support/gateway-config";
+import { bodies, failingStore, FAST, log, message, partnerSide, pause, STORES, until } from "./outbox.fixtures";
 
 /**
  * The outbox and its worker against both stores: FIFO per partner,
@@ -17,81 +12,6 @@ import { StoreUnavailableError } from "../../core/store/store-unavailable";
  * are retried, and the backlog window. The worker sends through a function
  * standing for the partner (the HTTP side is covered by test/e2e/push.test.ts).
  */
-
-const log = pino({ level: "silent" });
-const FAST: RetryPolicy = { baseDelayMs: 10, maxDelayMs: 40, backlogWindowMs: 60_000 };
-
-const request = (path: string, body?: unknown): OutboundRequest => ({ method: "PATCH", target: { module: "locations", role: "RECEIVER", path }, body });
-const message = (partnerId: string, path: string, extra: Pick<EnqueueRequest, "collapseKey" | "essential"> & { body?: unknown } = {}): EnqueueRequest => ({
-  partnerId,
-  request: request(path, extra.body),
-  label: `PATCH ${path}`,
-  collapseKey: extra.collapseKey,
-  essential: extra.essential,
-});
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The store as a Redis Cluster failover shows it to the gateway (issue #8): a call `fault` names fails with
- * StoreUnavailableError, before it reached the store ("refuse") or after its write was applied ("apply":
- * the master took it, but no replica acknowledged it).
- */
-const failingStore = (inner: Store, fault: (method: string, collection: unknown) => "refuse" | "apply" | undefined): Store =>
-  new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        const kind = fault(String(prop), args[0]);
-        if (kind === "refuse") throw new StoreUnavailableError(inner.kind, "failing over");
-        const result = await value.apply(target, args);
-        if (kind === "apply") throw new StoreUnavailableError(inner.kind, "no replica acknowledged the write");
-        return result;
-      };
-    },
-  });
-
-const bodies = async (outbox: Outbox, partnerId: string) => (await outbox.pending(partnerId)).items.map((m) => m.request.body);
-
-const until = async (check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
-
-/**
- * Partner `partnerId` as the worker sees it: records what arrives, fails
- * while `failWith` says so. Messages other tests left for other partners
- * in the shared store are taken silently.
- */
-const partnerSide = (partnerId: string) => {
-  const received: OutboundRequest[] = [];
-  const side = {
-    received,
-    paths: () => received.map((r) => (r.target as { path: string }).path),
-    failWith: undefined as ((request: OutboundRequest) => Error | undefined) | undefined,
-    send: async (to: string, req: OutboundRequest) => {
-      if (to !== partnerId) return;
-      const error = side.failWith?.(req);
-      if (error) throw error;
-      received.push(req);
-    },
-  };
-  return side;
-};
-
-const STORES: { name: string; open: () => Promise<Store> }[] = [
-  { name: "SQLite", open: () => openStore({ type: "sqlite", path: path.join(tempDir("ocpi-outbox-"), "outbox.db") }) },
-  {
-    name: "Redis",
-    open: () => {
-      if (!process.env.REDIS_URL) throw new Error("REDIS_URL is not set: the jest global setup starts a redis-server");
-      return openStore({ type: "redis", url: process.env.REDIS_URL, key_prefix: `test:outbox:${randomUUID()}:` });
-    },
-  },
-];
 
 afterAll(() => removeTempDirs());
 
@@ -408,62 +328,5 @@ describe.each(STORES)("outbox on $name", ({ open }) => {
     workers.push(idle);
     idle.start();
     await until(() => side.received.length === 1);
-  });
-});
-
-describe("retry classification", () => {
-  it.each([
-    ["network error", true, new PartnerCallError("unreachable", "ECONNREFUSED")],
-    ["timeout", true, new PartnerCallError("timeout", "timed out")],
-    ["HTTP 500 without envelope", true, new PartnerCallError("http", "HTTP 500", 500)],
-    ["HTTP 502 with a 1000 envelope", true, new PartnerCallError("http", "HTTP 502", 502, 1000)],
-    ["OCPI 3000", true, new PartnerCallError("ocpi", "3000", 200, 3000)],
-    ["OCPI 3001 on HTTP 500", true, new PartnerCallError("ocpi", "3001", 500, 3001)],
-    ["HTTP 429", true, new PartnerCallError("http", "HTTP 429", 429)],
-    ["OCPI 2001", false, new PartnerCallError("ocpi", "2001", 200, 2001)],
-    ["HTTP 404 with 2003", false, new PartnerCallError("ocpi", "2003", 404, 2003)],
-    ["HTTP 400 without envelope", false, new PartnerCallError("http", "HTTP 400", 400)],
-    ["any other error", true, new Error("socket hang up")],
-  ])("%s: retried %s", (_name, expected, error) => {
-    expect(isRetryable(error)).toBe(expected);
-  });
-
-  it("backs off exponentially up to the maximum, with jitter", () => {
-    const policy: RetryPolicy = { baseDelayMs: 100, maxDelayMs: 1000, backlogWindowMs: 0 };
-    const delays = [0, 1, 2, 3, 10].map((attempts) => retryDelay(policy, attempts));
-    expect(delays[0]).toBeGreaterThanOrEqual(80);
-    expect(delays[0]).toBeLessThanOrEqual(120);
-    expect(delays[2]).toBeGreaterThanOrEqual(320);
-    expect(delays[2]).toBeLessThanOrEqual(480);
-    expect(delays[4]).toBeLessThanOrEqual(1200);
-    expect(delays[4]).toBeGreaterThanOrEqual(800);
-  });
-});
-
-describe("push settings (partners[].push)", () => {
-  const configWith = (push: unknown) => testGatewayConfig({ port: 8080, partners: [{ id: "emsp", push } as never] });
-
-  it("become the partner's retry policy, over the defaults", () => {
-    const config = configWith({ base_delay_ms: 50, backlog_window_ms: "2000" });
-    expect(retryPolicyOf(config.partners[0].push)).toEqual({ baseDelayMs: 50, maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs, backlogWindowMs: 2000 });
-    expect(retryPolicyOf(undefined)).toEqual(DEFAULT_RETRY_POLICY);
-  });
-
-  it("are checked, naming the field", () => {
-    let error: unknown;
-    try {
-      configWith({ base_delay_ms: 0, max_delay_ms: "soon", retries: 3 });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const errors = (error as ConfigError).errors;
-    expect(errors).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^partners\[0\]\.push\.base_delay_ms: must be a whole number of milliseconds/),
-        expect.stringMatching(/^partners\[0\]\.push\.max_delay_ms: must be a whole number of milliseconds/),
-        expect.stringMatching(/^partners\[0\]\.push\.retries: unknown key/),
-      ]),
-    );
   });
 });
