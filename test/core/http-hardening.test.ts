@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { type Exchange, exchange, expectEnvelopeAndClose, head, parseResponse, trickle } from "./http-hardening.fixtures";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -10,8 +11,7 @@ import { createLogger } from "../../core/logging";
 import { jsonBody, requestBody, MAX_JSON_DEPTH } from "../../core/http/json-body";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { DEFAULT_INBOUND, type InboundServerConfig } from "../../config/types";
-import { ConfigError, parseConfig } from "../../config/load-config";
-import { gatewayConfigYaml, removeTempDirs, testGatewayConfig } from "../support/gateway-config";
+import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { EXAMPLES } from "../support/ocpi-examples";
 
@@ -20,9 +20,6 @@ import { EXAMPLES } from "../support/ocpi-examples";
  * 6 and the parsing half of 8), against real listening gateways over
  * loopback; raw sockets where an HTTP client would hide what the server does.
  */
-
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Short limits, so each timeout fires within a test; the bounds asserted below are generous multiples of them. */
 const TIGHT: InboundServerConfig = {
@@ -84,75 +81,6 @@ afterAll(async () => {
   await Promise.all(started.map((g) => g.close()));
   removeTempDirs();
 });
-
-// --- raw HTTP over a socket ----------------------------------------------------------------------------
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: any;
-}
-
-interface Exchange {
-  /** everything the server sent */
-  text: string;
-  /** whether the server closed the connection within the wait */
-  closed: boolean;
-  ms: number;
-}
-
-/**
- * Connects (optionally from another loopback address), lets `drive` write,
- * and collects what the server sends until it closes the connection or
- * `waitMs` passes. A reset after the answer counts as closed.
- */
-const exchange = (port: number, drive: (socket: net.Socket) => void, waitMs: number, localAddress = "127.0.0.1"): Promise<Exchange> =>
-  new Promise((resolve) => {
-    const began = Date.now();
-    let text = "";
-    const socket = net.connect({ port, host: "127.0.0.1", localAddress });
-    const timer = setTimeout(() => finish(false), waitMs);
-    const finish = (closed: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ text, closed, ms: Date.now() - began });
-    };
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => (text += chunk));
-    socket.on("error", () => undefined);
-    socket.on("close", () => finish(true));
-    socket.on("connect", () => drive(socket));
-  });
-
-/** Writes `chunk` every `everyMs` until the socket closes. */
-const trickle = (socket: net.Socket, chunk: string, everyMs: number): void => {
-  const timer = setInterval(() => (socket.writable ? socket.write(chunk) : clearInterval(timer)), everyMs);
-  socket.once("close", () => clearInterval(timer));
-};
-
-const parseResponse = (text: string): RawResponse => {
-  const end = text.indexOf("\r\n\r\n");
-  expect(end).toBeGreaterThan(0);
-  const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-  return { status: Number(statusLine.split(" ")[1]), headers, body: JSON.parse(text.slice(end + 4)) };
-};
-
-/** The answer is a complete HTTP/1.1 response carrying an OCPI envelope, and the connection was then closed. */
-const expectEnvelopeAndClose = (result: Exchange, httpStatus: number, statusCode: number): RawResponse => {
-  expect(result.closed).toBe(true);
-  expect(result.text.startsWith(`HTTP/1.1 ${httpStatus} `)).toBe(true);
-  const response = parseResponse(result.text);
-  expect(response.headers["content-type"]).toMatch(/^application\/json/);
-  expect(response.headers.connection).toBe("close");
-  expect(response.headers["x-request-id"]).toMatch(UUID);
-  expect(response.headers["x-correlation-id"]).toBe(response.headers["x-request-id"]);
-  expect(response.body).toEqual(expect.objectContaining({ status_code: statusCode, status_message: expect.any(String), timestamp: expect.stringMatching(TIMESTAMP) }));
-  return response;
-};
-
-const head = (lines: string[]): string => `${lines.join("\r\n")}\r\n\r\n`;
-
 // --- item 4: deep nesting ------------------------------------------------------------------------------
 
 const nested = (depth: number, inner = "1"): string => "[".repeat(depth) + inner + "]".repeat(depth);
@@ -412,42 +340,5 @@ describe("the body's media type", () => {
   it("is not recorded for a request without a body", async () => {
     const result = await exchange(port, (s) => s.write(post("", "text/plain")), SLACK_MS);
     expect(parseResponse(result.text).body.recorded).toBe(false);
-  });
-});
-
-// --- config ------------------------------------------------------------------------------------------------
-
-describe("server.inbound config", () => {
-  const yamlWith = (inbound: unknown) => gatewayConfigYaml({ port: 8080, server: { inbound: inbound as InboundServerConfig } });
-
-  it("defaults to the limits the README states", () => {
-    expect(DEFAULT_INBOUND).toEqual({
-      headers_timeout_ms: 10_000,
-      request_timeout_ms: 30_000,
-      keep_alive_timeout_ms: 5_000,
-      max_connections_per_client: 64,
-      max_header_bytes: 16_384,
-      max_body_bytes: 2_097_152,
-      max_object_members: 200,
-      max_body_members: 50_000,
-      max_body_layouts: 1_000,
-      max_string_bytes: 65_536,
-      heavy_body_bytes: 524_288,
-      heavy_body_members: 20_000,
-      heavy_body_layouts: 250,
-      heavy_body_share: 0.005,
-      heavy_body_queue: 2,
-      heavy_body_max_wait_ms: 10_000,
-      refusals_per_second: 10,
-    });
-  });
-
-  it("fills every limit left out with its default", () => {
-    expect(parseConfig(yamlWith({ max_connections_per_client: 0 }), {}).server.inbound).toEqual({ ...DEFAULT_INBOUND, max_connections_per_client: 0 });
-  });
-
-  it("refuses a headers timeout above the request timeout, naming the field", () => {
-    expect(() => parseConfig(yamlWith({ headers_timeout_ms: 5000, request_timeout_ms: 1000 }), {})).toThrow(ConfigError);
-    expect(() => parseConfig(yamlWith({ headers_timeout_ms: 5000, request_timeout_ms: 1000 }), {})).toThrow(/server\.inbound\.headers_timeout_ms: must not exceed request_timeout_ms/);
   });
 });
