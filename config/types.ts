@@ -140,7 +140,7 @@ export const DEFAULT_INBOUND: InboundServerConfig = {
   heavy_body_bytes: 524_288,
   heavy_body_members: 20_000,
   heavy_body_layouts: 250,
-  heavy_body_share: 0.005,
+  heavy_body_share: 0.003,
   heavy_body_queue: 2,
   heavy_body_max_wait_ms: 10_000,
   refusals_per_second: 10,
