@@ -5,8 +5,8 @@
  * the adapters, not in core/, because the port interfaces it gathers are
  * declared by the plugins, and core/ never imports plugins/.
  */
-import type { Adapter as KernelAdapter, AdapterDeps, AdapterFactory as KernelAdapterFactory } from "../core/plugin";
-import type { ChangesPort } from "../core/push/push-spec";
+import type { Adapter as KernelAdapter, AdapterDeps, AdapterFactory as KernelAdapterFactory } from "../core/contract/adapter";
+import type { ChangesPort } from "../core/contract/push-spec";
 import type { LocationsReceiverPort, LocationsSenderPort } from "../plugins/locations/ports";
 import type { SessionsReceiverPort, SessionsSenderPort } from "../plugins/sessions/ports";
 import type { CdrsReceiverPort, CdrsSenderPort } from "../plugins/cdrs/ports";
@@ -17,34 +17,34 @@ import type { ChargingProfilesReceiverPort, ChargingProfilesSenderPort } from ".
 import type { PaymentsReceiverPort, PaymentsSenderPort } from "../plugins/payments/ports";
 
 // --- the calls a port serves --------------------------------------------------------------------------
-export type { Page, PageRequest } from "../core/http/pagination";
-export type { PortContext, PutOutcome, PartyScope } from "../core/ports";
-export { inScope } from "../core/ports";
+export type { Page, PageRequest } from "../core/contract/page";
+export type { PortContext, PutOutcome, PartyScope } from "../core/contract/port-context";
+export { inScope } from "../core/contract/port-context";
 export type { PartyRef, VersionNumber, InterfaceRole, Role } from "../core/protocol/types";
 export { partyKey, sameParty } from "../core/protocol/types";
 
 // --- OCPI values ----------------------------------------------------------------------------------------
 export { ocpiTimestamp } from "../core/http/envelope";
-export { parseDateTime } from "../core/model/datetime";
+export { parseDateTime } from "../core/protocol/datetime";
 /** the one spelling under which a CiString id is stored and looked up */
 export { ciKey } from "../core/model/common-schemas";
 
 // --- what the gateway hands an adapter ------------------------------------------------------------------
-export type { AdapterDeps, TokenOwnerAnswer } from "../core/plugin";
+export type { AdapterDeps, TokenOwnerAnswer } from "../core/contract/adapter";
 /** thrown by a port when the backend cannot answer now: HTTP 503 + 3000 naming it */
-export { BackendUnavailableError } from "../core/http/errors";
-export type { ChangeFeed, DataChange } from "../core/events/change-feed";
-export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/store/port";
-export type { ChangesPort, ChangeOutcome } from "../core/push/push-spec";
+export { BackendUnavailableError } from "../core/contract/errors";
+export type { ChangeFeed, DataChange } from "../core/contract/change-feed";
+export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/contract/store";
+export type { ChangesPort, ChangeOutcome } from "../core/contract/push-spec";
 /** a client of a backend that speaks OCPI (`deps.ocpiBackend`, the proxy adapter) */
-export type { OcpiBackend, OcpiBackendSpec } from "../core/client/ocpi-backend-port";
+export type { OcpiBackend, OcpiBackendSpec } from "../core/contract/ocpi-backend";
 export type { HeaderPrefix, Strictness, TokenEncoding } from "../config/types";
 /** the gateway's reading of numbers and booleans written as strings (`${VAR}`): apply it to settings before their schema */
 export { readTypedStrings } from "../config/typed-strings";
 /** the setting rules of `adapters.<name>` blocks: backend URL, milliseconds, `path: message` error lines */
-export { httpUrlSetting, millisecondsSetting, settingsErrors } from "../core/adapter-settings";
+export { httpUrlSetting, millisecondsSetting, settingsErrors } from "../config/adapter-settings";
 /** a route the backend calls on its adapter (a webhook): `Adapter.inbound`, at /adapters/<name><path> */
-export type { InboundRoute, InboundRequest, InboundReply } from "../core/host/adapter-inbound";
+export type { InboundRoute, InboundRequest, InboundReply } from "../core/contract/inbound-route";
 
 // --- every module's ports and canonical (2.3.0) model ---------------------------------------------------
 export type * from "../plugins/locations/ports";

@@ -1,5 +1,6 @@
 import type { InjectionToken } from "tsyringe";
-import type { AdapterFactory, ModulePlugin } from "../core/plugin";
+import type { ModulePlugin } from "../core/contract/module-plugin";
+import type { AdapterFactory } from "../core/contract/adapter";
 import { CredentialsPlugin } from "../plugins/credentials/module";
 import { CdrsPlugin } from "../plugins/cdrs/module";
 import { LocationsPlugin } from "../plugins/locations/module";

@@ -4,7 +4,7 @@ import { stringify } from "yaml";
 import type { GatewayConfig } from "../config/types";
 import { loadConfig, ConfigError } from "../config/load-config";
 import { maskSecrets } from "../config/mask-secrets";
-import { absolute, versionsPath } from "../core/host/urls";
+import { absolute, versionsPath } from "../core/http/urls";
 import { Gateway, StartupError } from "./gateway";
 import { describePartners, runPartnersCommand } from "./partners-command";
 import { runSyncCommand } from "./sync-command";

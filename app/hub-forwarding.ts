@@ -1,9 +1,9 @@
 import type { Middleware } from "koa";
 import type { GatewayConfig } from "../config/types";
-import type { ModulePlugin, RouteSpec } from "../core/plugin";
+import type { ModulePlugin, RouteSpec } from "../core/contract/module-plugin";
 import type { InterfaceRole } from "../core/protocol/types";
-import type { ServedModule } from "../core/host/served-modules";
-import type { BackgroundServices } from "../core/background";
+import type { ServedModule } from "../core/modules/served-modules";
+import type { BackgroundServices } from "../core/contract/background";
 import { Forwarder, type ForwardingDeps } from "../core/hub/forwarder";
 import { isHub } from "../core/hub/hub-config";
 import { withForwardedEndpoints } from "../core/hub/forwarded-endpoints";

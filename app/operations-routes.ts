@@ -1,10 +1,10 @@
 import type { DependencyContainer } from "tsyringe";
 import type { Middleware } from "koa";
 import type { GatewayConfig } from "../config/types";
-import type { AdminRoute } from "../core/admin/admin-api";
-import type { ServedModule } from "../core/host/served-modules";
-import type { Store } from "../core/store/port";
-import { TOKENS } from "../core/tokens";
+import type { AdminRoute } from "../core/contract/admin-route";
+import type { ServedModule } from "../core/modules/served-modules";
+import type { Store } from "../core/contract/store";
+import { TOKENS } from "../core/contract/injection-tokens";
 import { PartnerRegistry } from "../core/partners/partner-registry";
 import { Outbox } from "../core/outbox/outbox";
 import { PendingRequests } from "../core/async/pending-requests";

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from "../config/types";
-import { absolute, versionsPath } from "../core/host/urls";
+import { absolute, versionsPath } from "../core/http/urls";
 import { Gateway } from "./gateway";
 
 /**

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config/load-config";
-import { OcpiError } from "../core/http/errors";
-import { ModuleCatalog } from "../core/host/module-catalog";
+import { OcpiError } from "../core/contract/errors";
+import { ModuleCatalog } from "../core/modules/module-catalog";
 import { PaymentsPlugin } from "../plugins/payments/module";
 import type { PtpDesk } from "../plugins/payments/ptp-desk";
 import type { FinancialAdviceConfirmation, Terminal } from "../plugins/payments/model";

@@ -1,8 +1,8 @@
-import type { AdapterDeps } from "../core/plugin";
+import type { AdapterDeps } from "../core/contract/adapter";
 import type { GatewayConfig } from "../config/types";
-import type { Store } from "../core/store/port";
+import type { Store } from "../core/contract/store";
 import type { PartnerRegistry } from "../core/partners/partner-registry";
-import type { PartnerRecord } from "../core/partners/partner-record";
+import type { PartnerRecord } from "../core/contract/partner-record";
 import { sameParty } from "../core/protocol/types";
 import type { TokensClient } from "../plugins/tokens/client";
 import type { TokenType } from "../plugins/tokens/model";

@@ -8,7 +8,7 @@ import pino from "pino";
 import type { GatewayConfig } from "../config/types";
 import { Gateway } from "../app/gateway";
 import { applyHeapGrowth } from "../app/heap-growth";
-import { ChangeFeed, type DataChange } from "../core/events/change-feed";
+import { ChangeFeed, type DataChange } from "../core/contract/change-feed";
 import { Outbox } from "../core/outbox/outbox";
 import { startBenchRedis } from "./bench-redis";
 import { HOST, spawnOnServerCore, stop } from "./support";

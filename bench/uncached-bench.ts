@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import type { GatewayConfig, StoreConfig } from "../config/types";
 import { openStore } from "../core/store/open-store";
-import type { Store } from "../core/store/port";
+import type { Store } from "../core/contract/store";
 import { OwnedCollection } from "../adapters/local/owned-collection";
 import type { Location } from "../adapters/kit";
 import { benchLocation, registerBenchPartner } from "./bench-gateway";

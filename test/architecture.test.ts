@@ -34,7 +34,7 @@ const specifiersOf = (file: string): string[] => {
   return found;
 };
 
-/** A relative specifier as a repository path ("core/plugin.ts"); undefined for packages and node built-ins. */
+/** A relative specifier as a repository path ("core/contract/module-plugin.ts"); undefined for packages and node built-ins. */
 const resolve = (from: string, specifier: string): string | undefined => {
   if (!specifier.startsWith(".")) return undefined;
   const base = path.posix.join(path.posix.dirname(from), specifier);
@@ -51,9 +51,57 @@ const edgesWhere = (from: (file: string) => boolean, to: (file: string) => boole
 
 const under = (...folders: string[]) => (file: string) => folders.some((folder) => file.startsWith(`${folder}/`));
 
+
+/**
+ * core/'s floor plan, ground floor first (README "How it is built"): a folder
+ * may import the folders below it, never one above it, and no two folders
+ * import each other. Contracts and vocabulary are the ground floor; the HTTP
+ * host that mounts everything is the top.
+ */
+const CORE_FLOORS = [
+  "protocol",
+  "contract",
+  "model",
+  "http",
+  "logging",
+  "store",
+  "partners",
+  "client",
+  "outbox",
+  "edge",
+  "cache",
+  "modules",
+  "async",
+  "push",
+  "sync",
+  "hub",
+  "versions",
+  "health",
+  "metrics",
+  "admin",
+  "host",
+];
+/** Imports allowed to point up the plan, each with its reason; at most 3 (issue #24). */
+const UPWARD_ALLOWED: readonly string[] = [];
+
+const coreFolderOf = (file: string): string | undefined => (file.startsWith("core/") ? file.split("/")[1] : undefined);
+const coreArrows = (): Map<string, string[]> => {
+  const arrows = new Map<string, string[]>();
+  for (const file of files.filter(under("core")))
+    for (const target of imports.get(file)!) {
+      const from = coreFolderOf(file)!;
+      const to = coreFolderOf(target);
+      if (!to || to === from) continue;
+      const key = `${from} → ${to}`;
+      arrows.set(key, [...(arrows.get(key) ?? []), `${file} → ${target}`]);
+    }
+  return arrows;
+};
+const floorOf = (folder: string): number => CORE_FLOORS.indexOf(folder);
+
 describe("architecture", () => {
   it("finds the imports it checks", () => {
-    expect(imports.get("app/gateway.ts")).toContain("core/plugin.ts");
+    expect(imports.get("app/gateway.ts")).toContain("core/contract/module-plugin.ts");
     expect(imports.get("adapters/local/locations.ts")).toContain("adapters/kit.ts");
   });
 
@@ -73,6 +121,51 @@ describe("architecture", () => {
     };
     files.forEach((file) => state.has(file) || walk(file));
     expect(cycles).toEqual([]);
+  });
+
+  it("every core file sits in a folder of the floor plan", () => {
+    const outside = files.filter(under("core")).filter((file) => file.split("/").length < 3 || floorOf(coreFolderOf(file)!) < 0);
+    expect(outside).toEqual([]);
+  });
+
+  it("no core folder imports one above it (but the few allowed, each with a reason)", () => {
+    const upward = [...coreArrows().entries()].filter(([key]) => {
+      const [from, to] = key.split(" → ");
+      return floorOf(to) > floorOf(from) && !UPWARD_ALLOWED.includes(key);
+    });
+    expect(upward.flatMap(([, edges]) => edges)).toEqual([]);
+    expect(UPWARD_ALLOWED.length).toBeLessThanOrEqual(3);
+  });
+
+  it("no two core folders import each other", () => {
+    const arrows = coreArrows();
+    const mutual = [...arrows.keys()].filter((key) => arrows.has(key.split(" → ").reverse().join(" → ")));
+    expect(mutual).toEqual([]);
+  });
+
+  it("core/protocol imports nothing outside itself; core/contract only core/protocol (and config/types)", () => {
+    expect(edgesWhere(under("core/protocol"), (target) => !target.startsWith("core/protocol/"))).toEqual([]);
+    expect(edgesWhere(under("core/contract"), (target) => !target.startsWith("core/protocol/") && !target.startsWith("core/contract/") && target !== "config/types.ts")).toEqual([]);
+  });
+
+  it("prints the floor plan's figures: arrows between core folders, upward ones, mutual pairs", () => {
+    const arrows = coreArrows();
+    const keys = [...arrows.keys()];
+    const figures = {
+      arrows: keys.length,
+      upward: keys.filter((key) => floorOf(key.split(" → ")[1]) > floorOf(key.split(" → ")[0])).length,
+      mutualPairs: keys.filter((key) => arrows.has(key.split(" → ").reverse().join(" → "))).length / 2,
+    };
+    console.log(`core floor plan: ${JSON.stringify(figures)}`);
+    expect(figures.upward).toBeLessThanOrEqual(3);
+    expect(figures.mutualPairs).toBe(0);
+  });
+
+  it("a store's optional capabilities are found on the Store port (core/contract/store.ts), never by casting to an implementation", () => {
+    const implementations = (target: string) => ["core/store/redis-store.ts", "core/store/sqlite-store.ts"].includes(target);
+    expect(edgesWhere((file) => !file.startsWith("core/store/"), implementations)).toEqual([]);
+    const casts = files.filter((file) => /\bas (Partial<Pick<RedisStore|\{ *(sharedReads|scriptOnOneRedis)|(RedisStore|SqliteStore)\b(?!\.))/.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(casts).toEqual([]);
   });
 
   it("core/ imports nothing from plugins/, adapters/ or app/", () => {

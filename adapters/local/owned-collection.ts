@@ -4,7 +4,7 @@ import { ciKey, parseDateTime, partyKey, type Page, type PageRequest, type Party
  * Objects of one module, kept per owning party in the gateway's store and
  * indexed by `last_updated`. A page costs O(page) (the store keeps each
  * collection's count and reaches an offset through its index, see
- * core/store/port.ts); a date-filtered one also counts its date range. Used by
+ * core/contract/store.ts); a date-filtered one also counts its date range. Used by
  * every module of the `local` adapter.
  *
  * Keys are object ids, which are CiStrings (OCPI 2.2.1 Types): every method

@@ -1,10 +1,10 @@
 import { request } from "undici";
 import type { TokenEncoding } from "../../config/types";
 import { suggestedPartnerYaml } from "./suggested-partner";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
-import { describeIssues } from "../../core/http/errors";
+import { describeIssues } from "../../core/contract/errors";
 import { ListWalk, type PageHeaders } from "../../core/client/next-page";
 import { SUPPORTED_VERSIONS, compareVersions, type VersionNumber } from "../../core/protocol/types";
 import { locationType } from "../../plugins/locations/translate";

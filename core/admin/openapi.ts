@@ -1,6 +1,6 @@
 import type { Middleware } from "koa";
 import type Router from "@koa/router";
-import { bearerMatches } from "./admin-auth";
+import { bearerMatches } from "../http/bearer-auth";
 import { ADMIN_ROOT } from "./admin-api";
 
 /** An admin route as mounted: method and @koa/router path ("/admin/v1/outbox/:partner/dead-letters"). */

@@ -1,4 +1,4 @@
-import type { AdminRoute } from "./admin-api";
+import type { AdminRoute } from "../contract/admin-route";
 import type { TolerantReader } from "../model/tolerant-reader";
 
 /**

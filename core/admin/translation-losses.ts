@@ -1,5 +1,5 @@
-import type { AdminRoute } from "./admin-api";
-import type { ServedModule } from "../host/served-modules";
+import type { AdminRoute } from "../contract/admin-route";
+import type { ServedModule } from "../modules/served-modules";
 
 /**
  * `GET /admin/v1/translation-losses`: in one place, every field the served

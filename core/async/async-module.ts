@@ -1,4 +1,4 @@
-import type { AdminRoute } from "../admin/admin-api";
+import type { AdminRoute } from "../contract/admin-route";
 import type { InterfaceRole } from "../protocol/types";
 import { DataModulePlugin } from "../modules/data-module";
 import type { PendingEntry, PendingKind, PendingRequests } from "./pending-requests";

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { PartnerCallError } from "../client/ocpi-client";
 import { issuesOf } from "../model/object-type";
 import { withoutNulls } from "../model/without-nulls";
-import { describeIssues } from "../http/errors";
+import { describeIssues } from "../contract/errors";
 
 /**
  * A partner's immediate answer to an asynchronous request we sent

@@ -3,9 +3,9 @@ import { DEFAULT_COMMAND_TIMEOUT_SECONDS, type GatewayConfig } from "../../confi
 import { sameParty, type ModuleId, type PartyRef, type VersionNumber } from "../protocol/types";
 import type { PendingRequests } from "./pending-requests";
 import { Status } from "../protocol/status";
-import { OcpiError, notFound } from "../http/errors";
+import { OcpiError, notFound } from "../contract/errors";
 import { PartnerCallError } from "../client/ocpi-client";
-import { absolute, modulePath } from "../host/urls";
+import { absolute, modulePath } from "../http/urls";
 
 /**
  * Asynchronous requests the gateway sends for the backend (commands,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { Store } from "../store/port";
-import { storeUnavailableIn } from "../store/store-unavailable";
+import type { Store } from "../contract/store";
+import { storeUnavailableIn } from "../contract/store-unavailable";
 
 /**
  * pending: waiting for its outcome until `deadline`;

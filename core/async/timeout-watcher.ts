@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import type { BackgroundService } from "../background";
+import type { BackgroundService } from "../contract/background";
 import type { PendingRequests } from "./pending-requests";
-import { storeUnavailableIn } from "../store/store-unavailable";
+import { storeUnavailableIn } from "../contract/store-unavailable";
 
 const DEFAULT_INTERVAL_MS = 250;
 

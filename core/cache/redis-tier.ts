@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { freshToken } from "./generations";
 import { createRedisClient, type RedisClient, type RedisTarget } from "../store/redis-connection";
-import type { SharedReads } from "../store/shared-reads";
-import type { Staged } from "../events/change-feed";
+import type { SharedReads } from "../contract/store";
+import type { Staged } from "../contract/change-feed";
 
 // A cache command that takes longer than this is treated as Redis being unavailable: the request goes on without it.
 const COMMAND_TIMEOUT_MS = 250;

@@ -4,16 +4,16 @@ import type { Logger } from "pino";
 import type { CacheConfig, GatewayConfig } from "../../config/types";
 import { DEFAULT_CACHE_CONFIG } from "../../config/types";
 import { DEFAULT_REDIS_KEY_PREFIX } from "../../config/schema/store";
-import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../contract/module-plugin";
 import { partyKey, type InterfaceRole, type PartyRef } from "../protocol/types";
-import type { PageRequest } from "../http/pagination";
-import type { PartyScope } from "../partners/party-scope";
+import type { PageRequest } from "../contract/page";
+import type { PartyScope } from "../contract/party-scope";
 import { Generations } from "./generations";
 import { RedisTier } from "./redis-tier";
 import type { RedisTarget } from "../store/redis-connection";
-import type { Store } from "../store/port";
-import type { SharedReads } from "../store/shared-reads";
-import type { Staged } from "../events/change-feed";
+import type { Store } from "../contract/store";
+import type { SharedReads } from "../contract/store";
+import type { Staged } from "../contract/change-feed";
 
 interface LocalEntry {
   /** the generation the answer was stored under; a different current generation means it was invalidated */
@@ -85,7 +85,7 @@ export class ResponseCache {
           : store.type === "redis-cluster"
             ? { nodes: store.nodes }
             : undefined;
-    const shared = !cache.redis_url && !cache.redis_nodes && store.type === "redis" && opened?.kind === "redis" ? (opened as { sharedReads?: SharedReads }).sharedReads : undefined;
+    const shared = !cache.redis_url && !cache.redis_nodes && store.type === "redis" && opened?.kind === "redis" ? opened.sharedReads : undefined;
     return new ResponseCache(cache, log, cache.redis && target ? { target, keyPrefix, shared } : undefined);
   }
 

@@ -1,5 +1,5 @@
 import type { PartyRef } from "../protocol/types";
-import type { PartnerProfile } from "../partners/partner-profile";
+import type { PartnerProfile } from "../contract/partner-profile";
 
 /**
  * The party an outbound call is addressed to (its `to` routing headers), the one rule for every module.

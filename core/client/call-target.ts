@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { HeaderPrefix, TokenEncoding } from "../../config/types";
 import type { PartyRef, VersionNumber } from "../protocol/types";
-import type { OutboundPolicy } from "../partners/outbound-policy";
+import type { OutboundPolicy } from "../contract/partner-profile";
 import { encodeToken } from "../partners/token-vault";
 import { routingHeaders } from "../http/routing-headers";
 

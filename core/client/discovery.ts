@@ -1,7 +1,7 @@
 import { Status } from "../protocol/status";
 import { compareVersions, type Endpoint, type InterfaceRole, type VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
-import { OcpiError } from "../http/errors";
+import { OcpiError } from "../contract/errors";
 import { outboundProblem } from "../partners/outbound-policy";
 import { PartnerCallError, safeUrl, type OcpiClient } from "./ocpi-client";
 import type { CallTarget } from "./call-target";

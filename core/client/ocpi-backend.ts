@@ -1,19 +1,20 @@
 import type { Logger } from "pino";
 import type { Endpoint, InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
-import type { Page, PageRequest } from "../http/pagination";
-import type { PortContext, PutOutcome } from "../ports";
-import type { ObjectType } from "../model/object-type";
+import type { Page, PageRequest } from "../contract/page";
+import type { PortContext, PutOutcome } from "../contract/port-context";
+import type { ObjectType } from "../contract/object-type";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 import { Status } from "../protocol/status";
-import { BackendUnavailableError, OcpiError, describeIssues } from "../http/errors";
+import { BackendUnavailableError, OcpiError, describeIssues } from "../contract/errors";
 import { ocpiTimestamp } from "../http/envelope";
-import { outboundPolicy, type OutboundPolicy } from "../partners/outbound-policy";
+import { outboundPolicy } from "../partners/outbound-policy";
+import { type OutboundPolicy } from "../contract/partner-profile";
 import { discover } from "./discovery";
 import { PartnerCallError, type CallResult, type OcpiClient } from "./ocpi-client";
 import type { CallTarget } from "./call-target";
-import type { OcpiBackend, OcpiBackendSpec } from "./ocpi-backend-port";
+import type { OcpiBackend, OcpiBackendSpec } from "../contract/ocpi-backend";
 
 export interface OcpiBackendDeps {
   http: OcpiClient;

@@ -1,17 +1,17 @@
 import type { InterfaceRole, ModuleId, PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
-import type { ObjectType } from "../model/object-type";
+import type { ObjectType } from "../contract/object-type";
 import type { TolerantReader, ReadResult } from "../model/tolerant-reader";
 import type { z } from "zod";
 import { bodyForPartner } from "../model/schema-walk";
 import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
 import { ListWalk, type PageHeaders } from "./next-page";
-import type { OutboundRequest } from "../outbox/outbox";
-import type { QueuedObjects } from "../outbox/queued-object";
+import type { OutboundRequest } from "./outbound-request";
+import type { QueuedObjects } from "./outbound-request";
 import type { GatewayConfig as Config } from "../../config/types";
-import type { PartnerProfile, PartnerSettings } from "../partners/partner-profile";
-import { describeIssues } from "../http/errors";
+import type { PartnerProfile, PartnerSettings } from "../contract/partner-profile";
+import { describeIssues } from "../contract/errors";
 import { callTargetOf, type CallTarget } from "./call-target";
 import { addresseeOf } from "./addressee";
 

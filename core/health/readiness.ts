@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { Store } from "../store/port";
-import type { Adapter } from "../plugin";
+import type { Store } from "../contract/store";
+import type { Adapter } from "../contract/adapter";
 
 /** One thing the gateway needs to serve; `check` rejects (or resolves false) when it cannot be used now. */
 export interface ReadinessProbe {

@@ -1,19 +1,7 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
 import { requestScope, routeOfPath, type RequestScope } from "../http/request-scope";
-
-/** One request as the access log saw it; what the metrics count (core/metrics). */
-export interface ObservedRequest {
-  /** the authenticated partner, or undefined (no or unknown token) */
-  partner?: string;
-  module: string;
-  interface?: string;
-  method: string;
-  httpStatus: number;
-  /** the envelope's status_code, when the answer was an envelope */
-  statusCode?: number;
-  seconds: number;
-}
+import type { ObservedRequest } from "../http/observed-request";
 
 /** A request's scope once its path is known: module (a label, "unknown" included) and interface. */
 export type RouteScope = RequestScope & { module: string };
@@ -23,7 +11,7 @@ const PROBE_PATHS = new Set(["/health", "/ready", "/metrics"]);
 
 /**
  * The outermost middleware: opens the request's scope (partner, module,
- * ids: on every log line written while it is served, core/logging.ts) and
+ * ids: on every log line written while it is served, core/logging/logger.ts) and
  * writes one access line per request, without headers or bodies (they carry
  * tokens and personal data), with its status, the envelope's status_code and
  * the duration; `observe` gets the same figures.

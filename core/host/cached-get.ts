@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { OcpiReply, RouteSpec } from "../plugin";
-import type { PartnerIdentity } from "../context";
+import type { OcpiReply, RouteSpec } from "../contract/module-plugin";
+import type { PartnerIdentity } from "../contract/request-context";
 import { partyKey, type VersionNumber } from "../protocol/types";
 import type { ResponseCache } from "../cache/response-cache";
-import type { ServedModule } from "./served-modules";
+import type { ServedModule } from "../modules/served-modules";
 import { readRoutingHeaders } from "../http/routing-headers";
-import { pageHeaders, parsePageRequest, parseQuery, type PageRequest, type Query } from "../http/pagination";
+import { pageHeaders, parsePageRequest, parseQuery, type Query } from "../http/pagination";
+import { type PageRequest } from "../contract/page";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
 import { requestScope, routeOfPath } from "../http/request-scope";
 import { Status } from "../protocol/status";
 import { answerHeaders, resolveParty, type KernelServices } from "./mount-route";
 import { admit, hasRoutingHeaders } from "../edge/admit";
 import { JSON_CONTENT_TYPE, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
-import { recordRequest, type ObservedRequest, type RouteScope } from "./access-log";
+import { recordRequest, type RouteScope } from "./access-log";
+import { type ObservedRequest } from "../http/observed-request";
 
 interface Target {
   served: ServedModule;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Koa from "koa";
 import Router from "@koa/router";
-import type { ServedModule } from "./served-modules";
+import type { ServedModule } from "../modules/served-modules";
 import { requestIds } from "../http/request-ids";
 import { errorEnvelope } from "../http/error-envelope";
 import { jsonBody } from "../http/json-body";
@@ -9,15 +9,16 @@ import { bodyLimitsOf } from "../http/body-limits";
 import { versionRoutes } from "../versions/version-routes";
 import { mountRoute, type KernelServices } from "./mount-route";
 import { admit } from "../edge/admit";
-import { ROUTE_ROOT, modulePath } from "./urls";
+import { ROUTE_ROOT, modulePath } from "../http/urls";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
-import { mountAdminRoutes, type AdminRoute } from "../admin/admin-api";
+import { mountAdminRoutes } from "../admin/admin-api";
+import { type AdminRoute } from "../contract/admin-route";
 import { translationLossesRoute } from "../admin/translation-losses";
 import { accessLog } from "./access-log";
 import { CachedGets } from "./cached-get";
 import type { OperationsSurface } from "./operations";
-import type { Adapter } from "../plugin";
-import { adapterInbound } from "./adapter-inbound";
+import type { Adapter } from "../contract/adapter";
+import { adapterInbound } from "../http/adapter-inbound";
 
 /** The gateway's HTTP surface; the order of `use` is the life of a request. */
 export const buildHttpApp = (

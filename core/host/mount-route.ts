@@ -1,26 +1,27 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { GatewayConfig, PartyConfig } from "../../config/types";
-import type { RequestContext } from "../context";
-import type { PartnerProfile } from "../partners/partner-profile";
-import type { OcpiReply, OcpiRequest, RouteSpec } from "../plugin";
+import type { RequestContext } from "../contract/request-context";
+import type { PartnerProfile } from "../contract/partner-profile";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../contract/module-plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import type { ResponseCache } from "../cache/response-cache";
-import type { ServedModule } from "./served-modules";
+import type { ServedModule } from "../modules/served-modules";
 import { sameParty } from "../protocol/types";
 import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
 import { envelope } from "../http/envelope";
 import { JSON_CONTENT_TYPE, envelopeBytes, render, renderedKey, translateDown, type Rendered } from "./rendered-answer";
 import { Status } from "../protocol/status";
-import { invalid, invalidFields } from "../http/errors";
+import { invalid, invalidFields } from "../contract/errors";
 import { routingHeaders } from "../http/routing-headers";
 import { admit } from "../edge/admit";
-import { flatQuery, pageHeaders, parsePageRequest, type PageRequest } from "../http/pagination";
+import { flatQuery, pageHeaders, parsePageRequest } from "../http/pagination";
+import { type PageRequest } from "../contract/page";
 import { requestBody } from "../http/json-body";
-import type { TranslationContext } from "../model/object-type";
+import type { TranslationContext } from "../contract/object-type";
 
 export interface KernelServices {
   config: GatewayConfig;

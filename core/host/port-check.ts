@@ -1,9 +1,10 @@
 import type { GatewayConfig } from "../../config/types";
-import type { Adapter, ModulePlugin } from "../plugin";
-import { changesPortName } from "../push/push-spec";
-import { partyRoutesOf } from "./served-modules";
+import type { ModulePlugin } from "../contract/module-plugin";
+import type { Adapter } from "../contract/adapter";
+import { changesPortName } from "../contract/push-spec";
+import { partyRoutesOf } from "../modules/served-modules";
 
-/** What the kernel calls on a `<module>.CHANGES` port (core/push/push-spec.ts). */
+/** What the kernel calls on a `<module>.CHANGES` port (core/contract/push-spec.ts). */
 const CHANGES_PORT_METHODS: readonly string[] = ["apply"];
 
 /**

@@ -1,6 +1,6 @@
-import type { OcpiReply, RouteSpec } from "../plugin";
+import type { OcpiReply, RouteSpec } from "../contract/module-plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
-import type { TranslationContext } from "../model/object-type";
+import type { TranslationContext } from "../contract/object-type";
 import { ocpiTimestamp } from "../http/envelope";
 
 /** The reply's data in the partner's version. */

@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import { Transform, type Readable, type TransformCallback } from "node:stream";
 import { createGunzip, createInflate } from "node:zlib";
 import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from "../../config/types";
-import { OcpiError } from "./errors";
+import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { heavyLaneOf, isHeavy, type HeavyLaneSettings, type HeavyTicket } from "./heavy-lane";
 import { refusalPacerOf } from "./refusal-pacing";

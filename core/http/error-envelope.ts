@@ -1,9 +1,9 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
-import { OcpiError } from "./errors";
+import { OcpiError } from "../contract/errors";
 import { envelope } from "./envelope";
 import { Status } from "../protocol/status";
-import { storeUnavailableIn } from "../store/store-unavailable";
+import { storeUnavailableIn } from "../contract/store-unavailable";
 
 /** Seconds a client is told to wait after a store outage answer: about one reconnect or failover step. */
 const STORE_RETRY_AFTER_SECONDS = 1;

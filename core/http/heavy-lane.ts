@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import type { InboundServerConfig } from "../../config/types";
-import { OcpiError } from "./errors";
+import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 
 /** What the lane is configured by (README "Config reference", `server.inbound.heavy_body_*`). */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
-import { OcpiError } from "./errors";
+import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { JsonScanner, hasProtoMember, protoMember, readRawBody, type BodyLimits } from "./body-limits";
 

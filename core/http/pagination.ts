@@ -1,29 +1,7 @@
 import type { Context } from "koa";
-import { invalid } from "./errors";
-import { parseDateTime } from "../model/datetime";
-
-/** One page of a list, as a Sender port answers it. */
-export interface Page<T = unknown> {
-  items: T[];
-  /** all objects matching the filters, ignoring offset and limit */
-  total: number;
-}
-
-/** A page request as adapters receive it: never the whole collection. */
-export interface PageRequest {
-  offset: number;
-  /** already capped at the server maximum */
-  limit: number;
-  /** inclusive, epoch ms */
-  dateFrom?: number;
-  /** exclusive, epoch ms */
-  dateTo?: number;
-  /**
-   * Only objects every partner may see: Locations whose publish is not false. Set by the locations
-   * plugin for partners' lists; an adapter applies it natively, so a page is a page of published objects.
-   */
-  published?: true;
-}
+import { invalid } from "../contract/errors";
+import { parseDateTime } from "../protocol/datetime";
+import type { Page, PageRequest } from "../contract/page";
 
 const nonNegativeInt = (name: string, raw: string | undefined, min: number): number | undefined => {
   if (raw === undefined || raw === "") return undefined;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 
-/** What every log line written while a request is served carries (core/logging.ts reads it). */
+/** What every log line written while a request is served carries (core/logging/logger.ts reads it). */
 export interface RequestScope {
   requestId?: string;
   correlationId?: string;
@@ -17,7 +17,7 @@ export interface RequestScope {
 
 /**
  * The request being served, for whatever runs on its behalf, however deep:
- * the logger adds its fields to every line (core/logging.ts), so no code has
+ * the logger adds its fields to every line (core/logging/logger.ts), so no code has
  * to hand a child logger down. Set by the access log (core/host/access-log.ts),
  * filled in by request ids and authentication as they run.
  */

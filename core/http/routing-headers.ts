@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { HeaderPrefix } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
-import { invalid } from "./errors";
+import { invalid } from "../contract/errors";
 
 /** Routing headers are `OCPI-*` in the published protocol and `ROAMING-*` in our spec: read both (names built once, not per request). */
 const namesOf = (name: string): [string, string] => [`ocpi-${name}`, `roaming-${name}`];

@@ -1,9 +1,9 @@
 import type { Middleware } from "koa";
 import type { GatewayConfig } from "../../config/types";
-import type { ModulePlugin } from "../plugin";
+import type { ModulePlugin } from "../contract/module-plugin";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { Endpoint, VersionNumber } from "../protocol/types";
-import { absolute, modulePath } from "../host/urls";
+import { absolute, modulePath } from "../http/urls";
 import { currentRequest } from "../http/request-scope";
 import { mayForward } from "./hub-config";
 import { offersModule } from "../edge/module-offer";

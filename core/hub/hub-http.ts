@@ -1,6 +1,6 @@
 import type { Role } from "../protocol/types";
 import { Status } from "../protocol/status";
-import { OcpiError } from "../http/errors";
+import { OcpiError } from "../contract/errors";
 
 /** What the hub's forwarding, result relay and merged lists share: hub errors, roles and token encodings (bodies: core/http/json-body.ts). */
 

@@ -1,4 +1,4 @@
-import type { Store } from "../store/port";
+import type { Store } from "../contract/store";
 
 const HEALTH = "hub:health";
 

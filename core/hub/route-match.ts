@@ -1,4 +1,4 @@
-import type { RouteSpec } from "../plugin";
+import type { RouteSpec } from "../contract/module-plugin";
 import type { VersionNumber } from "../protocol/types";
 
 /** A plugin route a path below a module interface matches, with its parameters. */

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { ObservedRequest } from "../host/access-log";
+import type { ObservedRequest } from "../http/observed-request";
 import { HourlyFigures } from "./hourly-figures";
 import { DeferredCounter } from "./deferred-counter";
 

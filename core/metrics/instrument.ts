@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DEFAULT_CACHE_CONFIG, type GatewayConfig } from "../../config/types";
-import type { Adapter } from "../plugin";
+import type { Adapter } from "../contract/adapter";
 import type { OcpiClient } from "../client/ocpi-client";
 import { PartnerCallError } from "../client/ocpi-client";
 import type { PartnerClient } from "../client/partner-client";
@@ -8,7 +8,7 @@ import type { ResponseCache } from "../cache/response-cache";
 import type { PendingKind, PendingRequests } from "../async/pending-requests";
 import type { Outbox } from "../outbox/outbox";
 import type { PartnerRegistry } from "../partners/partner-registry";
-import type { Store } from "../store/port";
+import type { Store } from "../contract/store";
 import { SyncStates } from "../sync/sync-state";
 import { SyncBusyError, SyncRequestError, type SyncPuller } from "../sync/sync-puller";
 import { GatewayMetrics, NO_PARTNER } from "./gateway-metrics";

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
 import type { GatewayMetrics } from "./gateway-metrics";
-import { bearerMatches } from "../admin/admin-auth";
+import { bearerMatches } from "../http/bearer-auth";
 
 /**
  * `GET /metrics` on the gateway's port, behind the admin token (`Authorization:

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/vocabulary";
-import { isDateTime } from "./datetime";
+import { isDateTime } from "../protocol/datetime";
 
 /**
  * Something built for each version once, when the module loads: schemas above all, whose construction costs

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { TranslationContext } from "./object-type";
+import type { TranslationContext } from "../contract/object-type";
 
 /**
  * Logs each field a version translation had to drop once per partner, object

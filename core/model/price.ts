@@ -1,4 +1,4 @@
-import type { TranslationContext } from "./object-type";
+import type { TranslationContext } from "../contract/object-type";
 
 /** Canonical (2.3.0) Price. */
 export interface Price {

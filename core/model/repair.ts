@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { PartyRef } from "../protocol/types";
-import type { FieldIssue } from "../http/errors";
+import type { FieldIssue } from "../contract/errors";
 import { issuesOf } from "./object-type";
 import { isDisplayText, isOptional, schemaAt } from "./schema-walk";
 import { DISPLAY_TEXT_LANGUAGE, ENUM_SYNONYMS, FIELD_FILLS, type FieldFill } from "./repair-table";

@@ -2,8 +2,7 @@ import type { z } from "zod";
 import type { Logger } from "pino";
 import type { Strictness } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
-import type { FieldIssue } from "../http/errors";
-import type { ModuleCatalog } from "../host/module-catalog";
+import type { FieldIssue } from "../contract/errors";
 import { issuesOf } from "./object-type";
 import { withoutNulls } from "./without-nulls";
 import { acceptsAsIs } from "./fast-check";
@@ -89,13 +88,3 @@ export class TolerantReader {
     );
   }
 }
-
-/**
- * Locations the gateway holds, for CdrLocation fields a partner left out:
- * the partners' Locations, stored through our locations RECEIVER port
- * (pushed or pulled), looked up under the CDR's owner (ModuleCatalog.location);
- * nothing when no locations RECEIVER is served.
- */
-export const heldLocationsOf = (catalog: ModuleCatalog): Pick<RepairSource, "heldLocation"> => ({
-  heldLocation: (owner, locationId) => catalog.location("RECEIVER", owner, locationId),
-});

@@ -1,5 +1,5 @@
-import type { ModulePlugin, PortMethods, RouteSpec } from "../plugin";
-import { portNameOf } from "../plugin";
+import type { ModulePlugin, PortMethods, RouteSpec } from "../contract/module-plugin";
+import { portNameOf } from "../contract/module-plugin";
 import type { InterfaceRole, Role, VersionNumber } from "../protocol/types";
 import { SUPPORTED_VERSIONS } from "../protocol/types";
 

@@ -1,7 +1,7 @@
 import type { PartyRef } from "../protocol/types";
-import type { PartyScope } from "../partners/party-scope";
-import { inScope } from "../partners/party-scope";
-import { invalid } from "../http/errors";
+import type { PartyScope } from "../contract/party-scope";
+import { inScope } from "../contract/party-scope";
+import { invalid } from "../contract/errors";
 import { sameCiString } from "../model/common-schemas";
 
 /**

@@ -1,8 +1,9 @@
-import type { OcpiReply, OcpiRequest } from "../plugin";
+import type { OcpiReply, OcpiRequest } from "../contract/module-plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
-import { httpStatusOf, type PortContext, type PutOutcome } from "../ports";
-import { describeIssues, invalid, type FieldIssue } from "../http/errors";
-import { issuesOf, silentTranslation, type ObjectType } from "../model/object-type";
+import { httpStatusOf, type PortContext, type PutOutcome } from "../contract/port-context";
+import { describeIssues, invalid, type FieldIssue } from "../contract/errors";
+import { issuesOf, silentTranslation } from "../model/object-type";
+import { type ObjectType } from "../contract/object-type";
 import { checkBodyIdentity } from "./receiver-rules";
 import { updateStored, type UpdatablePort } from "./update-stored";
 

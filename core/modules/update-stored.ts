@@ -1,5 +1,5 @@
 import type { PartyRef } from "../protocol/types";
-import type { PortContext, PutOutcome } from "../ports";
+import type { PortContext, PutOutcome } from "../contract/port-context";
 
 /**
  * The part of a Receiver port a change of one stored object needs: `get` and

@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { Store } from "../store/port";
-import type { BackgroundService } from "../background";
-import { storeUnavailableIn } from "../store/store-unavailable";
-import { SENT_RETENTION_MS, type Outbox, type OutboxCounts, type OutboxMessage, type OutboundRequest } from "./outbox";
-import { isRetryable, retryDelay, type RetryPolicy } from "./retry-policy";
+import type { Store } from "../contract/store";
+import type { BackgroundService } from "../contract/background";
+import { storeUnavailableIn } from "../contract/store-unavailable";
+import { SENT_RETENTION_MS, type Outbox, type OutboxCounts, type OutboxMessage } from "./outbox";
+import { type OutboundRequest } from "../client/outbound-request";
+import { isRetryable, retryDelay } from "./retry-policy";
+import { type RetryPolicy } from "../contract/partner-profile";
 import { answerOf, describeFailure } from "./partner-answer";
+import { DEFAULT_PUSH_CONCURRENCY } from "../partners/partner-settings";
 
 export type OutboundSender = (partnerId: string, request: OutboundRequest) => Promise<void>;
 
@@ -26,8 +29,6 @@ export interface OutboxWorkerOptions {
   concurrencyOf?: (partnerId: string) => number;
 }
 
-/** Deliveries to one partner under way at once, unless its `partners[].push.concurrency` says otherwise. */
-export const DEFAULT_PUSH_CONCURRENCY = 16;
 
 /**
  * Whether two order keys (object paths, "locations:NLGWY/LOC1/EVSE1") name the same object, or one a part of

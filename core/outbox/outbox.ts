@@ -1,28 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Store, StoredPage, StoreGuard } from "../store/port";
-import type { HttpMethod, InterfaceRole, PartyRef } from "../protocol/types";
+import type { Store, StoredPage, StoreGuard } from "../contract/store";
 import type { PartnerAnswer } from "./partner-answer";
-import type { QueuedObject } from "./queued-object";
-import type { RedisStore } from "../store/redis-store";
-import { GENERATION_LEASES, LEASES_LUA, type SharedReads } from "../store/shared-reads";
-
-/** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */
-export type OutboundTarget = { module: string; role: InterfaceRole; path?: string; query?: Record<string, string> } | { url: string };
-
-export interface OutboundRequest {
-  method: HttpMethod;
-  target: OutboundTarget;
-  /**
-   * a wire body, sent as it is: a message whose body has no object type of a module (a command or charging-profile
-   * result, client info), and every message queued before objects were queued canonically (an upgrade delivers those unchanged)
-   */
-  body?: unknown;
-  /** the canonical object, rendered for the partner when the message is delivered (a module target only; no `body` then) */
-  object?: QueuedObject;
-  from?: PartyRef;
-  /** the party the message is for; its to-headers are chosen from it (core/client/addressee.ts) */
-  to?: PartyRef;
-}
+import type { OutboundRequest } from "../client/outbound-request";
+import { GENERATION_LEASES, LEASES_LUA } from "../store/shared-reads";
 
 export interface OutboxMessage {
   id: string;
@@ -230,9 +210,6 @@ return json`;
  */
 const withFields = <T extends object, F extends object>(message: T, fields: F): Omit<T, keyof F> & F => Object.assign({}, message, fields);
 
-/** The store's scripts on one Redis (RedisStore.scriptOnOneRedis); none on SQLite, and on a cluster each call answers undefined. */
-const scriptOnOneRedisOf = (store: Store): RedisStore["scriptOnOneRedis"] | undefined =>
-  (store as Partial<Pick<RedisStore, "scriptOnOneRedis">>).scriptOnOneRedis?.bind(store as RedisStore);
 
 const NO_COUNTS: OutboxCounts = { delivered: 0, rejected: 0, dropped: 0 };
 
@@ -305,14 +282,13 @@ export class Outbox {
    * (ENQUEUE_LUA), doing exactly what `place` and `collapse` do one store call at a time. Undefined elsewhere.
    */
   private enqueueOnOneRedis(messages: readonly EnqueueRequest[], guard: StoreGuard | undefined): Promise<string[] | null> | undefined {
-    const script = scriptOnOneRedisOf(this.store);
-    if (!script) return undefined;
+    if (!this.store.scriptOnOneRedis) return undefined;
     const queues = [...new Set(messages.map((m) => m.partnerId))];
     const collections = [META, PARTNERS, GENERATION_LEASES, ...queues.map(queueOf), ...(guard ? [guard.collection] : [])];
     const now = Date.now();
     // the guard's value as the store encodes it (JSON), compared with the stored text
     // and whose leases are not waited for: this instance's (SharedReads drops them as its writes complete)
-    const holder = (this.store as { sharedReads?: SharedReads }).sharedReads?.holder ?? "";
+    const holder = this.store.sharedReads?.holder ?? "";
     const args: (string | number)[] = [now, messages.length, guard?.key ?? "", guard ? JSON.stringify(guard.value) : "", holder];
     for (const message of messages) {
       const id = message.id;
@@ -332,7 +308,7 @@ export class Outbox {
         JSON.stringify({ partnerId: message.partnerId }),
       );
     }
-    return script<string[] | null>("outboxEnqueue", ENQUEUE_LUA, collections, args);
+    return this.store.scriptOnOneRedis<string[] | null>("outboxEnqueue", ENQUEUE_LUA, collections, args);
   }
 
   private async place(message: EnqueueRequest, seq: number): Promise<string> {
@@ -405,7 +381,7 @@ export class Outbox {
    */
   async claim(message: OutboxMessage): Promise<OutboxMessage | undefined> {
     if (!message.collapseKey) return message;
-    const atOnce = scriptOnOneRedisOf(this.store)?.<string | null>("outboxClaim", CLAIM_LUA, [queueOf(message.partnerId)], [message.id, message.seq]);
+    const atOnce = this.store.scriptOnOneRedis?.<string | null>("outboxClaim", CLAIM_LUA, [queueOf(message.partnerId)], [message.id, message.seq]);
     if (atOnce) {
       const json = await atOnce;
       return json === null ? undefined : (JSON.parse(json) as OutboxMessage);

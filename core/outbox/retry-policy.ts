@@ -1,27 +1,5 @@
 import { PartnerCallError } from "../client/ocpi-client";
-import type { PartnerPushConfig } from "../../config/types";
-
-export interface RetryPolicy {
-  /** first retry delay */
-  baseDelayMs: number;
-  /** upper bound of the exponential delay */
-  maxDelayMs: number;
-  /**
-   * A partner failing for longer than this gets its backlog of superseded
-   * updates dropped and is marked for a full resync; essential messages
-   * (CDRs, final sessions, command results) stay queued.
-   */
-  backlogWindowMs: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 1000, maxDelayMs: 5 * 60_000, backlogWindowMs: 60 * 60_000 };
-
-/** A partner's policy: its `partners[].push` settings over the defaults. */
-export const retryPolicyOf = (settings: PartnerPushConfig = {}): RetryPolicy => ({
-  baseDelayMs: settings.base_delay_ms ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-  maxDelayMs: settings.max_delay_ms ?? DEFAULT_RETRY_POLICY.maxDelayMs,
-  backlogWindowMs: settings.backlog_window_ms ?? DEFAULT_RETRY_POLICY.backlogWindowMs,
-});
+import type { RetryPolicy } from "../contract/partner-profile";
 
 /**
  * Whether a failed delivery is worth retrying: network errors, timeouts,

@@ -1,6 +1,6 @@
 import type { PartnerConfig } from "../../config/types";
-import type { PartnerRecord } from "./partner-record";
-import { invalid } from "../http/errors";
+import type { PartnerRecord } from "../contract/partner-record";
+import { invalid } from "../contract/errors";
 import { outboundPolicy, outboundProblem } from "./outbound-policy";
 
 /**

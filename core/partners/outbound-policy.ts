@@ -1,19 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import type { PartnerConfig } from "../../config/types";
-
-/**
- * Where the gateway may send a partner's requests (README "Outbound URL
- * policy"). A partner hands us URLs to call (its versions URL, version
- * details, module endpoints, response_url, Link next) and we call them with
- * its token; without this policy it could steer those calls, token
- * included, into the operator's network.
- */
-export interface OutboundPolicy {
-  /** origins (`URL.origin`: scheme, host, port) the partner may be called at */
-  readonly origins: ReadonlySet<string>;
-  /** the origins the operator named for the partner in config: their hosts may resolve to any address, all others only to public ones */
-  readonly namedOrigins: ReadonlySet<string>;
-}
+import type { OutboundPolicy } from "../contract/partner-profile";
 
 /** The URL, or undefined when it is none: what every check here reads (a caller that checks one URL several times parses it once). */
 export const parseUrl = (url: string | undefined): URL | undefined => {

@@ -1,11 +1,14 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
-import type { Store, StoreGuard } from "../store/port";
-import type { PartnerIdentity } from "../context";
-import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type PartnerRecord, type TokenIndexEntry } from "./partner-record";
+import type { Store, StoreGuard } from "../contract/store";
+import type { PartnerIdentity } from "../contract/request-context";
+import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type TokenIndexEntry } from "./partner-record";
+import { type PartnerRecord } from "../contract/partner-record";
 import { generateToken, hashToken, readAuthorization, sameHash } from "./token-vault";
 import { RegistrationGeneration } from "./registration-generation";
 import { checkRoleClaims, heldParties } from "./role-claims";
-import { defaultPartnerConfig, profileOf, settingsOf, type PartnerProfile, type PartnerSettings } from "./partner-profile";
+import { profileOf, settingsOf } from "./partner-profile";
+import { type PartnerProfile, type PartnerSettings } from "../contract/partner-profile";
+import { defaultPartnerConfig } from "./partner-settings";
 import { claimStoredParties, now, retireToken, rotated, writeRegistration, writeRegistrationIssuing, type RegistrationResult } from "./registration-write";
 
 export type { RegistrationResult } from "./registration-write";

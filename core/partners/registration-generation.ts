@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Store, StoreGuard } from "../store/port";
-import type { SharedReads } from "../store/shared-reads";
+import type { Store, StoreGuard } from "../contract/store";
+import type { SharedReads } from "../contract/store";
 
 /** Store collection of the one entry below: a random token renewed by every write of partners or tokens. */
 export const REGISTRATION_GENERATION = "partners:generation";
@@ -34,7 +34,7 @@ export class RegistrationGeneration {
   private batch?: { read: Promise<string | undefined>; token: Promise<string> };
 
   constructor(private readonly store: Store) {
-    this.shared = (store as { sharedReads?: SharedReads }).sharedReads;
+    this.shared = store.sharedReads;
   }
 
   read(): Promise<string> {

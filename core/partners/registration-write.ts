@@ -1,6 +1,7 @@
-import { ClaimTakenError, type Store } from "../store/port";
+import { ClaimTakenError, type Store } from "../contract/store";
 import type { CredentialsRole, Endpoint, VersionNumber } from "../protocol/types";
-import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type PartnerRecord, type TokenIndexEntry } from "./partner-record";
+import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type TokenIndexEntry } from "./partner-record";
+import { type PartnerRecord } from "../contract/partner-record";
 import { claimTaken, heldParties } from "./role-claims";
 import { generateToken, hashToken } from "./token-vault";
 

@@ -1,8 +1,8 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
 import type { CredentialsRole } from "../protocol/types";
 import { credentialsRoleOf, partyKey, sameParty } from "../protocol/types";
-import type { PartnerRecord } from "./partner-record";
-import { invalid, type OcpiError } from "../http/errors";
+import type { PartnerRecord } from "../contract/partner-record";
+import { invalid, type OcpiError } from "../contract/errors";
 
 /**
  * What a partner may claim in its credentials (POST/PUT, or its answer when

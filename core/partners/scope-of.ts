@@ -1,8 +1,8 @@
 import type { GatewayConfig } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
-import type { PartnerRecord } from "./partner-record";
+import type { PartnerRecord } from "../contract/partner-record";
 import type { PartnerRegistry } from "./partner-registry";
-import type { PartyScope } from "./party-scope";
+import type { PartyScope } from "../contract/party-scope";
 
 const partyOf = (p: PartyRef): PartyRef => ({ country_code: p.country_code.toUpperCase(), party_id: p.party_id.toUpperCase() });
 

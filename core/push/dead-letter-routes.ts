@@ -1,8 +1,9 @@
-import type { AdminRoute } from "../admin/admin-api";
-import { notFound } from "../http/errors";
+import type { AdminRoute } from "../contract/admin-route";
+import { notFound } from "../contract/errors";
 import { parsePageRequest } from "../http/pagination";
 import { safeUrl } from "../client/ocpi-client";
-import type { DeadLetter, Outbox, OutboundTarget, Requeued } from "../outbox/outbox";
+import type { DeadLetter, Outbox, Requeued } from "../outbox/outbox";
+import type { OutboundTarget } from "../client/outbound-request";
 import { answerJson } from "../outbox/partner-answer";
 
 const MAX_PAGE = 100;

@@ -1,5 +1,5 @@
 import type { PartnerRegistry } from "../partners/partner-registry";
-import type { PartnerRecord } from "../partners/partner-record";
+import type { PartnerRecord } from "../contract/partner-record";
 import { offersModule } from "../edge/module-offer";
 
 /**

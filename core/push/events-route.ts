@@ -1,14 +1,14 @@
 import { z } from "zod";
-import type { AdminRoute } from "../admin/admin-api";
-import type { DataChange } from "../events/change-feed";
-import type { ServedModule } from "../host/served-modules";
-import { OcpiError, invalid, invalidFields } from "../http/errors";
+import type { AdminRoute } from "../contract/admin-route";
+import type { DataChange } from "../contract/change-feed";
+import type { ServedModule } from "../modules/served-modules";
+import { OcpiError, invalid, invalidFields } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { issuesOf } from "../model/object-type";
 import { withoutNulls } from "../model/without-nulls";
 import { ciString, sameCiString } from "../model/common-schemas";
 import { sameParty } from "../protocol/types";
-import { changeObjectOf, type ChangeOutcome, type ChangesPort, type PushSpec } from "./push-spec";
+import { changeObjectOf, type ChangeOutcome, type ChangesPort, type PushSpec } from "../contract/push-spec";
 
 const eventSchema = z.strictObject({
   module: z.string({ error: "must be a module id" }).min(1, { error: "must be a module id" }),

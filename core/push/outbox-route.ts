@@ -1,4 +1,4 @@
-import type { AdminRoute } from "../admin/admin-api";
+import type { AdminRoute } from "../contract/admin-route";
 import type { Outbox } from "../outbox/outbox";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PushResync } from "./push-resync";

@@ -1,15 +1,15 @@
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { DataChange } from "../events/change-feed";
+import type { DataChange } from "../contract/change-feed";
 import type { EnqueueRequest, Outbox } from "../outbox/outbox";
-import type { StoreGuard } from "../store/port";
+import type { StoreGuard } from "../contract/store";
 import type { PartnerRegistry } from "../partners/partner-registry";
-import type { PartnerRecord } from "../partners/partner-record";
-import type { QueuedObject } from "../outbox/queued-object";
+import type { PartnerRecord } from "../contract/partner-record";
+import type { QueuedObject } from "../client/outbound-request";
 import { partyKey, sameParty, type PartyRef } from "../protocol/types";
-import { inScope, type PartyScope } from "../partners/party-scope";
+import { inScope, type PartyScope } from "../contract/party-scope";
 import { scopeOf } from "../partners/scope-of";
-import { changeObjectOf, defaultTarget, type PushSpec } from "./push-spec";
+import { changeObjectOf, defaultTarget, type PushSpec } from "../contract/push-spec";
 import { entitledIn, entitledPartners } from "./entitled-partners";
 
 /** The push specs of the modules plugins serve, by module id. */

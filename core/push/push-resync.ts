@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import type { Store } from "../store/port";
+import type { Store } from "../contract/store";
 import type { Outbox, OutboxMessage } from "../outbox/outbox";
 import type { PartnerRegistry } from "../partners/partner-registry";
-import type { ServedModule } from "../host/served-modules";
-import type { ListingPort, PushSpec } from "./push-spec";
-import type { PageRequest } from "../http/pagination";
-import type { PortContext } from "../ports";
+import type { ServedModule } from "../modules/served-modules";
+import type { ListingPort, PushSpec } from "../contract/push-spec";
+import type { PageRequest } from "../contract/page";
+import type { PortContext } from "../contract/port-context";
 import type { PushFanOut } from "./push-fan-out";
 import { isEntitled } from "./entitled-partners";
 

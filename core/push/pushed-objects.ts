@@ -1,8 +1,8 @@
-import type { ModulePlugin } from "../plugin";
-import type { ObjectType } from "../model/object-type";
+import type { ModulePlugin } from "../contract/module-plugin";
+import type { ObjectType } from "../contract/object-type";
 import type { VersionNumber } from "../protocol/types";
-import type { QueuedObject, QueuedObjects, QueuedTarget } from "../outbox/queued-object";
-import { changeObjectOf, type PushSpec } from "./push-spec";
+import type { QueuedObject, QueuedObjects, QueuedTarget } from "../client/outbound-request";
+import { changeObjectOf, type PushSpec } from "../contract/push-spec";
 
 /**
  * How the outbox renders the canonical objects it queued (PartnerClient.send), from the push specs of every plugin,

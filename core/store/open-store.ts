@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { StoreConfig } from "../../config/types";
-import type { Store } from "./port";
+import type { Store } from "../contract/store";
 import { RedisStore } from "./redis-store";
 import { SqliteStore } from "./sqlite-store";
 

@@ -1,9 +1,10 @@
 import type { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "./port";
+import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "../contract/store";
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
-import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
-import { SharedReads } from "./shared-reads";
+import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
+import { RedisSharedReads } from "./shared-reads";
+import type { SharedReads } from "../contract/store";
 import { RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 
 export interface RedisStoreOptions {
@@ -105,7 +106,7 @@ export class RedisStore implements Store {
     for (const [name, script] of Object.entries(WRITE_SCRIPTS)) this.redis.defineCommand(name, script);
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
     // one Redis, every key on it: the reads of a batch can go in one script (a cluster's keys sit in different slots)
-    if (!cluster) this.sharedReads = new SharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
+    if (!cluster) this.sharedReads = new RedisSharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
   }
 
   /**

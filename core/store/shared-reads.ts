@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { SharedReads } from "../contract/store";
 import type { RedisClient } from "./redis-connection";
 import { MAX_GENERATION_LEASE_MS } from "../../config/types";
 
@@ -147,7 +148,7 @@ interface Leased<T> {
  * A store entry read here fails as RedisStore.get fails (StoreUnavailableError
  * on an outage); the tokens' reader decides for itself what a failure means.
  */
-export class SharedReads {
+export class RedisSharedReads implements SharedReads {
   private next?: Batch;
   /** the answers of leased batches, by the ids their readers asked under (one per read: a few per module and party) */
   private readonly leasedFields = new Map<string, Leased<unknown>>();

@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "libsql";
 import type { Logger } from "pino";
-import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "./port";
-import { StoreHealth, StoreUnavailableError } from "./store-unavailable";
+import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "../contract/store";
+import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[]>;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Store } from "../store/port";
+import type { Store } from "../contract/store";
 
 /**
  * A store lock held for as long as a job runs: renewed every third of its

@@ -1,9 +1,8 @@
 import type { PartnerSyncRetryConfig } from "../../config/types";
 import { PartnerCallError } from "../client/ocpi-client";
-import { DEFAULT_RETRY_POLICY, retryDelay } from "../outbox/retry-policy";
+import { retryDelay } from "../outbox/retry-policy";
+import { DEFAULT_RETRY_POLICY, DEFAULT_SYNC_RETRY } from "../partners/partner-settings";
 
-/** Defaults of `partners[].sync_retry`: four retries per pull, 250 ms doubling (±20 %), no wait over 30 s. */
-export const DEFAULT_SYNC_RETRY: Required<PartnerSyncRetryConfig> = { retries: 4, base_delay_ms: 250, max_delay_ms: 30_000 };
 
 /** One retry of a page, for the pull's log. */
 export interface PageRetryEvent {

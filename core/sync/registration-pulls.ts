@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
-import type { PartnerRecord } from "../partners/partner-record";
+import type { PartnerRecord } from "../contract/partner-record";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { SyncTarget } from "./sync-targets";
 import type { SyncStates } from "./sync-state";
-import { storeUnavailableIn } from "../store/store-unavailable";
+import { storeUnavailableIn } from "../contract/store-unavailable";
 import { SyncBusyError, type SyncPuller } from "./sync-puller";
 
 /** How often registrations are looked at: one read of the registration generation, the records only when it moved. */

@@ -1,5 +1,5 @@
-import type { AdminRoute } from "../admin/admin-api";
-import { OcpiError, invalid } from "../http/errors";
+import type { AdminRoute } from "../contract/admin-route";
+import { OcpiError, invalid } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { PartnerCallError } from "../client/ocpi-client";
 import { SyncBusyError, SyncRequestError, type SyncPuller } from "./sync-puller";

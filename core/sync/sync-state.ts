@@ -1,4 +1,4 @@
-import type { Store } from "../store/port";
+import type { Store } from "../contract/store";
 
 /** What the store remembers of one partner's module between pulls. */
 export interface SyncState {

@@ -1,6 +1,6 @@
 import type { GatewayConfig, PartyConfig } from "../../config/types";
-import type { ServedModule } from "../host/served-modules";
-import type { SyncSpec } from "./sync-spec";
+import type { ServedModule } from "../modules/served-modules";
+import type { SyncSpec } from "../contract/sync-spec";
 
 /** Where pulled objects of one module go: the plugin's sync spec and the RECEIVER port we serve. */
 export interface SyncTarget {

@@ -1,7 +1,7 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
-import type { Endpoint, InterfaceRole, VersionNumber } from "../protocol/types";
-import type { ServedModule } from "../host/served-modules";
-import { absolute, modulePath } from "../host/urls";
+import type { Endpoint, VersionNumber } from "../protocol/types";
+import { ownRoleOf211, type ServedModule } from "../modules/served-modules";
+import { absolute, modulePath } from "../http/urls";
 import { offersModule } from "../edge/module-offer";
 
 /**
@@ -26,14 +26,6 @@ export const endpointsFor = (
     url: absolute(config.server.public_url, modulePath(version, s.plugin.module, s.role, s.plugin.configurationModule)),
   }));
   return version === "2.1.1" ? oneEndpointPerModule(endpoints, served, config) : dedupe(endpoints);
-};
-
-/** Our interface role for a module in 2.1.1, which lists one URL per module: the data owner serves the sender side. */
-export const ownRoleOf211 = (served: readonly ServedModule[], config: GatewayConfig, module: string): InterfaceRole => {
-  const plugin = served.find((s) => s.plugin.module === module)?.plugin;
-  const ourRoles = config.parties.map((p) => p.role);
-  if (!plugin?.dataOwner) return "SENDER";
-  return ourRoles.includes(plugin.dataOwner) ? "SENDER" : "RECEIVER";
 };
 
 const oneEndpointPerModule = (endpoints: Endpoint[], served: readonly ServedModule[], config: GatewayConfig): Endpoint[] => {

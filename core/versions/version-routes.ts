@@ -2,12 +2,12 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import type { GatewayConfig } from "../../config/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
-import type { ServedModule } from "../host/served-modules";
+import type { ServedModule } from "../modules/served-modules";
 import { SUPPORTED_VERSIONS, type VersionNumber } from "../protocol/types";
 import { envelope } from "../http/envelope";
-import { notFound } from "../http/errors";
+import { notFound } from "../contract/errors";
 import { admit } from "../edge/admit";
-import { absolute, versionDetailsPath, versionsPath } from "../host/urls";
+import { absolute, versionDetailsPath, versionsPath } from "../http/urls";
 import { endpointsFor, wireEndpoints } from "./endpoints";
 
 /** GET versions and GET version details, both open to token A (registration needs them). */

@@ -1,13 +1,13 @@
 import { inject, injectable } from "tsyringe";
 import type { GatewayConfig } from "../../config/types";
-import type { RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/contract/module-plugin";
 import { CDR_TRANSLATION_LOSSES, cdrType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
-import { TOKENS } from "../../core/tokens";
+import { TOKENS } from "../../core/contract/injection-tokens";
 import type { CdrsReceiverPort, CdrsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
-import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { SyncSpec } from "../../core/contract/sync-spec";
 import type { Cdr } from "./model";
 import { CDRS_PUSH } from "./push";
 import { AuthorizationReferences } from "../payments/authorization-references";

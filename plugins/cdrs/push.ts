@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { APPLIED, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import { APPLIED, unsupportedChange, type PushSpec } from "../../core/contract/push-spec";
 import type { CdrsReceiverPort } from "./ports";
 import type { Cdr } from "./model";
 import { cdrType } from "./translate";

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
-import { invalid, notFound } from "../../core/http/errors";
-import { absolute, modulePath } from "../../core/host/urls";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
+import { invalid, notFound } from "../../core/contract/errors";
+import { absolute, modulePath } from "../../core/http/urls";
 import { written } from "../../core/modules/receiver-writes";
 import type { Cdr } from "./model";
 import type { CdrsReceiverPort } from "./ports";

@@ -1,5 +1,6 @@
-import type { TranslationContext } from "../../core/model/object-type";
-import { defineObjectType, type TranslationLoss } from "../../core/model/object-type";
+import type { TranslationContext } from "../../core/contract/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type TranslationLoss } from "../../core/contract/object-type";
 import { mapPriceFields, priceDown, priceFromNumber, priceToNumber, priceUp, type Price, type Price22 } from "../../core/model/price";
 import { TOKEN_TYPES_22 } from "../../core/model/charging";
 import type { Cdr, CdrLocation, CdrTariff, ChargingPeriod, PriceLimit } from "./model";

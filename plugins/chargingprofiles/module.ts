@@ -1,12 +1,12 @@
 import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { RouteSpec } from "../../core/plugin";
-import type { AdminRoute } from "../../core/admin/admin-api";
-import type { Store } from "../../core/store/port";
+import type { RouteSpec } from "../../core/contract/module-plugin";
+import type { AdminRoute } from "../../core/contract/admin-route";
+import type { Store } from "../../core/contract/store";
 import type { VersionNumber } from "../../core/protocol/types";
 import { AsyncModulePlugin, type PendingSpec } from "../../core/async/async-module";
-import { TOKENS } from "../../core/tokens";
+import { TOKENS } from "../../core/contract/injection-tokens";
 import { PendingRequests } from "../../core/async/pending-requests";
 import { asyncTimeoutSeconds } from "../../core/async/outgoing";
 import { Outbox } from "../../core/outbox/outbox";

@@ -1,4 +1,4 @@
-import type { PortContext } from "../../core/ports";
+import type { PortContext } from "../../core/contract/port-context";
 import type { Session } from "../sessions/model";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponseType, ChargingProfileResult, ProfileOperation } from "./model";
 

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/plugin";
-import type { AdminRoute } from "../../core/admin/admin-api";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
+import type { AdminRoute } from "../../core/contract/admin-route";
 import type { PartyRef, VersionNumber } from "../../core/protocol/types";
 import type { PendingRequests } from "../../core/async/pending-requests";
 import type { PendingSpec } from "../../core/async/async-module";
 import type { Outbox } from "../../core/outbox/outbox";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
-import { invalid, invalidFields } from "../../core/http/errors";
+import { invalid, invalidFields } from "../../core/contract/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { url } from "../../core/model/common-schemas";

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { RouteSpec } from "../../core/plugin";
-import type { AdminRequest, AdminRoute } from "../../core/admin/admin-api";
+import type { RouteSpec } from "../../core/contract/module-plugin";
+import type { AdminRequest, AdminRoute } from "../../core/contract/admin-route";
 import type { PendingEntry, PendingRequests } from "../../core/async/pending-requests";
 import type { PendingSpec } from "../../core/async/async-module";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import type { PartyRef } from "../../core/protocol/types";
-import { invalid, invalidFields, notFound } from "../../core/http/errors";
+import { invalid, invalidFields, notFound } from "../../core/contract/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { receiveOutcome, responseUrlFor, sendTracked, type SentRequest } from "../../core/async/outgoing";

@@ -1,4 +1,4 @@
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import type { PartyRef } from "../../core/protocol/types";
 
 const COLLECTION = "chargingprofiles:senders";

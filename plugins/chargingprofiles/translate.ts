@@ -1,6 +1,7 @@
 import type { ZodType } from "zod";
 import type { VersionNumber } from "../../core/protocol/types";
-import { defineObjectType, type ObjectType } from "../../core/model/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type ObjectType } from "../../core/contract/object-type";
 import type { ActiveChargingProfile, ChargingProfile, ChargingProfileResponse, ChargingProfileResult, SetChargingProfile } from "./model";
 import {
   activeChargingProfileSchema,

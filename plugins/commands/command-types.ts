@@ -1,5 +1,5 @@
 import type { VersionNumber } from "../../core/protocol/types";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import type { CommandRequest, CommandType, ReserveNow, StartSession, StopSession, UnlockConnector } from "./model";
 import type { Token } from "../tokens/model";
 import { cancelReservationType, reserveNowType, startSessionType, stopSessionType, unlockConnectorType } from "./translate";

@@ -1,4 +1,4 @@
-import type { PortContext } from "../../core/ports";
+import type { PortContext } from "../../core/contract/port-context";
 import type { Location } from "../locations/model";
 import type { Session } from "../sessions/model";
 import type { CommandRequest, CommandResponseType, CommandResult, CommandType, DisplayText } from "./model";

@@ -1,7 +1,8 @@
 import type { ZodType } from "zod";
 import type { VersionNumber } from "../../core/protocol/types";
-import { defineObjectType, type ObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
-import { invalid } from "../../core/http/errors";
+import { defineObjectType } from "../../core/model/object-type";
+import { type ObjectType, type TranslationContext, type TranslationLoss } from "../../core/contract/object-type";
+import { invalid } from "../../core/contract/errors";
 import { tokenObjectType } from "../tokens/translate";
 import type { Token } from "../tokens/model";
 import type { CommandRequest, CommandResponse, CommandResult } from "./model";

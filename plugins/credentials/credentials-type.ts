@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { GatewayConfig } from "../../config/types";
 import type { Credentials, CredentialsRole, Role } from "../../core/protocol/types";
-import { defineObjectType, type ObjectType, type TranslationLoss } from "../../core/model/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type ObjectType, type TranslationLoss } from "../../core/contract/object-type";
 import { businessDetails, countryCode, nonEmptyArray, partyId, role, url } from "../../core/model/common-schemas";
 
 const token = () =>

@@ -1,14 +1,14 @@
 import type { GatewayConfig } from "../../config/types";
 import type { Credentials, VersionNumber } from "../../core/protocol/types";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
-import type { PartnerRecord } from "../../core/partners/partner-record";
-import type { ModuleCatalog } from "../../core/host/module-catalog";
+import type { PartnerRecord } from "../../core/contract/partner-record";
+import type { ModuleCatalog } from "../../core/modules/module-catalog";
 import type { Discovered, DiscoveryRequest } from "../../core/client/discovery";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import type { Logger } from "pino";
 import { discover } from "../../core/client/discovery";
 import { OcpiClient, PartnerCallError } from "../../core/client/ocpi-client";
-import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/http/errors";
+import { OcpiError, methodNotAllowed, describeIssues, invalid } from "../../core/contract/errors";
 import { Status } from "../../core/protocol/status";
 import { outboundProblem } from "../../core/partners/outbound-policy";
 import { callTargetOf } from "../../core/client/call-target";

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from "../../config/types";
 import { credentialsRoleOf, type Credentials, type CredentialsRole } from "../../core/protocol/types";
-import { absolute, versionsPath } from "../../core/host/urls";
+import { absolute, versionsPath } from "../../core/http/urls";
 
 /** Our own credentials object (canonical form) carrying `token` for the partner. */
 export const ourCredentials = (config: GatewayConfig, token: string): Credentials => {

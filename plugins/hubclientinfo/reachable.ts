@@ -1,12 +1,12 @@
 import type { GatewayConfig } from "../../config/types";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
-import type { PartnerRecord } from "../../core/partners/partner-record";
+import type { PartnerRecord } from "../../core/contract/partner-record";
 import type { PartyRef } from "../../core/protocol/types";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { sameParty } from "../../core/protocol/types";
 import { scopeOf } from "../../core/partners/scope-of";
-import { inScope } from "../../core/partners/party-scope";
-import { invalid } from "../../core/http/errors";
+import { inScope } from "../../core/contract/party-scope";
+import { invalid } from "../../core/contract/errors";
 import { getReceived } from "./received";
 
 const PARTY = /^([A-Za-z]{2})([A-Za-z0-9]{3})$/;

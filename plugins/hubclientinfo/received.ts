@@ -1,5 +1,5 @@
 import type { GatewayConfig } from "../../config/types";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import type { PartyRef } from "../../core/protocol/types";
 import { partyKey, sameParty } from "../../core/protocol/types";
 import type { ClientInfo } from "../../core/hub/client-info";

@@ -1,8 +1,8 @@
 import type { GatewayConfig } from "../../config/types";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import type { ClientInfo } from "../../core/hub/client-info";
-import type { SyncSpec } from "../../core/sync/sync-spec";
-import { isConfiguredHub } from "../../core/partners/party-scope";
+import type { SyncSpec } from "../../core/contract/sync-spec";
+import { isConfiguredHub } from "../../core/partners/configured-hub";
 import { clientInfoType } from "./client-info-type";
 import { aboutOurParty, storeReceived } from "./received";
 

@@ -1,6 +1,6 @@
 import type { ListFilters, PartnerClient } from "../../core/client/partner-client";
 import type { PartyRef } from "../../core/protocol/types";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import type { Connector, Evse, Location } from "./model";
 import { connectorType, evseType, locationType } from "./translate";
 

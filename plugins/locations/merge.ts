@@ -1,6 +1,6 @@
 import { Status } from "../../core/protocol/status";
-import { notFound } from "../../core/http/errors";
-import type { PutOutcome } from "../../core/ports";
+import { notFound } from "../../core/contract/errors";
+import type { PutOutcome } from "../../core/contract/port-context";
 import type { ChangeRule } from "../../core/modules/receiver-writes";
 import { sameId, type Connector, type Evse, type Location } from "./model";
 import { locationType } from "./translate";

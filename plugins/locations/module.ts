@@ -1,12 +1,12 @@
 import { injectable } from "tsyringe";
 import type { Role } from "../../core/protocol/types";
-import type { RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/contract/module-plugin";
 import { LOCATIONS_TRANSLATION_LOSSES, locationType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { LocationsReceiverPort, LocationsSenderPort } from "./ports";
 import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
-import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { SyncSpec } from "../../core/contract/sync-spec";
 import type { Location } from "./model";
 import { LOCATIONS_PUSH } from "./push";
 

@@ -1,6 +1,6 @@
-import type { PageRequest } from "../../core/http/pagination";
-import type { Page } from "../../core/http/pagination";
-import type { PortContext } from "../../core/ports";
+import type { PageRequest } from "../../core/contract/page";
+import type { Page } from "../../core/contract/page";
+import type { PortContext } from "../../core/contract/port-context";
 import type { PartyRef } from "../../core/protocol/types";
 import type { UpdatablePort } from "../../core/modules/update-stored";
 import type { Location } from "./model";

@@ -1,5 +1,5 @@
-import type { Page, PageRequest } from "../../core/http/pagination";
-import type { PortContext } from "../../core/ports";
+import type { Page, PageRequest } from "../../core/contract/page";
+import type { PortContext } from "../../core/contract/port-context";
 import type { Location } from "./model";
 import type { LocationsSenderPort } from "./ports";
 

@@ -1,6 +1,6 @@
-import type { DataChange } from "../../core/events/change-feed";
-import type { PortContext } from "../../core/ports";
-import { APPLIED, orUnknownObject, unknownObject, unsupportedChange, type ChangeOutcome, type PushSpec } from "../../core/push/push-spec";
+import type { DataChange } from "../../core/contract/change-feed";
+import type { PortContext } from "../../core/contract/port-context";
+import { APPLIED, orUnknownObject, unknownObject, unsupportedChange, type ChangeOutcome, type PushSpec } from "../../core/contract/push-spec";
 import type { LocationsReceiverPort, LocationsSenderPort } from "./ports";
 import type { Connector, Evse, Location } from "./model";
 import { patchConnector, patchEvse, patchLocation, putConnector, putEvse } from "./merge";

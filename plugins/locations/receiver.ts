@@ -1,10 +1,10 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
 import { Status } from "../../core/protocol/status";
 import { ocpiTimestamp } from "../../core/http/envelope";
-import type { PutOutcome } from "../../core/ports";
+import type { PutOutcome } from "../../core/contract/port-context";
 import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import { changeStored, patchStored, putWhole, written } from "../../core/modules/receiver-writes";
-import { notFound } from "../../core/http/errors";
+import { notFound } from "../../core/contract/errors";
 import type { Connector, Evse, Location } from "./model";
 import type { LocationsReceiverPort } from "./ports";
 import { connectorType, evseType, locationType } from "./translate";

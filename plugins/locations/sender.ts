@@ -1,6 +1,6 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
 import { Status } from "../../core/protocol/status";
-import { notFound } from "../../core/http/errors";
+import { notFound } from "../../core/contract/errors";
 import type { Evse, Location } from "./model";
 import type { LocationsSenderPort } from "./ports";
 import { connectorType, evseType, locationType } from "./translate";

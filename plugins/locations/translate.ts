@@ -1,5 +1,6 @@
-import type { TranslationContext } from "../../core/model/object-type";
-import { defineObjectType, type TranslationLoss } from "../../core/model/object-type";
+import type { TranslationContext } from "../../core/contract/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type TranslationLoss } from "../../core/contract/object-type";
 import type { Connector, Evse, Location } from "./model";
 import {
   CAPABILITIES,

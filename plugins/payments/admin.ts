@@ -1,5 +1,5 @@
-import type { AdminRoute } from "../../core/admin/admin-api";
-import { invalid } from "../../core/http/errors";
+import type { AdminRoute } from "../../core/contract/admin-route";
+import { invalid } from "../../core/contract/errors";
 import { TERMINALS, FACS } from "./model";
 import type { PtpDesk } from "./ptp-desk";
 import type { FacOwners } from "./fac-owner";

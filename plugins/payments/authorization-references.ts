@@ -1,9 +1,9 @@
 import { Lifecycle, inject, injectable, scoped } from "tsyringe";
 import type { GatewayConfig } from "../../config/types";
-import type { Store } from "../../core/store/port";
-import type { DataChange } from "../../core/events/change-feed";
-import type { PortContext } from "../../core/ports";
-import { TOKENS } from "../../core/tokens";
+import type { Store } from "../../core/contract/store";
+import type { DataChange } from "../../core/contract/change-feed";
+import type { PortContext } from "../../core/contract/port-context";
+import { TOKENS } from "../../core/contract/injection-tokens";
 import { ciKey, sameCiString } from "../../core/model/common-schemas";
 import { sameParty, type PartyRef } from "../../core/protocol/types";
 import type { Session } from "../sessions/model";

@@ -1,5 +1,5 @@
 import type { PartnerClient } from "../../core/client/partner-client";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal, type TerminalActivation, type TerminalAssignment } from "./model";
 import { facObjectType, terminalActivationObjectType, terminalAssignmentObjectType, terminalObjectType, terminalUpdateObjectType } from "./translate";
 

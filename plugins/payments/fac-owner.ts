@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
-import type { Store } from "../../core/store/port";
-import type { ChangeFeed, DataChange } from "../../core/events/change-feed";
-import type { Page, PageRequest } from "../../core/http/pagination";
+import type { Store } from "../../core/contract/store";
+import type { ChangeFeed, DataChange } from "../../core/contract/change-feed";
+import type { Page, PageRequest } from "../../core/contract/page";
 import { ciKey } from "../../core/model/common-schemas";
 import { partyKey, type PartyRef } from "../../core/protocol/types";
-import { inScope, type PartyScope } from "../../core/partners/party-scope";
+import { inScope, type PartyScope } from "../../core/contract/party-scope";
 import { FACS, type FinancialAdviceConfirmation } from "./model";
 import type { AuthorizationReferences } from "./authorization-references";
 import { paymentsChange } from "./push";

@@ -1,5 +1,5 @@
-import type { Page, PageRequest } from "../../core/http/pagination";
-import type { PortContext, PutOutcome } from "../../core/ports";
+import type { Page, PageRequest } from "../../core/contract/page";
+import type { PortContext, PutOutcome } from "../../core/contract/port-context";
 import type { PartyRef } from "../../core/protocol/types";
 import type { FinancialAdviceConfirmation, Terminal, TerminalActivation, TerminalAssignment } from "./model";
 

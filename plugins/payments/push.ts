@@ -1,5 +1,5 @@
-import { APPLIED, unsupportedChange, type ChangeObject, type PushSpec } from "../../core/push/push-spec";
-import type { DataChange } from "../../core/events/change-feed";
+import { APPLIED, unsupportedChange, type ChangeObject, type PushSpec } from "../../core/contract/push-spec";
+import type { DataChange } from "../../core/contract/change-feed";
 import type { PartyRef } from "../../core/protocol/types";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
 import type { PaymentsReceiverPort } from "./ports";

@@ -1,7 +1,7 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
 import type { PartyRef } from "../../core/protocol/types";
 import { written } from "../../core/modules/receiver-writes";
-import { invalid, notFound } from "../../core/http/errors";
+import { invalid, notFound } from "../../core/contract/errors";
 import { ocpiTimestamp } from "../../core/http/envelope";
 import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from "./model";
 import type { PaymentsReceiverPort } from "./ports";

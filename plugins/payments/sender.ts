@@ -1,5 +1,5 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
-import { invalid, notFound } from "../../core/http/errors";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
+import { invalid, notFound } from "../../core/contract/errors";
 import { ocpiTimestamp } from "../../core/http/envelope";
 import { sameCiString } from "../../core/model/common-schemas";
 import { written } from "../../core/modules/receiver-writes";

@@ -1,7 +1,7 @@
-import type { OcpiRequest } from "../../core/plugin";
+import type { OcpiRequest } from "../../core/contract/module-plugin";
 import type { PartyRef } from "../../core/protocol/types";
-import { inScope, type PartyScope } from "../../core/partners/party-scope";
-import { OcpiError, invalid, notFound } from "../../core/http/errors";
+import { inScope, type PartyScope } from "../../core/contract/party-scope";
+import { OcpiError, invalid, notFound } from "../../core/contract/errors";
 import { Status } from "../../core/protocol/status";
 import type { Terminal } from "./model";
 import type { TerminalOutcome } from "./ports";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { defineObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type TranslationContext, type TranslationLoss } from "../../core/contract/object-type";
 import { priceDown, priceUp, type Price, type Price22 } from "../../core/model/price";
 import type { VersionNumber } from "../../core/protocol/types";
 import type { FinancialAdviceConfirmation, Terminal, TerminalActivation, TerminalAssignment } from "./model";

@@ -1,8 +1,8 @@
-import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/contract/push-spec";
 import type { SessionsReceiverPort, SessionsSenderPort } from "./ports";
 import type { Session, SessionPatch } from "./model";
 import { applySessionPatch } from "./patch";
-import type { DataChange } from "../../core/events/change-feed";
+import type { DataChange } from "../../core/contract/change-feed";
 import { sessionType } from "./translate";
 import type { PartyRef } from "../../core/protocol/types";
 import { tokenOwnerOf } from "./token-owner";

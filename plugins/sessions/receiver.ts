@@ -1,5 +1,5 @@
-import type { RouteSpec } from "../../core/plugin";
-import { notFound } from "../../core/http/errors";
+import type { RouteSpec } from "../../core/contract/module-plugin";
+import { notFound } from "../../core/contract/errors";
 import { patchStored, putWhole, written } from "../../core/modules/receiver-writes";
 import type { SessionPatch } from "./model";
 import type { SessionsReceiverPort } from "./ports";

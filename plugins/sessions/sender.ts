@@ -1,5 +1,5 @@
-import type { RouteSpec } from "../../core/plugin";
-import { invalid, notFound } from "../../core/http/errors";
+import type { RouteSpec } from "../../core/contract/module-plugin";
+import { invalid, notFound } from "../../core/contract/errors";
 import type { ChargingPreferences } from "./model";
 import type { SessionsSenderPort } from "./ports";
 import { chargingPreferencesType, sessionType } from "./translate";

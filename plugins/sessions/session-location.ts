@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { DataChange } from "../../core/events/change-feed";
+import type { DataChange } from "../../core/contract/change-feed";
 import { partyKey, sameParty, type PartyRef } from "../../core/protocol/types";
 import { sameId, type Location } from "../locations/model";
 import { OWN_LOCATION, type Session } from "./model";

@@ -1,4 +1,4 @@
-import { inScope, type PartyScope } from "../../core/ports";
+import { inScope, type PartyScope } from "../../core/contract/port-context";
 import type { PartyRef } from "../../core/protocol/types";
 
 /** A Session or CDR: 2.1.1 CDRs may lack the token's owner (plugins/cdrs/model.ts). */

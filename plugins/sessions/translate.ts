@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineObjectType, type TranslationContext, type VersionedTranslator, type TranslationLoss } from "../../core/model/object-type";
+import { defineObjectType, type VersionedTranslator } from "../../core/model/object-type";
+import { type TranslationContext, type TranslationLoss } from "../../core/contract/object-type";
 import { mapPriceFields, priceDown, priceFromNumber, priceToNumber, priceUp } from "../../core/model/price";
 import { TOKEN_TYPES_22 } from "../../core/model/charging";
 import { LOCATION_211, OWN_LOCATION, type ChargingPeriod, type ChargingPreferences, type Session } from "./model";

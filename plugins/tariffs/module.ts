@@ -1,12 +1,12 @@
 import { injectable } from "tsyringe";
-import type { RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/contract/module-plugin";
 import type { Role } from "../../core/protocol/types";
 import { TARIFFS_TRANSLATION_LOSSES, tariffType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { TariffsReceiverPort, TariffsSenderPort } from "./ports";
 import { patchRoute, receiverRoutes } from "./receiver";
 import { senderRoutes } from "./sender";
-import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { SyncSpec } from "../../core/contract/sync-spec";
 import type { Tariff } from "./model";
 import { TARIFFS_PUSH } from "./push";
 

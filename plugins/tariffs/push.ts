@@ -1,4 +1,4 @@
-import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import { APPLIED, unknownObject, unsupportedChange, type PushSpec } from "../../core/contract/push-spec";
 import type { TariffsReceiverPort } from "./ports";
 import type { Tariff } from "./model";
 import { tariffType } from "./translate";

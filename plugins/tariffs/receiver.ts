@@ -1,6 +1,6 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
 import { patchStored, putWhole, written, type ChangeRule } from "../../core/modules/receiver-writes";
-import { invalid, notFound } from "../../core/http/errors";
+import { invalid, notFound } from "../../core/contract/errors";
 import type { Tariff } from "./model";
 import type { TariffsReceiverPort } from "./ports";
 import { tariffType } from "./translate";

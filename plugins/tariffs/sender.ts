@@ -1,4 +1,4 @@
-import type { RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/contract/module-plugin";
 import type { TariffsSenderPort } from "./ports";
 import { tariffType } from "./translate";
 

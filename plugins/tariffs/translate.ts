@@ -1,4 +1,5 @@
-import { defineObjectType, type ObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type ObjectType, type TranslationContext, type TranslationLoss } from "../../core/contract/object-type";
 import { mapPriceFields, type Price22 } from "../../core/model/price";
 import type { PriceComponent, PriceLimit, TaxIncluded, Tariff, TariffElement } from "./model";
 import { TARIFF_PATCH_SCHEMAS, TARIFF_SCHEMAS } from "./schemas";

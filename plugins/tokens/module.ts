@@ -1,12 +1,12 @@
 import { injectable } from "tsyringe";
-import type { RouteSpec } from "../../core/plugin";
+import type { RouteSpec } from "../../core/contract/module-plugin";
 import type { Role } from "../../core/protocol/types";
 import { TOKENS_TRANSLATION_LOSSES, tokenObjectType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
 import type { TokensReceiverPort, TokensSenderPort } from "./ports";
 import { receiverRoutes } from "./receiver";
 import { senderRoutes } from "./sender";
-import type { SyncSpec } from "../../core/sync/sync-spec";
+import type { SyncSpec } from "../../core/contract/sync-spec";
 import type { Token } from "./model";
 import { TOKENS_PUSH } from "./push";
 

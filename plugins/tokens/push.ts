@@ -1,4 +1,4 @@
-import { APPLIED, defaultTarget, unknownObject, unsupportedChange, type PushSpec } from "../../core/push/push-spec";
+import { APPLIED, defaultTarget, unknownObject, unsupportedChange, type PushSpec } from "../../core/contract/push-spec";
 import { silentTranslation } from "../../core/model/object-type";
 import type { TokensReceiverPort } from "./ports";
 import { DEFAULT_TOKEN_TYPE, type Token, type TokenType } from "./model";

@@ -1,6 +1,6 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
 import { Status } from "../../core/protocol/status";
-import { notFound } from "../../core/http/errors";
+import { notFound } from "../../core/contract/errors";
 import { checkBodyIdentity } from "../../core/modules/receiver-rules";
 import { changeStored, putWhole, written } from "../../core/modules/receiver-writes";
 import type { Token } from "./model";

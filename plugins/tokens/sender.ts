@@ -1,5 +1,5 @@
-import type { OcpiRequest, RouteSpec } from "../../core/plugin";
-import { notFound, OcpiError } from "../../core/http/errors";
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
+import { notFound, OcpiError } from "../../core/contract/errors";
 import { Status } from "../../core/protocol/status";
 import { DEFAULT_TOKEN_TYPE, type LocationReferences } from "./model";
 import type { AuthorizeOutcome, TokensSenderPort } from "./ports";

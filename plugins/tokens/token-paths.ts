@@ -1,6 +1,6 @@
-import type { OcpiRequest } from "../../core/plugin";
+import type { OcpiRequest } from "../../core/contract/module-plugin";
 import type { VersionNumber } from "../../core/protocol/types";
-import { invalid } from "../../core/http/errors";
+import { invalid } from "../../core/contract/errors";
 import { tokenType } from "../../core/model/charging";
 import { perVersion } from "../../core/model/common-schemas";
 import { DEFAULT_TOKEN_TYPE, type TokenRef, type TokenType } from "./model";

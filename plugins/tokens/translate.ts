@@ -1,4 +1,5 @@
-import { defineObjectType, type TranslationContext, type TranslationLoss } from "../../core/model/object-type";
+import { defineObjectType } from "../../core/model/object-type";
+import { type TranslationContext, type TranslationLoss } from "../../core/contract/object-type";
 import { TOKEN_TYPES_211, TOKEN_TYPES_22 } from "../../core/model/charging";
 import type { AuthorizationInfo, LocationReferences, Token, TokenType } from "./model";
 import {

@@ -3,7 +3,7 @@ import request from "supertest";
 import pino from "pino";
 import { Gateway } from "../../app/gateway";
 import { BUILT_IN_PLUGINS } from "../../app/built-ins";
-import { ModuleCatalog } from "../../core/host/module-catalog";
+import { ModuleCatalog } from "../../core/modules/module-catalog";
 import { defineAdapter, type AdapterFactory, type PartyRef, type PortContext, type PortMap, type PortName } from "../../adapters/kit";
 import type { CredentialsRole, InterfaceRole, VersionNumber } from "../../core/protocol/types";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";

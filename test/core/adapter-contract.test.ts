@@ -3,7 +3,8 @@ import pino from "pino";
 import { Gateway, StartupError } from "../../app/gateway";
 import { CredentialsPlugin } from "../../plugins/credentials/module";
 import { LocationsPlugin } from "../../plugins/locations/module";
-import { defineAdapter, type LocationsReceiverPort, type LocationsSenderPort, type PortMap } from "../../adapters/kit";
+import { defineAdapter, type PortMap } from "../../adapters/kit";
+import { type LocationsReceiverPort, type LocationsSenderPort } from "../../plugins/locations/ports";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 
 /**

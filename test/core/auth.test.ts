@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { Writable } from "node:stream";
 import request from "supertest";
 import { Gateway } from "../../app/gateway";
-import { createLogger } from "../../core/logging";
+import { createLogger } from "../../core/logging/logger";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts } from "../support/gateway-process";
 

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { ChangeFeed } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/contract/change-feed";
 import { parseConfig } from "../../config/load-config";
 import { ConfigError } from "../../config/load-config";
 import { maskSecrets } from "../../config/mask-secrets";

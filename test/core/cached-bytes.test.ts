@@ -5,7 +5,7 @@ import request from "supertest";
 import { stringify } from "yaml";
 import { Gateway } from "../../app/gateway";
 import { parseConfig } from "../../config/load-config";
-import { ChangeFeed } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/contract/change-feed";
 import { SyncPuller } from "../../core/sync/sync-puller";
 import { CredentialsPlugin } from "../../plugins/credentials/module";
 import { LocationsPlugin } from "../../plugins/locations/module";

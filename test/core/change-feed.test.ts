@@ -1,4 +1,4 @@
-import { ChangeFeed, type DataChange } from "../../core/events/change-feed";
+import { ChangeFeed, type DataChange } from "../../core/contract/change-feed";
 
 /**
  * The ChangeFeed runs its listeners in order. A listener answering Staged

@@ -1,4 +1,4 @@
-import { isDateTime, parseDateTime } from "../../core/model/datetime";
+import { isDateTime, parseDateTime } from "../../core/protocol/datetime";
 import { withoutNulls } from "../../core/model/without-nulls";
 
 /**

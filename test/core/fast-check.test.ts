@@ -9,7 +9,7 @@ import { cdrType } from "../../plugins/cdrs/translate";
 import { sessionType } from "../../plugins/sessions/translate";
 import { tariffType } from "../../plugins/tariffs/translate";
 import { tokenObjectType } from "../../plugins/tokens/translate";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import { EXAMPLES } from "../support/ocpi-examples";
 
 /**

@@ -7,7 +7,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import Koa from "koa";
 import { Gateway } from "../../app/gateway";
-import { createLogger } from "../../core/logging";
+import { createLogger } from "../../core/logging/logger";
 import { jsonBody, requestBody, MAX_JSON_DEPTH } from "../../core/http/json-body";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { DEFAULT_INBOUND, type InboundServerConfig } from "../../config/types";

@@ -1,4 +1,4 @@
-import type { ModulePlugin } from "../../core/plugin";
+import type { ModulePlugin } from "../../core/contract/module-plugin";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { GatewayConfig } from "../../config/types";
 import { forwardedEndpoints } from "../../core/hub/forwarded-endpoints";

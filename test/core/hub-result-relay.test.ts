@@ -1,6 +1,6 @@
 import path from "node:path";
 import pino from "pino";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import type { RelayDeps } from "../../core/hub/result-relay";
 import { openStore } from "../../core/store/open-store";
 import { ResultRelay } from "../../core/hub/result-relay";

@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import request from "supertest";
 import pino from "pino";
 import { Gateway } from "../../app/gateway";
-import { createLogger } from "../../core/logging";
+import { createLogger } from "../../core/logging/logger";
 import { removeTempDirs, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
 import { freePorts, tokenHeader } from "../support/gateway-process";
 

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import pino from "pino";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { openStore } from "../../core/store/open-store";
-import { Outbox, type EnqueueRequest, type OutboundRequest } from "../../core/outbox/outbox";
-import { DEFAULT_PUSH_CONCURRENCY, OutboxWorker } from "../../core/outbox/outbox-worker";
-import type { RetryPolicy } from "../../core/outbox/retry-policy";
+import { Outbox, type EnqueueRequest } from "../../core/outbox/outbox";
+import { type OutboundRequest } from "../../core/client/outbound-request";
+import { OutboxWorker } from "../../core/outbox/outbox-worker";
+import { DEFAULT_PUSH_CONCURRENCY } from "../../core/partners/partner-settings";
+import type { RetryPolicy } from "../../core/contract/partner-profile";
 import { PartnerCallError } from "../../core/client/ocpi-client";
 import { removeTempDirs, tempDir, testGatewayConfig } from "../support/gateway-config";
 import { ConfigError } from "../../config/load-config";

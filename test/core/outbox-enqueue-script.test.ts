@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { openStore } from "../../core/store/open-store";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { Outbox, type EnqueueRequest, type OutboxMessage } from "../../core/outbox/outbox";
 
 /**

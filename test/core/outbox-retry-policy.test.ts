@@ -1,4 +1,6 @@
-import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, retryPolicyOf, type RetryPolicy } from "../../core/outbox/retry-policy";
+import { DEFAULT_RETRY_POLICY, retryPolicyOf } from "../../core/partners/partner-settings";
+import { isRetryable, retryDelay } from "../../core/outbox/retry-policy";
+import { type RetryPolicy } from "../../core/contract/partner-profile";
 import { PartnerCallError } from "../../core/client/ocpi-client";
 import { testGatewayConfig } from "../support/gateway-config";
 import { ConfigError } from "../../config/load-config";

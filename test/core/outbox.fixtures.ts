@@ -2,12 +2,13 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import pino from "pino";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { openStore } from "../../core/store/open-store";
-import { Outbox, type EnqueueRequest, type OutboundRequest } from "../../core/outbox/outbox";
-import type { RetryPolicy } from "../../core/outbox/retry-policy";
+import { Outbox, type EnqueueRequest } from "../../core/outbox/outbox";
+import { type OutboundRequest } from "../../core/client/outbound-request";
+import type { RetryPolicy } from "../../core/contract/partner-profile";
 import { tempDir } from "../support/gateway-config";
-import { StoreUnavailableError } from "../../core/store/store-unavailable";
+import { StoreUnavailableError } from "../../core/contract/store-unavailable";
 
 export const log = pino({ level: "silent" });
 export const FAST: RetryPolicy = { baseDelayMs: 10, maxDelayMs: 40, backlogWindowMs: 60_000 };

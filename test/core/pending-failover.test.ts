@@ -1,8 +1,8 @@
 import path from "node:path";
 import pino from "pino";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { openStore } from "../../core/store/open-store";
-import { StoreUnavailableError } from "../../core/store/store-unavailable";
+import { StoreUnavailableError } from "../../core/contract/store-unavailable";
 import { PendingRequests, type PendingEntry, type PendingKind } from "../../core/async/pending-requests";
 import { removeTempDirs, tempDir } from "../support/gateway-config";
 

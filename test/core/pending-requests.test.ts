@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import pino from "pino";
 import type { StoreConfig } from "../../config/types";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { openStore } from "../../core/store/open-store";
 import { PendingRequests, type PendingEntry, type PendingKind } from "../../core/async/pending-requests";
 import { removeTempDirs, tempDir } from "../support/gateway-config";

@@ -4,7 +4,7 @@ import pino from "pino";
 import { RedisStore } from "../../core/store/redis-store";
 import { RegistrationGeneration, REGISTRATION_GENERATION } from "../../core/partners/registration-generation";
 import { ResponseCache } from "../../core/cache/response-cache";
-import { StoreUnavailableError } from "../../core/store/store-unavailable";
+import { StoreUnavailableError } from "../../core/contract/store-unavailable";
 import { Outbox } from "../../core/outbox/outbox";
 import type { GatewayConfig } from "../../config/types";
 import { DEFAULT_CACHE_CONFIG, MAX_GENERATION_LEASE_MS } from "../../config/types";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { ClaimTakenError, type Store } from "../../core/store/port";
+import { ClaimTakenError, type Store } from "../../core/contract/store";
 import { RedisStore } from "../../core/store/redis-store";
 import { SqliteStore } from "../../core/store/sqlite-store";
 import { removeTempDirs, tempDir } from "../support/gateway-config";

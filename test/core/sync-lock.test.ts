@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { RedisStore } from "../../core/store/redis-store";
 import { SqliteStore } from "../../core/store/sqlite-store";
 import { Lease } from "../../core/sync/lease";

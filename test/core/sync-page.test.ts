@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import http from "node:http";
 import { Gateway } from "../../app/gateway";
-import { ModuleCatalog } from "../../core/host/module-catalog";
+import { ModuleCatalog } from "../../core/modules/module-catalog";
 import { SyncPuller } from "../../core/sync/sync-puller";
 import type { Location } from "../../plugins/locations/model";
 import type { LocationsReceiverPort } from "../../plugins/locations/ports";

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { ChangeFeed } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/contract/change-feed";
 import { startRedis, type RedisServer } from "../support/redis-server";
 import { redisStore, removeTempDirs } from "../support/gateway-config";
 import { LocationsBackend, logLines, partner, startCacheGateway, testLocation, type CacheGateway } from "../support/counting-locations";

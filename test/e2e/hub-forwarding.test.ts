@@ -5,7 +5,7 @@ import http from "node:http";
 import type { Gateway } from "../../app/gateway";
 import { ocpiRequest } from "../support/gateway-process";
 import { eventually, location, token } from "../support/charge-point";
-import type { AdapterDeps } from "../../core/plugin";
+import type { AdapterDeps } from "../../core/contract/adapter";
 
 describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   const world = hubWorld();

@@ -26,7 +26,8 @@ import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { ADMIN_TOKEN, adminApi, location, session, token } from "../support/charge-point";
 import { captureLogs } from "../support/log-capture";
 import { recordingServer, type RecordedRequest } from "../support/recording-server";
-import type { AdapterDeps, AdapterFactory } from "../../core/plugin";
+import type { AdapterDeps } from "../../core/contract/adapter";
+import type { AdapterFactory } from "../../core/contract/adapter";
 import { BUILT_IN_ADAPTERS } from "../../app/built-ins";
 
 export type Json = Record<string, any>;

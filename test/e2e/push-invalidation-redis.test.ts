@@ -5,11 +5,11 @@ import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
 import { testGatewayConfig } from "../support/gateway-config";
 import { Gateway } from "../../app/gateway";
-import { ChangeFeed } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/contract/change-feed";
 import { evseStatusChanges } from "../support/data-changes";
 import { Outbox } from "../../core/outbox/outbox";
 import { Redis } from "ioredis";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 
 /**
  * Issue #11: a change's cache invalidation and its push enqueue go to the

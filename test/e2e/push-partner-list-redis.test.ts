@@ -5,11 +5,11 @@ import type { AddressInfo } from "node:net";
 import pino from "pino";
 import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
-import { ChangeFeed } from "../../core/events/change-feed";
+import { ChangeFeed } from "../../core/contract/change-feed";
 import { evseStatusChanges } from "../support/data-changes";
 import { Outbox } from "../../core/outbox/outbox";
 import { PARTNERS } from "../../core/partners/partner-record";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 
 /**
  * Issue #11: push fan-out reads the partner list once per registration

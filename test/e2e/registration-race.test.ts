@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { Gateway } from "../../app/gateway";
 import type { GatewayConfig } from "../../config/types";
-import { PARTNERS, newPartnerRecord, type PartnerRecord } from "../../core/partners/partner-record";
+import { PARTNERS, newPartnerRecord } from "../../core/partners/partner-record";
+import { type PartnerRecord } from "../../core/contract/partner-record";
 import { redisStore, removeTempDirs, sqliteStore, testGatewayConfig, type StoreSpec } from "../support/gateway-config";
 import { freePorts } from "../support/gateway-process";
 

@@ -3,7 +3,7 @@ import "reflect-metadata";
 import net from "node:net";
 import type { HeaderPrefix, VersionNumber } from "../../config/types";
 import type { PartyRef } from "../../core/protocol/types";
-import type { ObjectType } from "../../core/model/object-type";
+import type { ObjectType } from "../../core/contract/object-type";
 import { silentTranslation } from "../../core/model/object-type";
 import type { PartySpec } from "../support/gateway-config";
 import { numberedStation } from "../support/ocpi-objects";

@@ -1,7 +1,7 @@
 // the harness first: it loads reflect-metadata, which the plugin's decorators need
 import { startHarness, type Harness } from "../support/module-harness";
 import type { CredentialsRole } from "../../core/protocol/types";
-import { ModuleCatalog } from "../../core/host/module-catalog";
+import { ModuleCatalog } from "../../core/modules/module-catalog";
 import type { LocalModule } from "../../adapters/local/local-module";
 import type { PageRequest, PortMap } from "../../adapters/kit";
 import { localLocations } from "../../adapters/local/locations";

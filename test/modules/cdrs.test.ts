@@ -4,7 +4,8 @@ import path from "node:path";
 import { startHarness, type Harness } from "../support/module-harness";
 import { EXAMPLES } from "../support/ocpi-examples";
 import { cdrType, CDR_TRANSLATION_LOSSES } from "../../plugins/cdrs/translate";
-import { silentTranslation, type TranslationContext } from "../../core/model/object-type";
+import { silentTranslation } from "../../core/model/object-type";
+import { type TranslationContext } from "../../core/contract/object-type";
 import type { VersionNumber } from "../../core/protocol/types";
 
 /**

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { DEFECTIVE, down, example, FULL_EXAMPLES, get, harness, OTHER, patch, put, session, up } from "./sessions.fixtures";
 import type { VersionNumber } from "../../config/types";
-import type { TranslationContext } from "../../core/model/object-type";
+import type { TranslationContext } from "../../core/contract/object-type";
 import type { Harness } from "../support/module-harness";
 import { sessionType, SESSIONS_TRANSLATION_LOSSES } from "../../plugins/sessions/translate";
 import { OWN_LOCATION, type Session } from "../../plugins/sessions/model";

@@ -2,7 +2,8 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { CredentialsRole, VersionNumber } from "../../core/protocol/types";
-import { silentTranslation, type TranslationContext } from "../../core/model/object-type";
+import { silentTranslation } from "../../core/model/object-type";
+import { type TranslationContext } from "../../core/contract/object-type";
 import { startHarness, type Harness } from "../support/module-harness";
 import { EXAMPLES } from "../support/ocpi-examples";
 import { TariffsPlugin } from "../../plugins/tariffs/module";

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { removeTempDirs, type PartySpec } from "../support/gateway-config";
 import { cdrOf } from "../support/ocpi-objects";
 import { eventually } from "../support/charge-point";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { currentRequest } from "../../core/http/request-scope";
 import { PTP, PaymentsNet, adminOf, heldFac, json, paidSession, settlement, type Cpo } from "./payments-net";
 

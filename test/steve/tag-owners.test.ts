@@ -3,7 +3,7 @@ import { setJson } from "../../adapters/steve/contracts";
 import { storeKeyValue } from "../../adapters/steve/store-kv";
 import { storeTagOwners } from "../../adapters/steve/tag-owners";
 import { openStore } from "../../core/store/open-store";
-import type { Store } from "../../core/store/port";
+import type { Store } from "../../core/contract/store";
 import { removeTempDirs, tempDir } from "../support/gateway-config";
 
 /**

@@ -1,4 +1,4 @@
-import type { DataChange } from "../../core/events/change-feed";
+import type { DataChange } from "../../core/contract/change-feed";
 
 /** Status PATCHes of NL/GWY's LOC1, as an adapter reports them: each call a change of an EVSE not changed before. */
 export const evseStatusChanges = (): (() => DataChange) => {

@@ -6,7 +6,8 @@ import { stringify } from "yaml";
 import { parseConfig } from "../../config/load-config";
 import type { GatewayConfig } from "../../config/types";
 import { openStore } from "../../core/store/open-store";
-import { PARTNERS, type PartnerRecord } from "../../core/partners/partner-record";
+import { PARTNERS } from "../../core/partners/partner-record";
+import { type PartnerRecord } from "../../core/contract/partner-record";
 import { freePorts } from "./free-ports";
 import { gatewayConfigData, tempDir, type GatewayConfigOptions } from "./gateway-config";
 

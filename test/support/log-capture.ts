@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import { createLogger } from "../../core/logging";
+import { createLogger } from "../../core/logging/logger";
 
 /** Every form a secret may take on the wire: as given, and Base64 as 2.2+ Authorization headers carry it. */
 export const secretForms = (secret: string): string[] => [secret, Buffer.from(secret).toString("base64")];
 
 export interface LogCapture {
-  /** a logger built like the product's (core/logging.ts, redaction included) writing into memory; pass it to Gateway.create(config, { logger }) */
+  /** a logger built like the product's (core/logging/logger.ts, redaction included) writing into memory; pass it to Gateway.create(config, { logger }) */
   logger: Logger;
   /** the captured lines, as written */
   lines: string[];

@@ -7,7 +7,7 @@ import pino from "pino";
 import type { InjectionToken } from "tsyringe";
 import type { GatewayConfig, PartnerConfig, PartyConfig, Role, StoreConfig, Strictness, VersionNumber } from "../../config/types";
 import type { CredentialsRole, InterfaceRole } from "../../core/protocol/types";
-import type { ModulePlugin } from "../../core/plugin";
+import type { ModulePlugin } from "../../core/contract/module-plugin";
 import type { LocalModule } from "../../adapters/local/local-module";
 import { Gateway } from "../../app/gateway";
 import { CredentialsPlugin } from "../../plugins/credentials/module";

@@ -3,7 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import pino from "pino";
 import { Gateway } from "../../app/gateway";
-import { ModuleCatalog } from "../../core/host/module-catalog";
+import { ModuleCatalog } from "../../core/modules/module-catalog";
 import { ResponseCache } from "../../core/cache/response-cache";
 import type { PartyRef } from "../../core/protocol/types";
 import { SyncStates } from "../../core/sync/sync-state";

@@ -1,11 +1,11 @@
 import type { GatewayConfig } from "../../../config/types";
-import type { ServedModule } from "../../host/served-modules";
+import type { ServedModule } from "../../modules/served-modules";
 import type { PartnerRegistry } from "../../partners/partner-registry";
 import type { Outbox } from "../../outbox/outbox";
 import type { PendingRequests } from "../../async/pending-requests";
 import type { LossyTranslationLog } from "../../model/lossy";
 import type { TolerantReader } from "../../model/tolerant-reader";
-import type { Store } from "../../store/port";
+import type { Store } from "../../contract/store";
 import type { HourlyFigures, MinuteFigures } from "../../metrics/hourly-figures";
 import { SyncStates } from "../../sync/sync-state";
 

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from "koa";
-import { bearerMatches, statusCookieMatches, statusCookieValue } from "../admin-auth";
+import { bearerMatches, statusCookieMatches, statusCookieValue } from "../../http/bearer-auth";
 import { gatherStatus, type StatusSources } from "./status-data";
 import { renderLogin, renderStatusPage } from "./render";
 

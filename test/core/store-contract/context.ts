@@ -1,5 +1,5 @@
 /** What the rules of the Store contract (test/core/store-contract/contract.ts) share: the store under test and helpers. */
-import type { Store } from "../../../core/store/port";
+import type { Store } from "../../../core/contract/store";
 export interface Doc {
   id: string;
   n: number;

@@ -2,7 +2,7 @@
  * The Store contract (core/store/port.ts): what every store implementation does alike, run against each of
  * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries) and ranges-and-locks.ts.
  */
-import type { Store } from "../../../core/store/port";
+import type { Store } from "../../../core/contract/store";
 import type { Doc, StoreFactory } from "./context";
 import { recordRules } from "./records";
 import { rangeAndLockRules } from "./ranges-and-locks";

@@ -1,5 +1,5 @@
 /** The Store contract's rules for ordered reads and locks: range, pages at any offset, locks, and what a persistent store keeps. */
-import type { Store } from "../../../core/store/port";
+import type { Store } from "../../../core/contract/store";
 import { sleep, type ContractContext, type Doc } from "./context";
 
 export function rangeAndLockRules({ store: storeOf, factory, fresh, keysOf }: ContractContext): void {

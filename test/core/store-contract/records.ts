@@ -1,5 +1,5 @@
 /** The Store contract's rules for entries: get / put / delete, putIfAbsent, update, putAll, batch. */
-import type { Store } from "../../../core/store/port";
+import type { Store } from "../../../core/contract/store";
 import type { ContractContext, Doc } from "./context";
 
 export function recordRules({ store: storeOf, factory, fresh, keysOf }: ContractContext): void {

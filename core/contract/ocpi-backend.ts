@@ -1,7 +1,7 @@
 import type { HeaderPrefix, Strictness, TokenEncoding } from "../../config/types";
 import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
-import type { Page, PageRequest } from "../http/pagination";
-import type { PortContext, PutOutcome } from "../ports";
+import type { Page, PageRequest } from "./page";
+import type { PortContext, PutOutcome } from "./port-context";
 
 /** A backend that speaks OCPI for some modules (the `proxy` adapter): where it is and how the gateway calls it. */
 export interface OcpiBackendSpec {

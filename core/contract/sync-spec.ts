@@ -1,6 +1,6 @@
 import type { PartnerConfig } from "../../config/types";
-import type { ObjectType } from "../model/object-type";
-import type { PortContext } from "../ports";
+import type { ObjectType } from "./object-type";
+import type { PortContext } from "./port-context";
 import type { PartyRef } from "../protocol/types";
 
 /**

@@ -1,4 +1,3 @@
-import type { PartnerConfig } from "../../config/types";
 import type { PartyRef } from "../protocol/types";
 import { sameParty } from "../protocol/types";
 
@@ -35,6 +34,3 @@ export const inScope = (scope: PartyScope, party: PartyRef): boolean => {
 
 /** A scope for work the gateway does on our own behalf: nothing a partner owns. */
 export const EMPTY_SCOPE: PartyScope = { parties: [], relay: false, excluded: [] };
-
-/** A partner relays for others only when the operator said so: `partners[].roles` lists HUB. Never from its credentials. */
-export const isConfiguredHub = (config: PartnerConfig): boolean => (config.roles ?? []).some((r) => r.role === "HUB");

@@ -1,5 +1,5 @@
-import type { Page, PageRequest } from "../http/pagination";
-import type { PortContext } from "../ports";
+import type { Page, PageRequest } from "../contract/page";
+import type { PortContext } from "../contract/port-context";
 import { partyKey, type PartyRef } from "../protocol/types";
 
 /** One of our parties and the port serving its part of a module. */

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import type { InterfaceRole, ModuleId, PartyRef, VersionNumber } from "./protocol/types";
-import type { PartnerConfig, PartyConfig } from "../config/types";
-import type { PartnerRecord } from "./partners/partner-record";
-import type { PartnerProfile } from "./partners/partner-profile";
+import type { InterfaceRole, ModuleId, PartyRef, VersionNumber } from "../protocol/types";
+import type { PartnerConfig, PartyConfig } from "../../config/types";
+import type { PartnerRecord } from "./partner-record";
+import type { PartnerProfile } from "./partner-profile";
 
 /** The authenticated partner behind a request. */
 export interface PartnerIdentity {

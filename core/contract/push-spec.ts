@@ -1,9 +1,9 @@
-import type { ObjectType } from "../model/object-type";
-import type { Page, PageRequest } from "../http/pagination";
-import type { PortContext } from "../ports";
+import type { ObjectType } from "./object-type";
+import type { Page, PageRequest } from "./page";
+import type { PortContext } from "./port-context";
 import type { HttpMethod, PartyRef, VersionNumber } from "../protocol/types";
-import type { DataChange } from "../events/change-feed";
-import { OcpiError } from "../http/errors";
+import type { DataChange } from "./change-feed";
+import { OcpiError } from "./errors";
 
 export type ChangeKind = DataChange["kind"];
 

@@ -62,6 +62,32 @@ export class ClaimTakenError extends Error {
   }
 }
 
+/**
+ * Reads shared by the requests that arrive together (one round trip per batch of one event-loop turn), with the
+ * writes that must follow them ordered after them, and generation tokens leased among the gateway's instances:
+ * a capability of the Redis store on one Redis (core/store/shared-reads.ts). Absent on SQLite and on a cluster.
+ */
+export interface SharedReads {
+  /** this instance's name in generation leases */
+  readonly holder: string;
+  /** whether the connection it reads on is up */
+  readonly ready: boolean;
+  get<T>(collection: string, key: string): Promise<T | undefined>;
+  /** the tokens of `keys`, one read per batch; `fresh` makes one for a key that has none */
+  tokens(keys: string[], fresh: () => string, id?: string): Promise<string[]>;
+  setToken(key: string, token: string): Promise<void>;
+  /** runs `write` after the shared reads already sent, so no read of this batch sees half of it */
+  writing(write: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * A Lua script run atomically on the store's one Redis, over the keys of `collections` (values hash, order
+ * index…, as the store lays them out) and `args`: a capability of the Redis store on one Redis. It answers
+ * undefined where it cannot run such a script now (a cluster, replica acknowledgement awaited per write): the
+ * caller then does the same work one store call at a time.
+ */
+export type OneRedisScript = <R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]) => Promise<R> | undefined;
+
 export interface Store {
   readonly kind: "sqlite" | "redis";
   get<T>(collection: string, key: string): Promise<T | undefined>;
@@ -114,4 +140,8 @@ export interface Store {
   renewLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLock(name: string, owner: string): Promise<void>;
   close(): Promise<void>;
+  /** optional capability: shared reads and generation leases (the Redis store on one Redis) */
+  readonly sharedReads?: SharedReads;
+  /** optional capability: one atomic script over several collections (the Redis store on one Redis) */
+  readonly scriptOnOneRedis?: OneRedisScript;
 }

@@ -1,6 +1,6 @@
-import type { ObjectType } from "../model/object-type";
-import type { DataChange } from "../events/change-feed";
-import type { PartyRef, VersionNumber } from "../protocol/types";
+import type { ObjectType } from "../contract/object-type";
+import type { DataChange } from "../contract/change-feed";
+import type { HttpMethod, InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
 
 /**
  * The canonical object an outbox message carries instead of a wire body (`OutboundRequest.object`). It is rendered for
@@ -33,4 +33,22 @@ export interface QueuedObjects {
   typeOf(module: string, object: QueuedObject): ObjectType<any> | undefined;
   /** undefined: the target as queued */
   targetOf(module: string, object: QueuedObject, version: VersionNumber): QueuedTarget | undefined;
+}
+
+/** Where an outbound message goes: a module endpoint of the partner, or a URL it gave us (response_url). */
+export type OutboundTarget = { module: string; role: InterfaceRole; path?: string; query?: Record<string, string> } | { url: string };
+
+export interface OutboundRequest {
+  method: HttpMethod;
+  target: OutboundTarget;
+  /**
+   * a wire body, sent as it is: a message whose body has no object type of a module (a command or charging-profile
+   * result, client info), and every message queued before objects were queued canonically (an upgrade delivers those unchanged)
+   */
+  body?: unknown;
+  /** the canonical object, rendered for the partner when the message is delivered (a module target only; no `body` then) */
+  object?: QueuedObject;
+  from?: PartyRef;
+  /** the party the message is for; its to-headers are chosen from it (core/client/addressee.ts) */
+  to?: PartyRef;
 }

@@ -1,5 +1,6 @@
 import type { GatewayConfig, ModuleRouteConfig, PartyConfig } from "../../config/types";
-import type { Adapter, AdapterFactory, ModulePlugin } from "../plugin";
+import type { ModulePlugin } from "../contract/module-plugin";
+import type { Adapter, AdapterFactory } from "../contract/adapter";
 import type { InterfaceRole, VersionNumber } from "../protocol/types";
 import { partyKey } from "../protocol/types";
 import { partyPorts, type PartyPort } from "./party-ports";
@@ -124,4 +125,12 @@ export const resolveServedModules = (
     }
   }
   return served;
+};
+
+/** Our interface role for a module in 2.1.1, which lists one URL per module: the data owner serves the sender side. */
+export const ownRoleOf211 = (served: readonly ServedModule[], config: GatewayConfig, module: string): InterfaceRole => {
+  const plugin = served.find((s) => s.plugin.module === module)?.plugin;
+  const ourRoles = config.parties.map((p) => p.role);
+  if (!plugin?.dataOwner) return "SENDER";
+  return ourRoles.includes(plugin.dataOwner) ? "SENDER" : "RECEIVER";
 };

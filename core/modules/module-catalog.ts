@@ -1,7 +1,8 @@
 import type { GatewayConfig } from "../../config/types";
 import type { InterfaceRole, PartyRef } from "../protocol/types";
 import type { ServedModule } from "./served-modules";
-import { ownRoleOf211 } from "../versions/endpoints";
+import { ownRoleOf211 } from "./served-modules";
+import type { RepairSource } from "../model/repair";
 
 /**
  * What the gateway serves, known once plugins and adapters are resolved.
@@ -51,3 +52,13 @@ interface SenderLocations {
 interface ReceiverLocations {
   get(owner: PartyRef, id: string, ctx: { party: PartyRef }): Promise<Record<string, unknown> | undefined>;
 }
+
+/**
+ * Locations the gateway holds, for CdrLocation fields a partner left out:
+ * the partners' Locations, stored through our locations RECEIVER port
+ * (pushed or pulled), looked up under the CDR's owner (ModuleCatalog.location);
+ * nothing when no locations RECEIVER is served.
+ */
+export const heldLocationsOf = (catalog: ModuleCatalog): Pick<RepairSource, "heldLocation"> => ({
+  heldLocation: (owner, locationId) => catalog.location("RECEIVER", owner, locationId),
+});

@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import { currentRequest } from "./http/request-scope";
+import { currentRequest } from "../http/request-scope";
 
 /**
  * Structured logs. Authorization headers and credential tokens are redacted

@@ -1,8 +1,8 @@
-import type { PartyRef, VersionNumber } from "./protocol/types";
-import type { PartyScope } from "./partners/party-scope";
+import type { PartyRef, VersionNumber } from "../protocol/types";
+import type { PartyScope } from "./party-scope";
 
-export type { PartyScope } from "./partners/party-scope";
-export { inScope } from "./partners/party-scope";
+export type { PartyScope } from "./party-scope";
+export { inScope } from "./party-scope";
 
 /**
  * What an adapter port learns about the call it serves. Built from the HTTP
@@ -19,7 +19,7 @@ export interface PortContext {
   /**
    * set when a request named none of our parties (no to-headers, or 2.1.1) and the module serves several: when
    * they are on different adapters, a Sender list answers for all of them, one after the other
-   * (core/host/party-ports.ts); `party` is the first, which an adapter serving them all answers for
+   * (core/modules/party-ports.ts); `party` is the first, which an adapter serving them all answers for
    */
   parties?: readonly PartyRef[];
   /**
