@@ -30,7 +30,7 @@ import { withoutNulls } from "../core/model/without-nulls";
 import { CredentialsPlugin } from "../plugins/credentials/module";
 import { ChangeFeed } from "../core/contract/change-feed";
 import { Outbox } from "../core/outbox/outbox";
-import { PushService } from "../core/push/push-service";
+import { PushService } from "./push-service";
 import { PushedObjects } from "../core/push/pushed-objects";
 import { BackgroundServices } from "../core/contract/background";
 import { PendingRequests } from "../core/async/pending-requests";
@@ -42,8 +42,8 @@ import { syncAdminRoutes } from "../core/sync/sync-admin";
 import { syncConfigErrors } from "../core/sync/sync-targets";
 import { BUILT_IN_ADAPTERS, BUILT_IN_PLUGINS } from "./built-ins";
 import { describeIssue } from "../core/contract/errors";
-import { Operations } from "../core/host/operations";
-import { operationsAdminRoutes, statusPageRoutes } from "./operations-routes";
+import { Operations } from "./operations";
+import { statusPageRoutes } from "./operations-routes";
 import { TokensClient } from "../plugins/tokens/client";
 import { tokenOwnerAuthorization } from "./token-owner";
 import { HubConnections } from "../core/hub/hub-connections";
@@ -154,7 +154,6 @@ export class Gateway {
       await registry.init();
       const forward = hubForwarding(config, { registry, connections: hubConnections, outbox, lossy, reader, log }, plugins, served, background);
       const app = buildHttpApp(served, { config, registry, lossy, reader, log, cache, forward }, [
-        ...operationsAdminRoutes(container, served),
         repairsRoute(reader),
         ...syncAdminRoutes(container.resolve(SyncPuller)),
         ...push.adminRoutes(adapters),

@@ -1,7 +1,6 @@
 import type { DependencyContainer } from "tsyringe";
 import type { Middleware } from "koa";
 import type { GatewayConfig } from "../config/types";
-import type { AdminRoute } from "../core/contract/admin-route";
 import type { ServedModule } from "../core/modules/served-modules";
 import type { Store } from "../core/contract/store";
 import { TOKENS } from "../core/contract/injection-tokens";
@@ -13,13 +12,6 @@ import { TolerantReader } from "../core/model/tolerant-reader";
 import { GatewayMetrics } from "../core/metrics/gateway-metrics";
 import { statusPageRoute } from "../core/admin/status-page/status-route";
 import { openApiRoute } from "../core/admin/openapi";
-
-/**
- * Admin routes of operating the gateway. None: the OpenAPI document is
- * served beside the router (statusPageRoutes), since it describes what the
- * router has mounted.
- */
-export const operationsAdminRoutes = (_container: DependencyContainer, _served: readonly ServedModule[]): AdminRoute[] => [];
 
 /** The status page (/admin/status) and the admin API's OpenAPI document (/admin/v1/openapi.json). */
 export const statusPageRoutes = (container: DependencyContainer, served: readonly ServedModule[]): Middleware[] => [

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import Koa from "koa";
+import Koa, { type Middleware } from "koa";
 import Router from "@koa/router";
 import type { ServedModule } from "../modules/served-modules";
 import { requestIds } from "../http/request-ids";
@@ -16,9 +16,16 @@ import { type AdminRoute } from "../contract/admin-route";
 import { translationLossesRoute } from "../admin/translation-losses";
 import { accessLog } from "./access-log";
 import { CachedGets } from "./cached-get";
-import type { OperationsSurface } from "./operations";
+import type { ObservedRequest } from "../http/observed-request";
 import type { Adapter } from "../contract/adapter";
 import { adapterInbound } from "../http/adapter-inbound";
+
+/** What the HTTP app takes from operations: the access log's observer and the routes served beside the protocol's. */
+export interface OperationsSurface {
+  observe(request: ObservedRequest): void;
+  /** run after request ids, before the error envelope: /health, /ready, /metrics, /admin/status */
+  middleware: Middleware[];
+}
 
 /** The gateway's HTTP surface; the order of `use` is the life of a request. */
 export const buildHttpApp = (

@@ -2,33 +2,22 @@ import type http from "node:http";
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
 import type { DependencyContainer } from "tsyringe";
-import type { GatewayConfig } from "../../config/types";
-import type { Adapter } from "../contract/adapter";
-import type { Store } from "../contract/store";
-import type { ObservedRequest } from "../http/observed-request";
-import type { ServedModule } from "../modules/served-modules";
-import { OcpiClient } from "../client/ocpi-client";
-import { PartnerClient } from "../client/partner-client";
-import { ResponseCache } from "../cache/response-cache";
-import { PendingRequests } from "../async/pending-requests";
-import { Outbox } from "../outbox/outbox";
-import { PartnerRegistry } from "../partners/partner-registry";
-import { SyncPuller } from "../sync/sync-puller";
-import { GatewayMetrics } from "../metrics/gateway-metrics";
-import { instrumentAdapters, instrumentCache, instrumentOutbound, instrumentPending, instrumentSync, storeGauges } from "../metrics/instrument";
-import { metricsRoute, metricsServer } from "../metrics/metrics-route";
-import { Readiness } from "../health/readiness";
-import { healthRoutes } from "../health/health-routes";
-
-/** What the HTTP app takes from operations: the access log's observer and the routes served beside the protocol's. */
-export interface OperationsSurface {
-  observe(request: ObservedRequest): void;
-  /** run after request ids, before the error envelope: /health, /ready, /metrics, /admin/status */
-  middleware: Middleware[];
-}
-
-/** Extra routes built from what is served (the status page), added by whoever builds the app. */
-export type OperationsRoutes = (ops: Operations, served: readonly ServedModule[]) => Middleware[];
+import type { GatewayConfig } from "../config/types";
+import type { Adapter } from "../core/contract/adapter";
+import type { Store } from "../core/contract/store";
+import type { OperationsSurface } from "../core/host/http-app";
+import { OcpiClient } from "../core/client/ocpi-client";
+import { PartnerClient } from "../core/client/partner-client";
+import { ResponseCache } from "../core/cache/response-cache";
+import { PendingRequests } from "../core/async/pending-requests";
+import { Outbox } from "../core/outbox/outbox";
+import { PartnerRegistry } from "../core/partners/partner-registry";
+import { SyncPuller } from "../core/sync/sync-puller";
+import { GatewayMetrics } from "../core/metrics/gateway-metrics";
+import { instrumentAdapters, instrumentCache, instrumentOutbound, instrumentPending, instrumentSync, storeGauges } from "../core/metrics/instrument";
+import { metricsRoute, metricsServer } from "../core/metrics/metrics-route";
+import { Readiness } from "../core/health/readiness";
+import { healthRoutes } from "../core/health/health-routes";
 
 /**
  * Running the gateway: metrics, readiness and the routes that show them

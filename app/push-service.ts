@@ -1,26 +1,26 @@
 import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
-import type { GatewayConfig } from "../../config/types";
-import type { Store } from "../contract/store";
-import type { Adapter } from "../contract/adapter";
-import type { AdminRoute } from "../contract/admin-route";
-import type { BackgroundService } from "../contract/background";
-import { TOKENS } from "../contract/injection-tokens";
-import { Outbox } from "../outbox/outbox";
-import { OutboxWorker } from "../outbox/outbox-worker";
-import { ChangeFeed } from "../contract/change-feed";
-import { PartnerRegistry } from "../partners/partner-registry";
-import { PartnerClient } from "../client/partner-client";
-import { BackgroundServices } from "../contract/background";
-import { PushedObjects } from "./pushed-objects";
-import { ModuleCatalog } from "../modules/module-catalog";
-import { adapterPortOf } from "../modules/served-modules";
-import { changesPortName, type ChangesPort, type PushSpec } from "../contract/push-spec";
-import { PushFanOut } from "./push-fan-out";
-import { PushResync } from "./push-resync";
-import { eventsRoute } from "./events-route";
-import { outboxRoute } from "./outbox-route";
-import { deadLetterRoutes } from "./dead-letter-routes";
+import type { GatewayConfig } from "../config/types";
+import type { Store } from "../core/contract/store";
+import type { Adapter } from "../core/contract/adapter";
+import type { AdminRoute } from "../core/contract/admin-route";
+import type { BackgroundService } from "../core/contract/background";
+import { TOKENS } from "../core/contract/injection-tokens";
+import { Outbox } from "../core/outbox/outbox";
+import { OutboxWorker } from "../core/outbox/outbox-worker";
+import { ChangeFeed } from "../core/contract/change-feed";
+import { PartnerRegistry } from "../core/partners/partner-registry";
+import { PartnerClient } from "../core/client/partner-client";
+import { BackgroundServices } from "../core/contract/background";
+import { PushedObjects } from "../core/push/pushed-objects";
+import { ModuleCatalog } from "../core/modules/module-catalog";
+import { adapterPortOf } from "../core/modules/served-modules";
+import { changesPortName, type ChangesPort, type PushSpec } from "../core/contract/push-spec";
+import { PushFanOut } from "../core/push/push-fan-out";
+import { PushResync } from "../core/push/push-resync";
+import { eventsRoute } from "../core/push/events-route";
+import { outboxRoute } from "../core/push/outbox-route";
+import { deadLetterRoutes } from "../core/push/dead-letter-routes";
 
 /**
  * Pushes of our own data to partners, wired together: changes on the
