@@ -17,7 +17,7 @@ import { withForwardedEndpoints } from "../core/hub/forwarded-endpoints";
  */
 export const hubForwarding = (
   config: GatewayConfig,
-  deps: Omit<ForwardingDeps, "config" | "routesOf" | "store">,
+  deps: Omit<ForwardingDeps, "config" | "routesOf" | "pluginOf" | "store">,
   plugins: readonly ModulePlugin[],
   served: readonly ServedModule[],
   background: BackgroundServices,
@@ -40,7 +40,8 @@ export const hubForwarding = (
     }
     return found;
   };
-  const forwarder = new Forwarder({ config, routesOf, store: deps.connections.store, ...deps });
+  const pluginOf = (module: string) => plugins.find((p) => p.module === module);
+  const forwarder = new Forwarder({ config, routesOf, pluginOf, store: deps.connections.store, ...deps });
   background.add({
     name: "hub-forwarding",
     start: () => forwarder.relay.start(),

@@ -62,6 +62,15 @@ export interface RouteSpec {
   handle(req: OcpiRequest): Promise<OcpiReply>;
 }
 
+/**
+ * Where a request carries the response_url its result is posted to (`body` or `query`), and the path below
+ * the sender's interface of the module the result belongs under (for its object type).
+ */
+export interface ResponseUrlSpot {
+  where: "body" | "query";
+  resultRest: string;
+}
+
 /** The adapter port of each interface role of a module, e.g. `{ SENDER: LocationsSenderPort; RECEIVER: LocationsReceiverPort }`. */
 export type RolePorts = { [R in InterfaceRole]?: object };
 
@@ -105,8 +114,18 @@ export interface ModulePlugin {
   connect?(role: InterfaceRole, port: unknown): void;
   /** how a partner's SENDER list of this module is pulled into our RECEIVER port (`partners[].sync`) */
   readonly syncSpec?: SyncSpec;
-  /** how changes of our own data in this module are pushed to partners' RECEIVER interfaces */
+  /**
+   * how changes of our own data in this module are pushed to partners' RECEIVER interfaces; its `audience`
+   * also says whether a hub may broadcast a partner's push of the module (core/hub/forwarder.ts): only a
+   * module whose changes go to every entitled partner (no audience) is broadcast
+   */
   readonly pushSpec?: PushSpec;
+  /**
+   * Where a request of `method` to `rest` below this module's `role` interface carries the response_url its
+   * result is posted to (asynchronous modules); undefined for a request that carries none. A hub forwarding
+   * such a request puts its own URL there and relays the result to the sender (core/hub/result-relay.ts).
+   */
+  responseUrlOf?(role: InterfaceRole, method: string, rest: string): ResponseUrlSpot | undefined;
 }
 
 export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

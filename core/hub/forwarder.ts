@@ -4,7 +4,7 @@ import { request } from "undici";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { GatewayConfig, HeaderPrefix } from "../../config/types";
-import type { RouteSpec } from "../contract/module-plugin";
+import type { ModulePlugin, ResponseUrlSpot, RouteSpec } from "../contract/module-plugin";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../contract/partner-record";
 import type { PartnerIdentity } from "../contract/request-context";
@@ -30,7 +30,7 @@ import { ForwardAgents } from "./forward-agents";
 import { hubError, opposite } from "./hub-http";
 import { matchRoute, type MatchedRoute } from "./route-match";
 import { MergedLists } from "./merged-list";
-import { RELAY_PATH, ResultRelay, relaySpotOf, type RelaySpot } from "./result-relay";
+import { RELAY_PATH, ResultRelay } from "./result-relay";
 import { mayForward } from "./hub-config";
 import type { HubConnections } from "./hub-connections";
 import type { ConnectionStatus } from "./client-info";
@@ -47,17 +47,20 @@ export interface ForwardingDeps {
   log: Logger;
   /** the route specs of a module's interface (its plugin's), for the object types of bodies and answers */
   routesOf(module: string, role: InterfaceRole): readonly RouteSpec[];
+  /** the plugin of a module, whether or not this gateway serves it: what the module declares of itself */
+  pluginOf(module: string): ModulePlugin | undefined;
 }
 
 /** Module paths of the versions that have routing headers; 2.1.1 has none, so nothing there is forwarded. */
 const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
 
 /**
- * Modules whose pushes addressed to the hub party are broadcast: data for
- * everyone (OCPI 2.2.1 Transport and format, Message routing). A Session or CDR belongs to one eMSP, and
- * broadcasting it would hand it to every other one.
+ * Whether a push of `plugin`'s module addressed to the hub party is broadcast: data for everyone (OCPI 2.2.1
+ * Transport and format, Message routing), which the module says by pushing its own changes to every entitled
+ * partner (a push spec without `audience`: Locations, Tariffs, Tokens). A Session or CDR belongs to one eMSP
+ * (its push spec names the token's owner), and broadcasting it would hand it to every other one.
  */
-const BROADCAST_MODULES = new Set(["locations", "tariffs", "tokens"]);
+const broadcastable = (plugin: ModulePlugin | undefined): boolean => plugin?.pushSpec !== undefined && plugin.pushSpec.audience === undefined;
 
 /** Request headers that reach the receiver besides the ones the hub writes (token, ids, routing). */
 const REQUEST_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "accept", "host", "connection"]);
@@ -153,6 +156,11 @@ export class Forwarder {
     this.proxy.on("error", (error) => deps.log.warn({ err: error }, "hub: forwarding error"));
   }
 
+  /** where a request of the module carries its response_url, as its plugin declares (commands, charging profiles) */
+  private responseUrlOf(module: string, role: InterfaceRole, method: string, rest: string): ResponseUrlSpot | undefined {
+    return this.deps.pluginOf(module)?.responseUrlOf?.(role, method, rest);
+  }
+
   middleware(): Middleware {
     return async (ctx, next) => {
       if (ctx.path.startsWith(RELAY_PATH)) return this.relay.receive(ctx);
@@ -166,7 +174,7 @@ export class Forwarder {
       if (!to) return next();
       const toHub = this.hubParties.some((p) => sameParty(p, to));
       // an asynchronous request has one receiver to post its result: never broadcast
-      const broadcast = toHub && ctx.method !== "GET" && match[2] === "receiver" && !relaySpotOf(match[3], "RECEIVER", ctx.method, match[4] ?? "");
+      const broadcast = toHub && ctx.method !== "GET" && match[2] === "receiver" && !this.responseUrlOf(module, "RECEIVER", ctx.method, match[4] ?? "");
       const mergedList = toHub && ctx.method === "GET" && match[2] === "sender" && (match[4] ?? "") === "";
       if (!broadcast && !mergedList && this.deps.config.parties.some((p) => sameParty(p, to))) return next();
 
@@ -234,7 +242,7 @@ export class Forwarder {
     };
     const publicOnly = needsPublicAddress(url.toString(), policy);
     // a response_url is replaced by one of ours (core/hub/result-relay.ts), so that request is read even between equal versions
-    const spot = relaySpotOf(inbound.module, inbound.role, ctx.method, inbound.rest);
+    const spot = this.responseUrlOf(inbound.module, inbound.role, ctx.method, inbound.rest);
     if (target.version === inbound.version && !spot) await this.stream(ctx, url, exchange, publicOnly, name);
     else await this.parsed(ctx, inbound, url, exchange, publicOnly, name, spot);
   }
@@ -292,7 +300,7 @@ export class Forwarder {
    * the answer's data are parsed, checked and translated (2.2.1 ↔ 2.3.0)
    * when the versions differ, and the response_url is replaced by a relay.
    */
-  private async parsed(ctx: Context, inbound: Inbound, url: URL, exchange: Exchange, publicOnly: boolean, name: string, spot?: RelaySpot): Promise<void> {
+  private async parsed(ctx: Context, inbound: Inbound, url: URL, exchange: Exchange, publicOnly: boolean, name: string, spot?: ResponseUrlSpot): Promise<void> {
     const targetVersion = exchange.target.version!;
     const translating = targetVersion !== inbound.version;
     const found = this.routeOf(inbound, ctx.method);
@@ -375,7 +383,7 @@ export class Forwarder {
   }
 
   /** Opens the relay whose URL the receiver gets instead of the sender's response_url (core/hub/result-relay.ts). */
-  private async relayed(inbound: Inbound, target: PartnerRecord, spot: RelaySpot, url: URL, parsed: unknown): Promise<string> {
+  private async relayed(inbound: Inbound, target: PartnerRecord, spot: ResponseUrlSpot, url: URL, parsed: unknown): Promise<string> {
     let holder: Record<string, unknown> | undefined;
     if (spot.where === "body") {
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid("Request body with a response_url is required");
@@ -401,7 +409,7 @@ export class Forwarder {
   private async broadcast(ctx: Context, inbound: Inbound): Promise<void> {
     const { registry } = this.deps;
     // 2001, not a 4xxx: a sender's outbox retries hub errors, and this one is final
-    if (!BROADCAST_MODULES.has(inbound.module)) throw invalid(`A ${inbound.module} push is one party's, never broadcast: address it to that party`);
+    if (!broadcastable(this.deps.pluginOf(inbound.module))) throw invalid(`A ${inbound.module} push is one party's, never broadcast: address it to that party`);
     const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
     const audience = (await registry.listCurrent()).filter(
       (r) =>

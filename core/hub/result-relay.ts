@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { RouteSpec } from "../contract/module-plugin";
+import type { ResponseUrlSpot, RouteSpec } from "../contract/module-plugin";
 import type { Store } from "../contract/store";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerIdentity } from "../contract/request-context";
@@ -30,26 +30,6 @@ export const RELAY_PATH = "/ocpi/hub/results/";
 const RELAYS = "hub:relays";
 const SWEEP_INTERVAL_MS = 60_000;
 const SWEEP_BATCH = 500;
-
-/**
- * Where a forwarded request carries the response_url its result is posted
- * to, and the path of the sender's interface that result belongs under
- * (for its object type): commands POST (body), chargingprofiles PUT (body),
- * GET and DELETE (query).
- */
-export interface RelaySpot {
-  where: "body" | "query";
-  resultRest: string;
-}
-
-export const relaySpotOf = (module: string, role: InterfaceRole, method: string, rest: string): RelaySpot | undefined => {
-  if (role !== "RECEIVER") return undefined;
-  if (module === "commands" && method === "POST") return { where: "body", resultRest: `${rest}/relay` };
-  if (module !== "chargingprofiles") return undefined;
-  if (method === "PUT") return { where: "body", resultRest: "/results/relay" };
-  if (method === "GET" || method === "DELETE") return { where: "query", resultRest: "/results/relay" };
-  return undefined;
-};
 
 /** One response_url the hub handed a receiver in place of the sender's. */
 interface RelayEntry {
@@ -90,7 +70,7 @@ export interface RelayRequest {
   receiverId: string;
   responseUrl: unknown;
   module: string;
-  spot: RelaySpot;
+  spot: ResponseUrlSpot;
   senderVersion: VersionNumber;
   from: PartyRef;
   to: PartyRef;

@@ -1,10 +1,10 @@
 import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { RouteSpec } from "../../core/contract/module-plugin";
+import type { ResponseUrlSpot, RouteSpec } from "../../core/contract/module-plugin";
 import type { AdminRoute } from "../../core/contract/admin-route";
 import type { Store } from "../../core/contract/store";
-import type { VersionNumber } from "../../core/protocol/types";
+import type { InterfaceRole, VersionNumber } from "../../core/protocol/types";
 import { AsyncModulePlugin, type PendingSpec } from "../../core/async/async-module";
 import { TOKENS } from "../../core/contract/injection-tokens";
 import { PendingRequests } from "../../core/async/pending-requests";
@@ -32,6 +32,18 @@ export class ChargingProfilesPlugin extends AsyncModulePlugin<ChargingProfilesSe
   /** not in 2.1.1, whose one URL per module the data owner chooses */
   readonly dataOwner = undefined;
   readonly portMethods = { SENDER: ["onOutcome", "onActiveProfile"], RECEIVER: ["connect", "session", "submit"] } as const;
+
+  /**
+   * A request to the CPO's RECEIVER carries its response_url: a PUT of a profile in its body
+   * (SetChargingProfile), a GET of the active profile and a DELETE in the query (Charging Profiles module,
+   * Receiver interface); each result is posted to the sender's `/results`.
+   */
+  responseUrlOf(role: InterfaceRole, method: string): ResponseUrlSpot | undefined {
+    if (role !== "RECEIVER") return undefined;
+    if (method === "PUT") return { where: "body", resultRest: "/results/relay" };
+    if (method === "GET" || method === "DELETE") return { where: "query", resultRest: "/results/relay" };
+    return undefined;
+  }
   readonly received: PendingSpec<ChargingProfilesReceiverPort, ReceivedProfileData, ChargingProfileResult>;
   readonly sent = SENT_PROFILE_REQUESTS_SPEC;
   private readonly log: Logger;

@@ -1,9 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
-import type { RouteSpec } from "../../core/contract/module-plugin";
+import type { ResponseUrlSpot, RouteSpec } from "../../core/contract/module-plugin";
 import type { AdminRoute } from "../../core/contract/admin-route";
-import type { Role, VersionNumber } from "../../core/protocol/types";
+import type { InterfaceRole, Role, VersionNumber } from "../../core/protocol/types";
 import type { Store } from "../../core/contract/store";
 import { AsyncModulePlugin, type PendingSpec } from "../../core/async/async-module";
 import { TOKENS } from "../../core/contract/injection-tokens";
@@ -34,6 +34,11 @@ export class CommandsPlugin extends AsyncModulePlugin<CommandsSenderPort, Comman
   /** eMSPs send commands: in 2.1.1, which lists one URL per module, a CPO lists its receiver and an eMSP its callbacks */
   readonly dataOwner: Role = "EMSP";
   readonly portMethods = { SENDER: ["onResult"], RECEIVER: ["connect", "location", "session", "submit"] } as const;
+
+  /** A command (POST `/{command}` to the CPO's RECEIVER) carries its response_url in the body (Commands module, CommandRequest objects). */
+  responseUrlOf(role: InterfaceRole, method: string, rest: string): ResponseUrlSpot | undefined {
+    return role === "RECEIVER" && method === "POST" ? { where: "body", resultRest: `${rest}/relay` } : undefined;
+  }
   readonly received: PendingSpec<CommandsReceiverPort, ReceivedCommandData, CommandResult>;
   readonly sent = SENT_COMMANDS_SPEC;
   private readonly log: Logger;
