@@ -166,7 +166,7 @@ class BackendClient implements OcpiBackend {
     const type = this.deps.typeOf(module);
     if (!type) return raw as T;
     const { version } = await this.endpoints();
-    const read = await this.deps.reader.read({ partnerId: this.spec.name, strictness: this.spec.strictness, type: type.name, schema: type.schema(version, "full"), raw, sender: owner });
+    const read = await this.deps.reader.read({ partnerId: this.spec.name, strictness: this.spec.strictness, type, schema: type.schema(version, "full"), raw, sender: owner });
     if (!read.ok) throw this.unusable(`it answered an invalid ${type.name}: ${describeIssues(read.issues)}`);
     return type.up(read.value, version, this.deps.lossy.context(this.spec.name, type.name, version, {}, owner)) as T;
   }

@@ -3,6 +3,7 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { ObjectType } from "../contract/object-type";
 import type { TolerantReader, ReadResult } from "../model/tolerant-reader";
+import type { RepairedType } from "../model/repair";
 import type { z } from "zod";
 import { bodyForPartner } from "../model/schema-walk";
 import { OcpiClient, PartnerCallError, type CallResult } from "./ocpi-client";
@@ -123,7 +124,7 @@ export class PartnerClient {
       const version = record.version!;
       // 2.1.1 objects name no owner: the partner's own party is, or ours for what we pushed to its receiver.
       const owner = call.owner ?? (call.role === "RECEIVER" ? (call.from ?? this.config.parties[0]) : record.roles[0]);
-      const read = await this.read(profile, type.name, type.schema(version, "full"), result.envelope.data, owner);
+      const read = await this.read(profile, type, type.schema(version, "full"), result.envelope.data, owner);
       if (!read.ok) throw new PartnerCallError("malformed", `GET ${call.module}: the partner's ${type.name} is invalid: ${describeIssues(read.issues)}`);
       return type.up(read.value, version, this.lossy.context(partnerId, type.name, version, {}, owner));
     } catch (error) {
@@ -188,7 +189,7 @@ export class PartnerClient {
     const items: T[] = [];
     const data = Array.isArray(result.envelope.data) ? result.envelope.data : [];
     for (const raw of data) {
-      const read = await this.read(profile, type.name, schema, raw, record.roles[0]);
+      const read = await this.read(profile, type, schema, raw, record.roles[0]);
       if (read.ok) items.push(type.up(read.value, version, tx));
       else onInvalid(raw, describeIssues(read.issues));
     }
@@ -205,7 +206,7 @@ export class PartnerClient {
    * (CommandResponse, ChargingProfileResponse): under `strictness: repair`
    * the repaired answer when repairs make it valid, else the answer as it came.
    */
-  async repaired(partnerId: string, type: string, schema: z.ZodType, answer: unknown): Promise<unknown> {
+  async repaired(partnerId: string, type: RepairedType, schema: z.ZodType, answer: unknown): Promise<unknown> {
     // strictness is the YAML's: no registration read for it
     const settings = this.registry.settingsOf(partnerId);
     if (settings.strictness !== "repair") return answer;
@@ -214,7 +215,7 @@ export class PartnerClient {
   }
 
   /** One object the partner sent, read under its strictness (core/model/tolerant-reader.ts); `sender`: the party it came from. */
-  private read(partner: PartnerSettings, type: string, schema: z.ZodType, raw: unknown, sender?: PartyRef): Promise<ReadResult> {
+  private read(partner: PartnerSettings, type: RepairedType, schema: z.ZodType, raw: unknown, sender?: PartyRef): Promise<ReadResult> {
     return this.reader.read({ partnerId: partner.id, strictness: partner.strictness, type, schema, raw, sender });
   }
 

@@ -30,8 +30,34 @@ export interface TranslationLoss {
  * edge with `up` (wire → canonical) and `down` (canonical → wire). Both must
  * accept PATCH fragments, i.e. map only the keys present.
  */
+/** Where a missing field may be filled from, when the schema asks for it. */
+export type FieldFill =
+  /** a constant, when the spec implies it (and `when` holds for the field's parent object) */
+  | { from: "value"; value: unknown; when: (parent: Record<string, unknown>) => boolean; why: string }
+  /** the same-named field of the party the object came from (its owner, else the partner's party) */
+  | { from: "sender" }
+  /** the same-named field of the Location the gateway holds under the object's owner and the parent's `id` */
+  | { from: "held-location" };
+
+/**
+ * What `strictness: repair` may do to an object of one type beyond the repairs every type gets (letter case,
+ * numbers and booleans sent as strings, plain strings for DisplayTexts): declared by the module whose type it
+ * is, read by the tolerant reader (core/model/repair.ts). Data only.
+ */
+export interface ObjectRepairs {
+  /** where a missing field may be filled from, by its JSON pointer with list indexes as `*` */
+  readonly fills?: Readonly<Record<string, FieldFill>>;
+  /**
+   * values of closed enumerations partners send for a known one, by the field's name (the last key of its
+   * pointer): explicit pairs only, no guessing from spelling
+   */
+  readonly synonyms?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
 export interface ObjectType<T = Record<string, unknown>> {
   readonly name: string;
+  /** what `strictness: repair` may do to it besides the repairs of every type */
+  readonly repairs?: ObjectRepairs;
   schema(version: VersionNumber, mode: BodyMode): z.ZodType;
   up(wire: unknown, version: VersionNumber, tx: TranslationContext): T;
   down(canonical: T, version: VersionNumber, tx: TranslationContext): unknown;

@@ -125,7 +125,7 @@ const readBody = async (
   checkMediaType(ctx.state.bodyMediaType, rc, reader);
   const { partner, version, log } = rc;
   const schema = spec.type.schema(version, spec.mode);
-  const read = await reader.read({ partnerId: partner.id, strictness: rc.profile.strictness, type: spec.type.name, schema, raw, sender, log });
+  const read = await reader.read({ partnerId: partner.id, strictness: rc.profile.strictness, type: spec.type, schema, raw, sender, log });
   if (!read.ok) throw invalidFields(read.issues);
   return spec.type.up(read.value, version, tx(spec.type.name));
 };

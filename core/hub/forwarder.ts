@@ -314,7 +314,7 @@ export class Forwarder {
         const read = await this.deps.reader.read({
           partnerId: sender.id,
           strictness: inbound.profile.strictness,
-          type: spec.type.name,
+          type: spec.type,
           schema: spec.type.schema(inbound.version, spec.mode),
           raw: parsed,
           sender: inbound.from,
@@ -431,7 +431,7 @@ export class Forwarder {
       const read = await this.deps.reader.read({
         partnerId: inbound.sender.id,
         strictness: inbound.profile.strictness,
-        type: spec.type.name,
+        type: spec.type,
         schema: spec.type.schema(inbound.version, spec.mode),
         raw: parsed,
         sender: inbound.from,

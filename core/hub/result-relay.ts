@@ -184,7 +184,7 @@ export class ResultRelay {
     const read = await this.deps.reader.read({
       partnerId: poster.id,
       strictness: poster.strictness,
-      type: type.name,
+      type,
       schema: type.schema(version, "full"),
       raw: parsed,
       sender: entry.to,

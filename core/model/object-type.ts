@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { VersionNumber } from "../protocol/types";
 import type { FieldIssue } from "../contract/errors";
-import type { ObjectType, TranslationContext } from "../contract/object-type";
+import type { ObjectRepairs, ObjectType, TranslationContext } from "../contract/object-type";
 
 export const silentTranslation = (params: Record<string, string> = {}): TranslationContext => ({
   dropped: () => undefined,
@@ -15,6 +15,8 @@ export interface VersionedTranslator<T> {
 
 export interface ObjectTypeDefinition<T> {
   name: string;
+  /** what `strictness: repair` may do to it besides the repairs of every type */
+  repairs?: ObjectRepairs;
   /** full-object schema per version */
   schemas: Record<VersionNumber, z.ZodType>;
   /** PATCH schema per version; omit for objects that are never patched */
@@ -25,6 +27,7 @@ export interface ObjectTypeDefinition<T> {
 
 export const defineObjectType = <T>(def: ObjectTypeDefinition<T>): ObjectType<T> => ({
   name: def.name,
+  repairs: def.repairs,
   schema(version, mode) {
     const schema = mode === "patch" ? def.patchSchemas?.[version] : def.schemas[version];
     if (!schema) throw new Error(`${def.name} has no ${mode} schema for ${version}`);

@@ -3,7 +3,8 @@ import type { PartyRef } from "../protocol/types";
 import type { FieldIssue } from "../contract/errors";
 import { issuesOf } from "./object-type";
 import { isDisplayText, isOptional, schemaAt } from "./schema-walk";
-import { DISPLAY_TEXT_LANGUAGE, ENUM_SYNONYMS, FIELD_FILLS, type FieldFill } from "./repair-table";
+import type { FieldFill, ObjectType } from "../contract/object-type";
+import { DISPLAY_TEXT_LANGUAGE } from "./repair-table";
 
 /**
  * `strictness: repair`: known, unambiguous defects of a partner's object are
@@ -39,13 +40,16 @@ const BOOLEAN = /^(?:true|false)$/i;
 
 type Obj = Record<string, unknown>;
 
-export const repairObject = async (typeName: string, schema: z.ZodType, input: unknown, source: RepairSource): Promise<RepairOutcome> => {
+/** What repairs read of an object's type: its name and the repairs its module declares (ObjectType.repairs). */
+export type RepairedType = Pick<ObjectType, "name" | "repairs">;
+
+export const repairObject = async (type: RepairedType, schema: z.ZodType, input: unknown, source: RepairSource): Promise<RepairOutcome> => {
   const root = { value: structuredClone(input) };
   const repairs: Repair[] = [];
   for (let round = 0; ; round++) {
     const parsed = schema.safeParse(root.value);
     if (parsed.success) return { ok: true, value: parsed.data, repairs };
-    const done = round < MAX_ROUNDS ? await repairRound(typeName, schema, root, parsed.error.issues, source) : [];
+    const done = round < MAX_ROUNDS ? await repairRound(type, schema, root, parsed.error.issues, source) : [];
     if (done.length === 0) return { ok: false, issues: issuesOf(parsed.error) };
     repairs.push(...done);
   }
@@ -59,11 +63,13 @@ interface Site {
   current: unknown;
   schema: z.ZodType | undefined;
   fill: FieldFill | undefined;
+  /** the type's synonyms of enumeration values, by field name */
+  synonyms: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined;
   owner: PartyRef | undefined;
   set(value: unknown): void;
 }
 
-const repairRound = async (typeName: string, schema: z.ZodType, root: { value: unknown }, issues: z.core.$ZodIssue[], source: RepairSource) => {
+const repairRound = async (type: RepairedType, schema: z.ZodType, root: { value: unknown }, issues: z.core.$ZodIssue[], source: RepairSource) => {
   const done: Repair[] = [];
   /** list elements to drop, applied after the round so the other issues' indexes stay right */
   const drops: [unknown[], number][] = [];
@@ -80,7 +86,8 @@ const repairRound = async (typeName: string, schema: z.ZodType, root: { value: u
       key,
       current: (parent as Obj)[key as string],
       schema: schemaAt(schema, issue.path),
-      fill: FIELD_FILLS[typeName]?.[field],
+      fill: type.repairs?.fills?.[field],
+      synonyms: type.repairs?.synonyms,
       owner,
       set: (value) => ((parent as Obj)[key as string] = value),
     };
@@ -158,7 +165,7 @@ const enumValue = (site: Site, drops: [unknown[], number][]): string | undefined
     return `value in the wrong letter case: mapped to ${sameLetters[0]}`;
   }
   const name = [...issue.path].reverse().find((p) => typeof p === "string") as string | undefined;
-  const synonyms = name ? ENUM_SYNONYMS[name] : undefined;
+  const synonyms = name ? site.synonyms?.[name] : undefined;
   const synonym = synonyms && Object.hasOwn(synonyms, current.toUpperCase()) ? synonyms[current.toUpperCase()] : undefined;
   if (synonym && known.includes(synonym)) {
     site.set(synonym);

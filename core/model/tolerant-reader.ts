@@ -6,14 +6,14 @@ import type { FieldIssue } from "../contract/errors";
 import { issuesOf } from "./object-type";
 import { withoutNulls } from "./without-nulls";
 import { acceptsAsIs } from "./fast-check";
-import { repairObject, type Repair, type RepairSource } from "./repair";
+import { repairObject, type Repair, type RepairSource, type RepairedType } from "./repair";
 
 /** One object a partner sent us: a receiver body, an item of a pulled list, an answer to our request. */
 export interface PartnerObject {
   partnerId: string;
   strictness: Strictness;
-  /** the object type's name (ObjectType.name), e.g. "Location" */
-  type: string;
+  /** the object's type: its name (e.g. "Location") and the repairs its module declares */
+  type: RepairedType;
   /** the wire schema of the partner's version */
   schema: z.ZodType;
   raw: unknown;
@@ -59,7 +59,7 @@ export class TolerantReader {
     if (parsed.success) return { ok: true, value: parsed.data };
     const issues = issuesOf(parsed.error);
     if (object.strictness === "log") {
-      (object.log ?? this.log).warn({ partner: object.partnerId, issues }, `accepted an invalid ${object.type} (strictness: log)`);
+      (object.log ?? this.log).warn({ partner: object.partnerId, issues }, `accepted an invalid ${object.type.name} (strictness: log)`);
       return { ok: true, value: cleaned };
     }
     if (object.strictness !== "repair") return { ok: false, issues };
@@ -75,15 +75,15 @@ export class TolerantReader {
   }
 
   private count(object: PartnerObject, repair: Repair): void {
-    const key = [object.partnerId, object.type, repair.field, repair.action].join("\u0000");
+    const key = [object.partnerId, object.type.name, repair.field, repair.action].join("\u0000");
     const known = this.counts.get(key);
     if (known) {
       known.count++;
       return;
     }
-    this.counts.set(key, { partner: object.partnerId, type: object.type, field: repair.field, repair: repair.action, count: 1 });
+    this.counts.set(key, { partner: object.partnerId, type: object.type.name, field: repair.field, repair: repair.action, count: 1 });
     (object.log ?? this.log).warn(
-      { partner: object.partnerId, type: object.type, field: repair.field, repair: repair.action },
+      { partner: object.partnerId, type: object.type.name, field: repair.field, repair: repair.action },
       "field repaired (strictness: repair)",
     );
   }

@@ -6,6 +6,7 @@ import { TOKEN_TYPES_22 } from "../../core/model/charging";
 import type { Cdr, CdrLocation, CdrTariff, ChargingPeriod, PriceLimit } from "./model";
 import { CDR_PRICE_FIELDS, LOCATION_211_KEY } from "./model";
 import { CDR_SCHEMAS } from "./schemas";
+import { CDR_REPAIRS } from "./repairs";
 
 /**
  * CDR translations between the canonical 2.3.0 model and 2.2.1 / 2.1.1.
@@ -284,6 +285,7 @@ const down211 = (canonical: Cdr, tx: TranslationContext): Obj => {
 
 export const cdrType = defineObjectType<Cdr>({
   name: "CDR",
+  repairs: CDR_REPAIRS,
   schemas: CDR_SCHEMAS,
   translators: {
     "2.2.1": { up: up221, down: down221 },

@@ -39,7 +39,7 @@ export class ChargingProfilesClient {
   private async request(partnerId: string, call: Omit<ModuleCall, "module" | "role">): Promise<ChargingProfileResponse> {
     const result = await this.partners.call(partnerId, { module: "chargingprofiles", role: "RECEIVER", ...call });
     const what = `the partner's ChargingProfileResponse to ${call.method} chargingprofiles`;
-    const data = await this.partners.repaired(partnerId, "ChargingProfileResponse", chargingProfileResponseSchema(), result.envelope.data);
+    const data = await this.partners.repaired(partnerId, { name: "ChargingProfileResponse" }, chargingProfileResponseSchema(), result.envelope.data);
     return parseImmediateAnswer(chargingProfileResponseSchema(), data, what, {
       seconds: this.timeoutSeconds,
       log: this.log,

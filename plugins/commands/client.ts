@@ -28,7 +28,7 @@ export class CommandsClient {
       to,
     });
     const schema = commandResponseType.schema(version, "full");
-    const data = await this.partners.repaired(partnerId, commandResponseType.name, schema, result.envelope.data);
+    const data = await this.partners.repaired(partnerId, commandResponseType, schema, result.envelope.data);
     const answer = parseImmediateAnswer(schema, data, `the partner's CommandResponse to POST commands/${spec.type}`, {
       seconds: this.timeoutSeconds,
       log: this.log,

@@ -123,7 +123,7 @@ export class CredentialsHandshake {
     // Read like every object a partner sends (core/model/tolerant-reader.ts): nulls mean absent (OCPI 2.2.1 Types),
     // `"website": null` is no website, and the partner's strictness applies.
     const schema = this.type.schema(found.version, "full");
-    const read = await this.reader.read({ partnerId, strictness: profile.strictness, type: this.type.name, schema, raw: answer });
+    const read = await this.reader.read({ partnerId, strictness: profile.strictness, type: this.type, schema, raw: answer });
     if (!read.ok) throw new Error(`Partner answered invalid credentials: ${describeIssues(read.issues)}`);
     const theirs = this.type.up(read.value, found.version, silentTranslation());
     let record: PartnerRecord;

@@ -16,6 +16,7 @@ import {
   PARKING_RESTRICTIONS,
   PARKING_TYPES,
 } from "./schemas";
+import { LOCATION_REPAIRS } from "./repairs";
 
 /**
  * Location, EVSE and Connector across versions. Canonical is 2.3.0.
@@ -200,6 +201,7 @@ const locationDown211 = (l: Rec, tx: TranslationContext): Rec => {
 
 export const locationType = defineObjectType<Location>({
   name: "Location",
+  repairs: LOCATION_REPAIRS,
   schemas: LOCATION_SCHEMAS,
   patchSchemas: LOCATION_PATCH_SCHEMAS,
   translators: {

@@ -8,6 +8,7 @@ import { chargingPreferencesSchema, sessionPatchSchema, sessionSchema } from "./
 import { sessionLocation } from "./session-location";
 import { locationType } from "../locations/translate";
 import type { Location } from "../locations/model";
+import { SESSION_REPAIRS } from "./repairs";
 
 /**
  * Session across versions. Canonical = 2.3.0. Every translator maps only the
@@ -175,6 +176,7 @@ const location211Of = (
 
 export const sessionType = defineObjectType<Session>({
   name: "Session",
+  repairs: SESSION_REPAIRS,
   schemas: { "2.3.0": sessionSchema("2.3.0"), "2.2.1": sessionSchema("2.2.1"), "2.1.1": sessionSchema("2.1.1") },
   patchSchemas: { "2.3.0": sessionPatchSchema("2.3.0"), "2.2.1": sessionPatchSchema("2.2.1"), "2.1.1": sessionPatchSchema("2.1.1") },
   translators: { "2.3.0": v230, "2.2.1": v221, "2.1.1": v211 },
