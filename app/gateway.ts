@@ -21,7 +21,7 @@ import { buildHttpApp } from "../core/host/http-app";
 import { createHttpServer } from "../core/host/http-server";
 import { LossyTranslationLog } from "../core/model/lossy";
 import { TolerantReader } from "../core/model/tolerant-reader";
-import { heldLocationsOf } from "../core/modules/module-catalog";
+import { locationLookup } from "../plugins/locations/location-lookup";
 import { repairsRoute } from "../core/admin/repairs";
 import { issuesOf } from "../core/model/object-type";
 import { type ObjectType } from "../core/contract/object-type";
@@ -102,7 +102,7 @@ export class Gateway {
       container.registerInstance(PartnerRegistry, registry);
       const lossy = new LossyTranslationLog(log);
       container.registerInstance(LossyTranslationLog, lossy);
-      const reader = new TolerantReader(log, heldLocationsOf(catalog));
+      const reader = new TolerantReader(log, { heldLocation: locationLookup(catalog, "RECEIVER") });
       container.registerInstance(TolerantReader, reader);
       const partnerClient = new PartnerClient(config, registry, container.resolve(OcpiClient), lossy, reader);
       container.registerInstance(PartnerClient, partnerClient);

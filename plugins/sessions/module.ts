@@ -6,6 +6,7 @@ import type { InterfaceRole } from "../../core/protocol/types";
 import { TOKENS } from "../../core/contract/injection-tokens";
 import { ChangeFeed } from "../../core/contract/change-feed";
 import { ModuleCatalog } from "../../core/modules/module-catalog";
+import { locationLookup } from "../locations/location-lookup";
 import { SessionLocations } from "./session-location";
 import { SESSIONS_TRANSLATION_LOSSES, sessionType } from "./translate";
 import { DataModulePlugin } from "../../core/modules/data-module";
@@ -50,7 +51,7 @@ export class SessionsPlugin extends DataModulePlugin<SessionsSenderPort, Session
     private readonly changes: ChangeFeed,
   ) {
     super();
-    this.locations = new SessionLocations((owner, id) => catalog.location("SENDER", owner, id), config.parties, log.child({ module: "sessions" }));
+    this.locations = new SessionLocations(locationLookup(catalog, "SENDER"), config.parties, log.child({ module: "sessions" }));
   }
 
   /** Our sessions' changes get their Location before they are pushed (subscribed ahead of the push fan-out: SessionLocations.onChange). */

@@ -22,7 +22,7 @@ export const sessionLocation = (location: Location | undefined, place: SessionPl
   return { ...location, evses: [{ ...evse, connectors: [connector] }] };
 };
 
-/** One of our Locations by owner and id, canonical (ModuleCatalog.location with the SENDER role). */
+/** One of our Locations by owner and id, canonical (plugins/locations/location-lookup.ts with the SENDER role). */
 export type OwnLocations = (owner: PartyRef, id: string) => Promise<Record<string, unknown> | undefined>;
 
 const namesPlace = (object: SessionPlace): boolean =>
