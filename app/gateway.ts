@@ -123,6 +123,7 @@ export class Gateway {
       container.registerInstance(HubConnections, hubConnections);
       if (isHub(config)) background.add(hubConnections);
       const plugins = container.resolveAll<ModulePlugin>(TOKENS.ModulePlugin);
+      registry.modules.know(plugins);
       const errors = checkModuleRouting(config, plugins, factories);
       if (errors.length) throw new StartupError(errors);
       const askTokenOwner = tokenOwnerAuthorization(config, store, registry, new TokensClient(partnerClient, lossy));

@@ -182,7 +182,7 @@ export interface PartnerConfig {
   header_prefix: HeaderPrefix;
   /** modules this partner may use; default all served modules */
   modules?: string[];
-  /** extensions of its version the partner speaks; default none (core/edge/module-offer.ts: what each one offers) */
+  /** extensions of its version the partner speaks; default none (each module declares the extension it needs: ModulePlugin.extensionOnly, core/partners/module-offers.ts) */
   extensions?: PartnerExtension[];
   /**
    * roles (and parties) the partner may claim in its credentials; default: any role but HUB, for any party

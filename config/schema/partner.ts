@@ -18,7 +18,7 @@ export const partnerSchema = z.strictObject({
   token_encoding: z.enum(TOKEN_ENCODINGS, { error: msg(MESSAGES.tokenEncoding) }).default("auto"),
   header_prefix: z.enum(HEADER_PREFIXES, { error: msg(MESSAGES.headerPrefix) }).default("OCPI"),
   modules: z.array(str(MODULE_ID_RE, MESSAGES.moduleId)).superRefine(uniqueItems("module")).optional(),
-  // extensions of its version the partner speaks: `direct_payment` offers it the payments module in 2.2.1 (core/edge/module-offer.ts)
+  // extensions of its version the partner speaks: `direct_payment` offers it the payments module in 2.2.1 (the payments plugin declares it: extensionOnly, read by core/partners/module-offers.ts)
   extensions: z
     .array(z.enum(PARTNER_EXTENSIONS, { error: msg(oneOf(PARTNER_EXTENSIONS)) }))
     .superRefine(uniqueItems("extension"))

@@ -7,6 +7,7 @@ import type { PartyScope } from "./party-scope";
 import type { AdminRoute } from "./admin-route";
 import type { SyncSpec } from "./sync-spec";
 import type { PushSpec } from "./push-spec";
+import type { PartnerExtension } from "../../config/types";
 
 
 export interface OcpiRequest<B = any> {
@@ -97,6 +98,11 @@ export interface ModulePlugin {
   readonly dataOwner?: Role;
   /** every field a translation of this module's objects to an older version drops */
   readonly translationLosses?: readonly TranslationLoss[];
+  /**
+   * versions in which the module exists only through an extension of the protocol: offered to a partner in
+   * such a version only when `partners[].extensions` names the extension (core/partners/module-offers.ts)
+   */
+  readonly extensionOnly?: Readonly<Partial<Record<VersionNumber, PartnerExtension>>>;
   /** configuration modules (credentials, hubclientinfo) carry no routing headers */
   readonly configurationModule?: boolean;
   /** name of the adapter port serving `role`, e.g. "locations.SENDER"; undefined when no adapter is involved */

@@ -11,7 +11,6 @@ import { type PartnerProfile } from "../contract/partner-profile";
 import { invalid, notFound, unauthorized } from "../contract/errors";
 import { readRoutingHeaders } from "../http/routing-headers";
 import { currentRequest } from "../http/request-scope";
-import { offersModule } from "./module-offer";
 
 /** What admission needs of the gateway: its config and its partners. */
 export interface AdmissionDeps {
@@ -65,7 +64,7 @@ export const hasRoutingHeaders = (version: VersionNumber | undefined, module: st
  *    where `access` is bootstrap — else HTTP 401 + 2000;
  * 2. the version of the path enabled for the partner (`partners[].versions`);
  * 3. the module offered to the partner in the version (`partners[].modules`,
- *    `partners[].extensions`: module-offer.ts, as version details list it) — else 404;
+ *    `partners[].extensions`: core/partners/module-offers.ts, as version details list it) — else 404;
  * 4. routing headers well formed, and the from-party one the partner may
  *    speak for (its scope: its registered parties, a configured hub's relayed
  *    ones) — else 2001 naming it;
@@ -85,7 +84,7 @@ export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Pro
   if (identity.via === "bootstrap" && (request.access ?? "registered") !== "bootstrap")
     throw unauthorized("Token A is only valid on the versions and credentials endpoints");
   if (version && !identity.config.versions.includes(version)) throw unauthorized(`Version ${version} is not enabled for this partner`);
-  if (module !== undefined && !offersModule(identity.config, module, version)) throw notFound(`Module ${module}`);
+  if (module !== undefined && !deps.registry.modules.offers(identity.config, module, version)) throw notFound(`Module ${module}`);
 
   const routing = request.routing ?? (hasRoutingHeaders(version, module) ? readRoutingHeaders(request.headers) : {});
   const scope = identity.via === "registered" ? await scopeOfRecord(deps, identity.record) : EMPTY_SCOPE;
@@ -121,14 +120,14 @@ export const routingBeforeAdmission = async (deps: AdmissionDeps, request: Admis
  * The admin API's side of the edge (issue #23): a partner the operator's
  * backend names (`/admin/v1/commands/:partner/…`, charging profiles, a PTP's
  * terminals) is looked up by this one rule — registered, and offered the
- * module in its version (core/edge/module-offer.ts) — and its profile is
+ * module in its version (core/partners/module-offers.ts) — and its profile is
  * what the call to it is built from. 2001 naming `partner` otherwise.
  */
 export const admitPartner = async (deps: AdmissionDeps, partnerId: string, module: string): Promise<PartnerProfile & { readonly version: VersionNumber }> => {
   const record = await deps.registry.get(partnerId);
   if (!record || record.status !== "registered" || !record.version) throw invalid(`partner: ${partnerId} is not a registered partner`);
   const profile = deps.registry.profileOf(record);
-  if (!offersModule(profile.config, module, record.version)) throw invalid(`partner: ${partnerId} is not offered ${module} in OCPI ${record.version} (partners[].modules, partners[].extensions)`);
+  if (!deps.registry.modules.offers(profile.config, module, record.version)) throw invalid(`partner: ${partnerId} is not offered ${module} in OCPI ${record.version} (partners[].modules, partners[].extensions)`);
   return profile as PartnerProfile & { readonly version: VersionNumber };
 };
 

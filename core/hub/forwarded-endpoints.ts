@@ -6,7 +6,6 @@ import type { Endpoint, VersionNumber } from "../protocol/types";
 import { absolute, modulePath } from "../http/urls";
 import { currentRequest } from "../http/request-scope";
 import { mayForward } from "./hub-config";
-import { offersModule } from "../edge/module-offer";
 
 /** Version details of the versions with routing headers (2.1.1 has none: nothing is forwarded there). */
 const VERSION_DETAILS = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/?$/;
@@ -14,7 +13,7 @@ const VERSION_DETAILS = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/?$/;
 /**
  * The hub's version details list, besides the modules it serves, every
  * functional module it forwards for the partner asking: those of a plugin
- * in that version that is offered to the partner (core/edge/module-offer.ts) and that
+ * in that version that is offered to the partner (core/partners/module-offers.ts) and that
  * at least one partner it may reach (`partners[].forward`) may use, both
  * interfaces. From config, not from who has registered yet, so a partner
  * that registers first sees the same list as one that registers last.
@@ -31,9 +30,9 @@ export const forwardedEndpoints = (
   const partner = registry.settingsOf(partnerId);
   const reachable = partnerIds.filter((id) => mayForward(partner, id)).map((id) => registry.settingsOf(id));
   return plugins
-    .filter((p) => !p.configurationModule && p.versions.includes(version) && offersModule(partner.config, p.module, version))
+    .filter((p) => !p.configurationModule && p.versions.includes(version) && registry.modules.offers(partner.config, p.module, version))
     // the other partner's version is its own: only its `partners[].modules` is asked
-    .filter((p) => reachable.some((other) => offersModule(other.config, p.module, undefined)))
+    .filter((p) => reachable.some((other) => registry.modules.offers(other.config, p.module, undefined)))
     .flatMap((p) => p.roles.map((role) => ({ identifier: p.module, role, url: absolute(config.server.public_url, modulePath(version, p.module, role)) })));
 };
 

@@ -19,3 +19,12 @@ export const newPartnerRecord = (id: string): PartnerRecord => ({
   roles: [],
   updatedAt: new Date().toISOString(),
 });
+
+/** Frozen all the way down: a record shared by concurrent requests cannot be changed by one of them. */
+export const deepFreeze = <T>(value: T): T => {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+};

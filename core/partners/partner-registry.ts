@@ -1,7 +1,7 @@
 import type { GatewayConfig, PartnerConfig } from "../../config/types";
 import type { Store, StoreGuard } from "../contract/store";
 import type { PartnerIdentity } from "../contract/request-context";
-import { PARTNERS, TOKEN_INDEX, newPartnerRecord, type TokenIndexEntry } from "./partner-record";
+import { PARTNERS, TOKEN_INDEX, deepFreeze, newPartnerRecord, type TokenIndexEntry } from "./partner-record";
 import { type PartnerRecord } from "../contract/partner-record";
 import { generateToken, hashToken, readAuthorization, sameHash } from "./token-vault";
 import { RegistrationGeneration } from "./registration-generation";
@@ -10,6 +10,7 @@ import { profileOf, settingsOf } from "./partner-profile";
 import { type PartnerProfile, type PartnerSettings } from "../contract/partner-profile";
 import { defaultPartnerConfig } from "./partner-settings";
 import { claimStoredParties, now, retireToken, rotated, writeRegistration, writeRegistrationIssuing, type RegistrationResult } from "./registration-write";
+import { ModuleOffers } from "./module-offers";
 
 export type { RegistrationResult } from "./registration-write";
 
@@ -48,6 +49,8 @@ interface Listing {
  * soon as the write has returned.
  */
 export class PartnerRegistry {
+  /** which modules each partner is offered in a version (module-offers.ts) */
+  readonly modules = new ModuleOffers();
   private readonly generation: RegistrationGeneration;
   /**
    * Under `generation`: hash of a presented token → what the store had for
@@ -388,15 +391,6 @@ export class PartnerRegistry {
     await this.store.put(TOKEN_INDEX, hash, entry);
   }
 }
-
-/** Frozen all the way down: a record shared by concurrent requests cannot be changed by one of them. */
-const deepFreeze = <T>(value: T): T => {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-};
 
 /** How long a token we are rotating away from stays valid while the partner has not confirmed the new one. */
 const PENDING_ROTATION_MS = 60 * 60 * 1000;

@@ -1,11 +1,10 @@
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../contract/partner-record";
-import { offersModule } from "../edge/module-offer";
 
 /**
  * Partners a module's changes are pushed to: registered, offered the
  * module in their version (`partners[].modules`, `partners[].extensions`:
- * core/edge/module-offer.ts), and offering its RECEIVER interface (for
+ * core/partners/module-offers.ts), and offering its RECEIVER interface (for
  * 2.1.1 partners, the module's one endpoint, stored with the RECEIVER role
  * when we own the module's data).
  *
@@ -23,6 +22,6 @@ export const entitledIn = (registry: PartnerRegistry, records: readonly PartnerR
 
 export const isEntitled = (registry: PartnerRegistry, record: PartnerRecord, module: string): boolean => {
   if (record.status !== "registered" || !record.version || !record.tokenToPartner) return false;
-  if (!offersModule(registry.profileOf(record).config, module, record.version)) return false;
+  if (!registry.modules.offers(registry.profileOf(record).config, module, record.version)) return false;
   return record.endpoints.some((e) => e.identifier === module && e.role === "RECEIVER");
 };

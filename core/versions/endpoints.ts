@@ -2,22 +2,23 @@ import type { GatewayConfig, PartnerConfig } from "../../config/types";
 import type { Endpoint, VersionNumber } from "../protocol/types";
 import { ownRoleOf211, type ServedModule } from "../modules/served-modules";
 import { absolute, modulePath } from "../http/urls";
-import { offersModule } from "../edge/module-offer";
+import type { ModuleOffers } from "../partners/module-offers";
 
 /**
  * The version-details endpoints, derived from what is actually mounted:
  * a module is listed only when a plugin serves it for this version and it is
- * offered to the partner (core/edge/module-offer.ts, the rule admission
+ * offered to the partner (core/partners/module-offers.ts, the rule admission
  * applies too).
  */
 export const endpointsFor = (
   served: readonly ServedModule[],
   version: VersionNumber,
   config: GatewayConfig,
+  modules: ModuleOffers,
   partner?: PartnerConfig,
 ): Endpoint[] => {
   const visible = served.filter(
-    (s) => s.versions.includes(version) && (s.plugin.configurationModule || offersModule(partner, s.plugin.module, version)),
+    (s) => s.versions.includes(version) && (s.plugin.configurationModule || modules.offers(partner, s.plugin.module, version)),
   );
   const endpoints = visible.map((s) => ({
     identifier: s.plugin.module,

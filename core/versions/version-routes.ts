@@ -23,7 +23,7 @@ export const versionRoutes = (router: Router, served: readonly ServedModule[], c
     router.get(versionDetailsPath(version as VersionNumber), async (ctx) => {
       const partner = await admitted(ctx);
       if (!partner.config.versions.includes(version)) throw notFound(`Version ${version}`);
-      const endpoints = endpointsFor(served, version, config, partner.config);
+      const endpoints = endpointsFor(served, version, config, registry.modules, partner.config);
       ctx.body = envelope({ version, endpoints: wireEndpoints(endpoints, version) });
     });
   }

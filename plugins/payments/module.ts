@@ -43,6 +43,8 @@ const partnerParty = (_object: unknown, parties: readonly PartyRef[]): PartyRef 
 export class PaymentsPlugin extends DataModulePlugin<PaymentsSenderPort, PaymentsReceiverPort> {
   readonly module = "payments";
   readonly versions: readonly VersionNumber[] = ["2.3.0", "2.2.1"];
+  /** OCPI 2.3.0's module (Payments module, Part A); in 2.2.1 it exists only for partners on the direct-payment extension */
+  readonly extensionOnly = { "2.2.1": "direct_payment" } as const;
   readonly translationLosses = PAYMENTS_TRANSLATION_LOSSES;
   readonly dataOwner: Role = "PTP";
   readonly portMethods = {

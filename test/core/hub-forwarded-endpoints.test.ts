@@ -3,6 +3,7 @@ import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { GatewayConfig } from "../../config/types";
 import { forwardedEndpoints } from "../../core/hub/forwarded-endpoints";
 import { settingsOf } from "../../core/partners/partner-profile";
+import { ModuleOffers } from "../../core/partners/module-offers";
 import { testGatewayConfig } from "../support/gateway-config";
 
 /**
@@ -34,9 +35,16 @@ const hubConfig = (): GatewayConfig =>
     ],
   });
 
+/** what forwardedEndpoints reads of the registry: the partners' settings and the modules they are offered */
+const registryOf = (config: GatewayConfig): PartnerRegistry => {
+  const modules = new ModuleOffers();
+  modules.know(PLUGINS);
+  return { settingsOf: (id: string) => settingsOf(config, config.partners.find((p) => p.id === id)!), modules } as unknown as PartnerRegistry;
+};
+
 const listed = (partnerId: string, version: "2.2.1" | "2.3.0" = "2.3.0"): string[] => {
   const config = hubConfig();
-  const registry = { settingsOf: (id: string) => settingsOf(config, config.partners.find((p) => p.id === id)!) } as unknown as PartnerRegistry;
+  const registry = registryOf(config);
   return forwardedEndpoints(config, registry, PLUGINS, version, partnerId, config.partners.map((p) => p.id)).map((e) => `${e.identifier}.${e.role}`);
 };
 
@@ -60,7 +68,7 @@ describe("a hub's version details list the modules it forwards", () => {
 
   it("gives the hub's own URL of each interface", () => {
     const config = hubConfig();
-    const registry = { settingsOf: (id: string) => settingsOf(config, config.partners.find((p) => p.id === id)!) } as unknown as PartnerRegistry;
+    const registry = registryOf(config);
     const [first] = forwardedEndpoints(config, registry, PLUGINS, "2.3.0", "emsp", ["cpo"]);
     expect(first.url).toBe(`${config.server.public_url}/ocpi/2.3.0/sender/locations`);
   });

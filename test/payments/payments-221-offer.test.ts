@@ -13,7 +13,7 @@ import { ADMIN, adminOf, json, type Json } from "./payments-net";
  * (`partners[].extensions`). The PTP configures only cpo-on for it: cpo-off
  * registers without a payments endpoint of the PTP's, and the PTP's
  * Terminals are pushed to cpo-on only, although cpo-off lists a payments
- * Receiver (core/edge/module-offer.ts, one rule for version details,
+ * Receiver (core/partners/module-offers.ts, one rule for version details,
  * admission and pushes).
  */
 
