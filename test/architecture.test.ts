@@ -168,6 +168,21 @@ describe("architecture", () => {
     expect(casts).toEqual([]);
   });
 
+  it("the kernel never names a module: no module id is written in core/ outside its vocabulary (core/protocol)", () => {
+    const MODULE_IDS = ["credentials", "locations", "sessions", "cdrs", "tariffs", "tokens", "commands", "chargingprofiles", "hubclientinfo", "payments", "bookings"];
+    const literal = new RegExp(`["'\`](${MODULE_IDS.join("|")})["'\`]`);
+    const named = files
+      .filter((file) => under("core")(file) && !file.startsWith("core/protocol/"))
+      .flatMap((file) =>
+        readFileSync(path.join(ROOT, file), "utf8")
+          .split("\n")
+          .map((line, i) => ({ line: line.replace(/\/\/.*$/, ""), at: `${file}:${i + 1}` }))
+          .filter(({ line }) => !/^\s*(\*|\/\*)/.test(line) && literal.test(line))
+          .map(({ at, line }) => `${at}: ${line.trim()}`),
+      );
+    expect(named).toEqual([]);
+  });
+
   it("core/ imports nothing from plugins/, adapters/ or app/", () => {
     expect(edgesWhere(under("core"), under("plugins", "adapters", "app"))).toEqual([]);
   });

@@ -8,7 +8,7 @@ import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../contract/partner-record";
 import type { Page, PageRequest } from "../contract/page";
 import type { PartyRef, Role } from "../protocol/types";
-import { credentialsRoleOf, partyKey } from "../protocol/types";
+import { HUB_CLIENT_INFO, credentialsRoleOf, partyKey } from "../protocol/types";
 import { OcpiClient, PartnerCallError } from "../client/ocpi-client";
 import { callTargetOf } from "../client/call-target";
 import { isEntitled } from "../push/entitled-partners";
@@ -169,7 +169,7 @@ export class HubConnections implements BackgroundService {
       }
     }
     if (changed.length === 0) return;
-    const audience = records.filter((r) => statuses.get(r.id) === "CONNECTED" && isEntitled(this.registry, r, "hubclientinfo"));
+    const audience = records.filter((r) => statuses.get(r.id) === "CONNECTED" && isEntitled(this.registry, r, HUB_CLIENT_INFO));
     const messages: EnqueueRequest[] = [];
     for (const partner of audience) {
       // A partner that has just become CONNECTED learns every other party's status, not only what changed.
@@ -186,10 +186,10 @@ export class HubConnections implements BackgroundService {
       partnerId: partner.id,
       request: {
         method: "PUT",
-        target: { module: "hubclientinfo", role: "RECEIVER", path: `/${encodeURIComponent(info.country_code)}/${encodeURIComponent(info.party_id)}` },
+        target: { module: HUB_CLIENT_INFO, role: "RECEIVER", path: `/${encodeURIComponent(info.country_code)}/${encodeURIComponent(info.party_id)}` },
         body: info,
       },
-      label: `PUT hubclientinfo ${info.country_code}/${info.party_id} ${info.status}`,
+      label: `PUT ${HUB_CLIENT_INFO} ${info.country_code}/${info.party_id} ${info.status}`,
       collapseKey: `hubclientinfo:${key}`,
     };
   }

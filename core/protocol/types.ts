@@ -17,6 +17,13 @@ export type ModuleId =
   | "bookings"
   | (string & {});
 
+/**
+ * The configuration module through which a hub tells its connected parties about every other party's connection
+ * (OCPI 2.2.1 HubClientInfo module): the one module the kernel's hub (core/hub/hub-connections.ts) addresses
+ * itself, as the Hub role requires; every other module's behaviour is declared by its plugin.
+ */
+export const HUB_CLIENT_INFO: ModuleId = "hubclientinfo";
+
 /** A party as addressed by routing headers and owner path segments. */
 export interface PartyRef {
   country_code: string;
