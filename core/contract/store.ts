@@ -81,12 +81,11 @@ export interface SharedReads {
 }
 
 /**
- * A Lua script run atomically on the store's one Redis, over the keys of `collections` (values hash, order
- * index…, as the store lays them out) and `args`: a capability of the Redis store on one Redis. It answers
- * undefined where it cannot run such a script now (a cluster, replica acknowledgement awaited per write): the
- * caller then does the same work one store call at a time.
+ * A Lua script, defined once under `name`, run atomically on the store's one Redis over the keys of
+ * `collections` (for the i-th: its values hash KEYS[2i-1] and sort index KEYS[2i]) with `args` as ARGV, in one
+ * round trip: a capability of the Redis store on one Redis only (a cluster's collections sit in different slots).
  */
-export type OneRedisScript = <R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]) => Promise<R> | undefined;
+export type OneRedisScript = <R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]) => Promise<R>;
 
 export interface Store {
   readonly kind: "sqlite" | "redis";

@@ -2,7 +2,8 @@ import type { AdminRoute } from "../contract/admin-route";
 import { notFound } from "../contract/errors";
 import { parsePageRequest } from "../http/pagination";
 import { safeUrl } from "../client/ocpi-client";
-import type { DeadLetter, Outbox, Requeued } from "../outbox/outbox";
+import type { DeadLetter, Requeued } from "../outbox/outbox-message";
+import type { Outbox } from "../outbox/outbox";
 import type { OutboundTarget } from "../client/outbound-request";
 import { answerJson } from "../outbox/partner-answer";
 

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { DataChange } from "../contract/change-feed";
-import type { EnqueueRequest, Outbox } from "../outbox/outbox";
+import type { EnqueueRequest } from "../outbox/outbox-message";
+import type { Outbox } from "../outbox/outbox";
 import type { StoreGuard } from "../contract/store";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../contract/partner-record";

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Store } from "../contract/store";
-import type { Outbox, OutboxMessage } from "../outbox/outbox";
+import type { Outbox } from "../outbox/outbox";
+import type { OutboxMessage } from "../outbox/outbox-message";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { ServedModule } from "../modules/served-modules";
 import type { ListingPort, PushSpec } from "../contract/push-spec";

@@ -4,7 +4,7 @@ import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type Store
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
 import { RedisSharedReads } from "./shared-reads";
-import type { SharedReads } from "../contract/store";
+import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 
 export interface RedisStoreOptions {
@@ -106,6 +106,7 @@ export class RedisStore implements Store {
     for (const [name, script] of Object.entries(WRITE_SCRIPTS)) this.redis.defineCommand(name, script);
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
     // one Redis, every key on it: the reads of a batch can go in one script (a cluster's keys sit in different slots)
+    if (!cluster) this.scriptOnOneRedis = (name, lua, collections, args) => this.script(name, lua, collections, args);
     if (!cluster) this.sharedReads = new RedisSharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
   }
 
@@ -115,6 +116,16 @@ export class RedisStore implements Store {
    * requests that arrive together cost one round trip (see SharedReads).
    */
   readonly sharedReads?: SharedReads;
+
+  /** Not on a cluster, whose collections sit in different slots: one atomic script over several collections (OneRedisScript). */
+  readonly scriptOnOneRedis?: OneRedisScript;
+
+  private script<R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]): Promise<R> {
+    const client = this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<R>>;
+    if (typeof client[name] !== "function") this.redis.defineCommand(name, { lua });
+    const keys = collections.flatMap((collection) => this.keys(collection));
+    return this.run(() => client[name](keys.length, ...keys, ...args));
+  }
 
   /** Resolves once the connection is ready; rejects (and closes) when it is not within `readyTimeoutMs`. */
   static async connect(options: RedisStoreOptions, readyTimeoutMs = 10_000): Promise<RedisStore> {
@@ -226,20 +237,6 @@ export class RedisStore implements Store {
   /** No transaction across keys here (a cluster could not run one): the writes go as they come; concurrent ones share the connection's pipeline. */
   batch<R>(work: () => Promise<R>): Promise<R> {
     return work();
-  }
-
-  /**
-   * One Redis only (undefined on a cluster, whose collections sit in different slots): runs `lua`, defined
-   * once under `name`, over the values hash and sort index of each of `collections` (KEYS[2i-1], KEYS[2i]
-   * for the i-th), with `args` as ARGV, as one atomic write of a round trip. For a caller that writes
-   * several collections at once and falls back to the Store's methods on a cluster.
-   */
-  scriptOnOneRedis<R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]): Promise<R> | undefined {
-    if (this.replicaAckTimeoutMs !== undefined) return undefined;
-    const client = this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<R>>;
-    if (typeof client[name] !== "function") this.redis.defineCommand(name, { lua });
-    const keys = collections.flatMap((collection) => this.keys(collection));
-    return this.run(() => client[name](keys.length, ...keys, ...args));
   }
 
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { openStore } from "../../core/store/open-store";
 import type { Store } from "../../core/contract/store";
-import { Outbox, type EnqueueRequest, type OutboxMessage } from "../../core/outbox/outbox";
+import { Outbox } from "../../core/outbox/outbox";
+import { type EnqueueRequest, type OutboxMessage } from "../../core/outbox/outbox-message";
 
 /**
  * Issue #11: on one Redis, Outbox.enqueueAll writes a change's messages (positions, collapse slots, queue

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Store } from "../../core/contract/store";
-import { Outbox, type EnqueueRequest } from "../../core/outbox/outbox";
+import { Outbox } from "../../core/outbox/outbox";
+import { type EnqueueRequest } from "../../core/outbox/outbox-message";
 import { type OutboundRequest } from "../../core/client/outbound-request";
 import { OutboxWorker, type OutboxEvents } from "../../core/outbox/outbox-worker";
 import { PartnerCallError } from "../../core/client/ocpi-client";
