@@ -1,13 +1,8 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-import fs from "node:fs";
-import path from "node:path";
-import Database from "libsql";
 import type { Logger } from "pino";
 import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "../contract/store";
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
-
-type Db = Database.Database;
-type Statement = Database.Statement<unknown[]>;
+import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, type Db, type Statement } from "./sqlite-schema";
+import { GroupCommit } from "./sqlite-group-commit";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -16,55 +11,6 @@ export interface SqliteStoreOptions {
   log?: Logger;
 }
 
-export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 1000;
-
-// Locked beyond the busy timeout, I/O errors, a full disk, a read-only or unopenable file: the
-// request is fine, the file cannot take it now. Extended codes (SQLITE_IOERR_WRITE, …) share the prefix.
-const OUTAGE_CODES = /^SQLITE_(BUSY|IOERR|FULL|READONLY|CANTOPEN)/;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS entries (
-  collection TEXT NOT NULL,
-  key TEXT NOT NULL,
-  sort_key INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  PRIMARY KEY (collection, key)
-);
-CREATE INDEX IF NOT EXISTS entries_by_sort ON entries (collection, sort_key, key);
-CREATE TABLE IF NOT EXISTS locks (
-  name TEXT PRIMARY KEY,
-  owner TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
-);
-`;
-
-/**
- * The maintained count of every collection, and a version that changes
- * whenever an entry's position can change (an entry added, removed or
- * re-sorted): a page's total is one row read instead of a COUNT over the
- * collection, and positions remembered in process (Checkpoints) are valid
- * while the version is the one they were taken at. Triggers keep both, in
- * the writing statement's transaction, whichever process writes.
- */
-const COUNTS_SCHEMA = `
-CREATE TABLE collections (
-  collection TEXT PRIMARY KEY,
-  n INTEGER NOT NULL,
-  version INTEGER NOT NULL
-);
-INSERT INTO collections (collection, n, version) SELECT collection, COUNT(*), 1 FROM entries GROUP BY collection;
-CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
-  INSERT INTO collections (collection, n, version) VALUES (new.collection, 1, 1)
-  ON CONFLICT (collection) DO UPDATE SET n = n + 1, version = version + 1;
-END;
-CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
-  UPDATE collections SET n = n - 1, version = version + 1 WHERE collection = old.collection;
-END;
-CREATE TRIGGER entries_moved AFTER UPDATE OF sort_key ON entries WHEN old.sort_key IS NOT new.sort_key BEGIN
-  UPDATE collections SET version = version + 1 WHERE collection = new.collection;
-END;
-`;
-
 /** Every CHECKPOINT_EVERY-th position of an unbounded collection is remembered, so a page at any offset reads at most this many rows before it. */
 const CHECKPOINT_EVERY = 256;
 
@@ -72,23 +18,6 @@ const CHECKPOINT_EVERY = 256;
 interface Checkpoints {
   version: number;
   marks: [sortKey: number, key: string][];
-}
-
-/** A write (written()) or a batch (batch()) waiting for the next group commit. */
-type Queued = { resolve: (value: unknown) => void; reject: (error: unknown) => void } & ({ operation: () => unknown } | { work: () => Promise<unknown> });
-
-/** Rows of one INSERT of putAll; a power of two. */
-const PUT_ALL_ROWS = 64;
-
-/** INSERT of `rows` entries, each replacing the value and sort key of one already stored; a later row with the same key wins. */
-const insertRows = (rows: number): string =>
-  `INSERT INTO entries (collection, key, sort_key, value) VALUES ${Array(rows).fill("(?, ?, ?, ?)").join(", ")}
-   ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, sort_key = excluded.sort_key`;
-
-function encode(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
-  return json;
 }
 
 /**
@@ -102,38 +31,24 @@ export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly statements = new Map<string, Statement>();
   private readonly checkpoints = new Map<string, Checkpoints>();
-  /** the group commit under way (flush()): while a batch of it runs, other writers wait until it is committed */
-  private openGroup?: { token: object; done: Promise<void> };
-  private readonly batchScope = new AsyncLocalStorage<object>();
-  /** writes and batches waiting for the next group commit (written(), batch()) */
-  private readonly queued: Queued[] = [];
+  /** the writes and batches of one event-loop turn, in one commit (core/store/sqlite-group-commit.ts) */
+  private readonly group: GroupCommit;
   private closed = false;
 
   private constructor(
     private readonly db: Db,
     private readonly health: StoreHealth,
-  ) {}
+  ) {
+    this.group = new GroupCommit((operation) => this.guard(operation), {
+      begin: () => this.stmt("BEGIN IMMEDIATE").run(),
+      commit: () => this.stmt("COMMIT").run(),
+      rollback: () => this.stmt("ROLLBACK").run(),
+      inTransaction: () => this.db.inTransaction,
+    });
+  }
 
   static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const db = new Database(file);
-    try {
-      // Before WAL: switching the journal mode itself may have to wait for another connection.
-      db.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS))}`);
-      if (file !== ":memory:") db.pragma("journal_mode = WAL");
-      // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
-      db.pragma("synchronous = NORMAL");
-      db.exec(SCHEMA);
-      // Created once, with the counts of what is already stored; IMMEDIATE so two processes opening a file do not both do it.
-      db.transaction(() => {
-        const known = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'collections'").get();
-        if (!known) db.exec(COUNTS_SCHEMA);
-      }).immediate();
-    } catch (err) {
-      db.close();
-      throw err;
-    }
-    return new SqliteStore(db, new StoreHealth("sqlite", options.log));
+    return new SqliteStore(openSqliteDatabase(file, options.busyTimeoutMs), new StoreHealth("sqlite", options.log));
   }
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {
@@ -143,7 +58,7 @@ export class SqliteStore implements Store {
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {
     const json = encode(value);
-    await this.written(() => this.write(collection, key, json, sortKey));
+    await this.group.written(() => this.write(collection, key, json, sortKey));
   }
 
   /**
@@ -153,7 +68,7 @@ export class SqliteStore implements Store {
    */
   async putAll<T>(collection: string, entries: readonly StoreEntry<T>[]): Promise<void> {
     const params = entries.flatMap((entry) => [collection, entry.key, entry.sortKey, encode(entry.value)]);
-    await this.written(() => this.transaction("IMMEDIATE", () => {
+    await this.group.written(() => this.transaction("IMMEDIATE", () => {
       for (let row = 0, rows = PUT_ALL_ROWS; row < entries.length; ) {
         if (row + rows > entries.length) rows /= 2;
         else {
@@ -166,7 +81,7 @@ export class SqliteStore implements Store {
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
     const json = encode(value);
-    const result = await this.written(() =>
+    const result = await this.group.written(() =>
       this.stmt("INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
         collection,
         key,
@@ -217,7 +132,7 @@ export class SqliteStore implements Store {
       claimed?.();
       return JSON.parse(json) as T;
     });
-    return this.written(run);
+    return this.group.written(run);
   }
 
   /**
@@ -239,7 +154,7 @@ export class SqliteStore implements Store {
   }
 
   async delete(collection: string, key: string): Promise<boolean> {
-    return (await this.written(() => this.stmt("DELETE FROM entries WHERE collection = ? AND key = ?").run(collection, key))).changes > 0;
+    return (await this.group.written(() => this.stmt("DELETE FROM entries WHERE collection = ? AND key = ?").run(collection, key))).changes > 0;
   }
 
   /**
@@ -318,23 +233,9 @@ export class SqliteStore implements Store {
     return rows;
   }
 
-  /**
-   * Runs `work` with its writes in one transaction (a sync pull stores a
-   * page in one commit instead of one per object), the group commit of the
-   * writes and batches issued in the same turn (written()): a serial
-   * enqueue of outbox messages shares its commit with the worker's claims
-   * and removals instead of having one of its own (a commit was about a
-   * third of an enqueue's CPU). Only writes made within `work` (its async
-   * context) join it; any other write waits until it is committed, so no
-   * write that was not part of it can be lost with it. What `work` wrote is
-   * committed even when it fails half-way: each write was complete by
-   * itself, as without a batch. A commit that fails rolls the group back
-   * and rejects (StoreUnavailableError). A batch within a batch joins it.
-   */
-  async batch<R>(work: () => Promise<R>): Promise<R> {
-    if (this.inOpenGroup()) return work();
-    await this.turn();
-    return new Promise<R>((resolve, reject) => this.enqueueWrite({ work, resolve: resolve as (value: unknown) => void, reject }));
+  /** Runs `work` with its writes in one transaction, with the other writes of its turn (GroupCommit.batch). */
+  batch<R>(work: () => Promise<R>): Promise<R> {
+    return this.group.batch(work);
   }
 
   /**
@@ -357,91 +258,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  /**
-   * A write: within a batch under way, at once; outside it, once the batch
-   * is committed, and then group-committed: the writes and batches issued
-   * in one turn of the event loop (concurrent requests, an outbox worker's
-   * deliveries, an enqueue) run one after another in one transaction, each
-   * resolving once that transaction is committed, instead of a commit each.
-   * Each keeps its own outcome: one that throws wrote nothing (every write
-   * is one statement after whatever can throw) and fails alone; a commit
-   * that fails fails them all.
-   */
-  private async written<R>(operation: () => R): Promise<R> {
-    if (this.inOpenGroup()) return this.guard(operation);
-    if (this.openGroup) await this.turn();
-    return new Promise<R>((resolve, reject) => this.enqueueWrite({ operation, resolve: resolve as (value: unknown) => void, reject }));
-  }
-
-  private enqueueWrite(item: Queued): void {
-    this.queued.push(item);
-    if (this.queued.length === 1) setImmediate(() => void this.flush());
-  }
-
-  /** Runs the queued writes and batches (written(), batch()) in one transaction. */
-  private async flush(): Promise<void> {
-    while (this.openGroup) await this.openGroup.done;
-    const writes = this.queued.splice(0);
-    if (writes.length === 0) return;
-    if (this.closed) {
-      for (const w of writes) w.reject(new Error("SqliteStore is closed"));
-      return;
-    }
-    const [only] = writes;
-    if (writes.length === 1 && "operation" in only) {
-      try {
-        only.resolve(this.guard(only.operation));
-      } catch (error) {
-        only.reject(error);
-      }
-      return;
-    }
-    const token = {};
-    let finished!: () => void;
-    this.openGroup = { token, done: new Promise<void>((resolve) => (finished = resolve)) };
-    const outcomes: ({ value: unknown } | { error: unknown })[] = [];
-    try {
-      this.guard(() => this.stmt("BEGIN IMMEDIATE").run());
-      for (const w of writes) {
-        try {
-          outcomes.push({ value: "operation" in w ? this.guard(w.operation) : await this.batchScope.run(token, w.work) });
-        } catch (error) {
-          outcomes.push({ error });
-        }
-      }
-      this.guard(() => this.stmt("COMMIT").run());
-    } catch (error) {
-      try {
-        if (this.db.inTransaction) this.stmt("ROLLBACK").run();
-      } catch {
-        // a file that could not commit may not roll back either: the writes get the commit's error
-      }
-      for (const w of writes) w.reject(error);
-      return;
-    } finally {
-      this.openGroup = undefined;
-      finished();
-    }
-    writes.forEach((w, i) => {
-      const outcome = outcomes[i];
-      if ("error" in outcome) w.reject(outcome.error);
-      else w.resolve(outcome.value);
-    });
-  }
-
-  /** A write outside the group under way waits until it is committed. */
-  private async turn(): Promise<void> {
-    while (this.openGroup && !this.inOpenGroup()) await this.openGroup.done;
-  }
-
-  /** Called from a batch of the group under way (its async context): its writes run at once, in its transaction. */
-  private inOpenGroup(): boolean {
-    return this.openGroup !== undefined && this.batchScope.getStore() === this.openGroup.token;
-  }
-
   async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = await this.written(() =>
+    const result = await this.group.written(() =>
       this.stmt(
         `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
@@ -453,7 +272,7 @@ export class SqliteStore implements Store {
 
   async renewLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = await this.written(() =>
+    const result = await this.group.written(() =>
       this.stmt("UPDATE locks SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?").run(
         now + ttlMs,
         name,
@@ -465,13 +284,13 @@ export class SqliteStore implements Store {
   }
 
   async releaseLock(name: string, owner: string): Promise<void> {
-    await this.written(() => this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, owner));
+    await this.group.written(() => this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, owner));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     // writes and batches issued before close are committed, not dropped
-    await this.flush();
+    await this.group.close();
     this.closed = true;
     this.statements.clear();
     this.db.close();

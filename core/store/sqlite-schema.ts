@@ -1,0 +1,99 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "libsql";
+
+export type Db = Database.Database;
+export type Statement = Database.Statement<unknown[]>;
+
+/** How long a write waits for another connection's lock before failing with StoreUnavailableError (SqliteStoreOptions.busyTimeoutMs). */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 1000;
+
+// Locked beyond the busy timeout, I/O errors, a full disk, a read-only or unopenable file: the
+// request is fine, the file cannot take it now. Extended codes (SQLITE_IOERR_WRITE, …) share the prefix.
+export const OUTAGE_CODES = /^SQLITE_(BUSY|IOERR|FULL|READONLY|CANTOPEN)/;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS entries (
+  collection TEXT NOT NULL,
+  key TEXT NOT NULL,
+  sort_key INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (collection, key)
+);
+CREATE INDEX IF NOT EXISTS entries_by_sort ON entries (collection, sort_key, key);
+CREATE TABLE IF NOT EXISTS locks (
+  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`;
+
+/**
+ * The maintained count of every collection, and a version that changes
+ * whenever an entry's position can change (an entry added, removed or
+ * re-sorted): a page's total is one row read instead of a COUNT over the
+ * collection, and positions remembered in process (Checkpoints) are valid
+ * while the version is the one they were taken at. Triggers keep both, in
+ * the writing statement's transaction, whichever process writes.
+ */
+const COUNTS_SCHEMA = `
+CREATE TABLE collections (
+  collection TEXT PRIMARY KEY,
+  n INTEGER NOT NULL,
+  version INTEGER NOT NULL
+);
+INSERT INTO collections (collection, n, version) SELECT collection, COUNT(*), 1 FROM entries GROUP BY collection;
+CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
+  INSERT INTO collections (collection, n, version) VALUES (new.collection, 1, 1)
+  ON CONFLICT (collection) DO UPDATE SET n = n + 1, version = version + 1;
+END;
+CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
+  UPDATE collections SET n = n - 1, version = version + 1 WHERE collection = old.collection;
+END;
+CREATE TRIGGER entries_moved AFTER UPDATE OF sort_key ON entries WHEN old.sort_key IS NOT new.sort_key BEGIN
+  UPDATE collections SET version = version + 1 WHERE collection = new.collection;
+END;
+`;
+
+/**
+ * Opens (creating it if need be) the store's SQLite file, or ":memory:": WAL so several processes share the
+ * file, the busy timeout a write waits for another connection's lock, and the tables, indexes and count
+ * triggers above.
+ */
+export const openSqliteDatabase = (file: string, busyTimeoutMs = DEFAULT_SQLITE_BUSY_TIMEOUT_MS): Db => {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  try {
+    // Before WAL: switching the journal mode itself may have to wait for another connection.
+    db.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
+    if (file !== ":memory:") db.pragma("journal_mode = WAL");
+    // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
+    db.pragma("synchronous = NORMAL");
+    db.exec(SCHEMA);
+    // Created once, with the counts of what is already stored; IMMEDIATE so two processes opening a file do not both do it.
+    db.transaction(() => {
+      const known = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'collections'").get();
+      if (!known) db.exec(COUNTS_SCHEMA);
+    }).immediate();
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+};
+
+/** Rows of one INSERT of putAll; a power of two. */
+export const PUT_ALL_ROWS = 64;
+
+/** INSERT of `rows` entries, each replacing the value and sort key of one already stored; a later row with the same key wins. */
+export const insertRows = (rows: number): string =>
+  `INSERT INTO entries (collection, key, sort_key, value) VALUES ${Array(rows).fill("(?, ?, ?, ?)").join(", ")}
+   ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, sort_key = excluded.sort_key`;
+
+/** A value as the store keeps it: its JSON text. */
+export function encode(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
+  return json;
+}
+
