@@ -1,4 +1,4 @@
-import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { ClientRequest, IncomingMessage } from "node:http";
 import httpProxy from "http-proxy";
 import { request } from "undici";
 import type { Context, Middleware } from "koa";
@@ -7,28 +7,24 @@ import type { GatewayConfig, HeaderPrefix } from "../../config/types";
 import type { ModulePlugin, ResponseUrlSpot, RouteSpec } from "../contract/module-plugin";
 import type { PartnerRegistry } from "../partners/partner-registry";
 import type { PartnerRecord } from "../contract/partner-record";
-import type { PartnerIdentity } from "../contract/request-context";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import type { Outbox } from "../outbox/outbox";
-import type { EnqueueRequest } from "../outbox/outbox-message";
 import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
 import type { Store } from "../contract/store";
 import { partyKey, sameParty } from "../protocol/types";
 import { Status } from "../protocol/status";
 import { OcpiError, invalid, invalidFields } from "../contract/errors";
-import { envelope, ocpiTimestamp } from "../http/envelope";
-import { routingHeaders } from "../http/routing-headers";
+import { ocpiTimestamp } from "../http/envelope";
 import { readJsonBody } from "../http/json-body";
 import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../http/body-limits";
 import { admit, routingBeforeAdmission } from "../edge/admit";
 import { needsPublicAddress, outboundProblem } from "../partners/outbound-policy";
 import { callHeaders, callTargetOf, encodingsOf } from "../client/call-target";
-import type { PartnerProfile } from "../contract/partner-profile";
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { safeUrl } from "../client/ocpi-client";
 import { ForwardAgents } from "./forward-agents";
-import { hubError, opposite } from "./hub-http";
+import { hubError } from "./hub-http";
 import { matchRoute, type MatchedRoute } from "./route-match";
 import { MergedLists } from "./merged-list";
 import { RELAY_PATH, ResultRelay } from "./result-relay";
@@ -36,6 +32,8 @@ import { mayForward } from "./hub-config";
 import type { HubConnections } from "./hub-connections";
 import type { ConnectionStatus } from "./client-info";
 import { Recent } from "./recent";
+import { HubBroadcast, type Inbound } from "./broadcast";
+import { REQUEST_HEADERS, answerHeaders, flatten, lower } from "./forward-headers";
 
 export interface ForwardingDeps {
   config: GatewayConfig;
@@ -55,19 +53,6 @@ export interface ForwardingDeps {
 /** Module paths of the versions that have routing headers; 2.1.1 has none, so nothing there is forwarded. */
 const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
 
-/**
- * Whether a push of `plugin`'s module addressed to the hub party is broadcast: data for everyone (OCPI 2.2.1
- * Transport and format, Message routing), which the module says by pushing its own changes to every entitled
- * partner (a push spec without `audience`: Locations, Tariffs, Tokens). A Session or CDR belongs to one eMSP
- * (its push spec names the token's owner), and broadcasting it would hand it to every other one.
- */
-const broadcastable = (plugin: ModulePlugin | undefined): boolean => plugin?.pushSpec !== undefined && plugin.pushSpec.audience === undefined;
-
-/** Request headers that reach the receiver besides the ones the hub writes (token, ids, routing). */
-const REQUEST_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "accept", "host", "connection"]);
-/** Answer headers that reach the sender besides its own ids; routing headers are rewritten in the sender's prefix. */
-const ANSWER_HEADERS = new Set(["content-type", "content-length", "transfer-encoding", "x-total-count", "x-limit", "link", "retry-after"]);
-
 /** One forwarded request, as the proxy's event handlers need it. */
 interface Exchange {
   headers: Record<string, string>;
@@ -83,19 +68,6 @@ interface Exchange {
   cutOff: boolean;
   /** lets the sender's body flow to the receiver: only once its request's headers are ours */
   startBody?: () => void;
-}
-
-/** What a request addressed through the hub is: who sends, for whom, to which module interface. */
-interface Inbound {
-  version: VersionNumber;
-  role: InterfaceRole;
-  module: string;
-  rest: string;
-  sender: PartnerIdentity;
-  /** the sender's profile, from the admission */
-  profile: PartnerProfile;
-  from: PartyRef;
-  to: PartyRef;
 }
 
 /**
@@ -128,12 +100,14 @@ export class Forwarder {
   /** receivers' status, read at most once a second (core/hub/recent.ts); registrations are the current generation's (listCurrent) */
   private readonly statuses = new Recent<ConnectionStatus>(1_000);
   private readonly merged: MergedLists;
+  private readonly broadcasts: HubBroadcast;
 
   constructor(private readonly deps: ForwardingDeps) {
     const { config } = deps;
     this.relay = new ResultRelay(deps);
     this.merged = new MergedLists(deps);
     this.hubParties = config.parties.filter((p) => p.role === "HUB" || (config.server.hub_party_id !== undefined && partyKey(p) === config.server.hub_party_id.toUpperCase()));
+    this.broadcasts = new HubBroadcast(deps, this.hubParties);
     this.proxy.on("proxyReq", (proxyReq, req) => {
       const exchange = this.exchanges.get(req);
       if (!exchange) return;
@@ -184,7 +158,7 @@ export class Forwarder {
       const sender = admitted.partner;
       const from = admitted.from!;
       const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest: match[4] ?? "", sender, profile: admitted.profile, from, to };
-      if (broadcast) return this.broadcast(ctx, inbound);
+      if (broadcast) return this.broadcasts.push(ctx, inbound, this.routeOf(inbound, ctx.method));
       if (mergedList) return this.merged.answer(ctx, { ...inbound, hub: to });
       return this.forward(ctx, inbound);
     };
@@ -406,71 +380,6 @@ export class Forwarder {
     return relay.id;
   }
 
-  /** A push addressed to our hub party: queued for every partner of the opposite role with the module's RECEIVER interface. */
-  private async broadcast(ctx: Context, inbound: Inbound): Promise<void> {
-    const { registry } = this.deps;
-    // 2001, not a 4xxx: a sender's outbox retries hub errors, and this one is final
-    if (!broadcastable(this.deps.pluginOf(inbound.module))) throw invalid(`A ${inbound.module} push is one party's, never broadcast: address it to that party`);
-    const senderRole = inbound.sender.record.roles.find((r) => sameParty(r, inbound.from))?.role;
-    const audience = (await registry.listCurrent()).filter(
-      (r) =>
-        r.id !== inbound.sender.id &&
-        r.status === "registered" &&
-        r.version !== undefined &&
-        r.version !== "2.1.1" &&
-        mayForward(inbound.profile, r.id) &&
-        (registry.profileOf(r).modules?.includes(inbound.module) ?? true) &&
-        r.endpoints.some((e) => e.identifier === inbound.module && e.role === "RECEIVER") &&
-        r.roles.some((role) => opposite(senderRole, role.role)),
-    );
-    const found = this.routeOf(inbound, ctx.method);
-    const { body: parsed } = await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config));
-    let canonical: unknown = parsed;
-    const spec = found?.route.body;
-    const params = found?.params ?? {};
-    if (spec && parsed !== undefined) {
-      const read = await this.deps.reader.read({
-        partnerId: inbound.sender.id,
-        strictness: inbound.profile.strictness,
-        type: spec.type,
-        schema: spec.type.schema(inbound.version, spec.mode),
-        raw: parsed,
-        sender: inbound.from,
-      });
-      if (!read.ok) throw invalidFields(read.issues);
-      canonical = spec.type.up(read.value, inbound.version, this.deps.lossy.context(inbound.sender.id, spec.type.name, inbound.version, params, inbound.from));
-    }
-    const hub = this.hubParties.find((p) => sameParty(p, inbound.to))!;
-    const query: Record<string, string> = {};
-    for (const [key, value] of new URLSearchParams(ctx.querystring)) query[key] = value;
-    // The canonical object, rendered for each receiver's version and config when it is delivered (core/outbox/queued-object.ts):
-    // its path below the owner's country_code/party_id names its object type, as a push's does.
-    const object =
-      spec && canonical !== undefined
-        ? { path: inbound.rest.split("/").filter(Boolean).slice(2).map(decodeURIComponent), value: canonical, owner: inbound.from }
-        : undefined;
-    const messages: EnqueueRequest[] = audience.map((partner) => {
-      const to = partner.roles.find((role) => opposite(senderRole, role.role)) ?? partner.roles[0];
-      return {
-        partnerId: partner.id,
-        request: {
-          method: ctx.method as EnqueueRequest["request"]["method"],
-          target: { module: inbound.module, role: "RECEIVER", path: inbound.rest, query },
-          ...(object ? { object } : { body: canonical }),
-          // hub → each receiver: from the hub (OCPI 2.2.1 Transport and format, Message routing); the object's own path keeps the original owner
-          from: { country_code: hub.country_code, party_id: hub.party_id },
-          to: { country_code: to.country_code, party_id: to.party_id },
-        },
-        label: `broadcast ${ctx.method} ${inbound.module}${inbound.rest} from ${inbound.from.country_code}/${inbound.from.party_id}`,
-      };
-    });
-    await this.deps.outbox.enqueueAll(messages);
-    this.deps.log.info({ module: inbound.module, receivers: audience.map((r) => r.id) }, "hub: broadcast push queued");
-    ctx.status = 200;
-    for (const [header, value] of Object.entries(routingHeaders(inbound.profile.headerPrefix, hub, inbound.from))) ctx.set(header, value);
-    ctx.body = envelope(null);
-  }
-
   /** The plugin route a forwarded path matches (for its body and answer types), with its parameters. */
   private routeOf(inbound: Inbound, method: string): MatchedRoute | undefined {
     return matchRoute(this.deps.routesOf(inbound.module, inbound.role), method, inbound.version, inbound.rest);
@@ -487,44 +396,3 @@ export class Forwarder {
     return hubError(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name} is not reachable (${e?.code ?? e?.cause?.code ?? "connection failed"})`);
   }
 }
-
-const lower = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-
-const flatten = (headers: Record<string, string | string[] | undefined>): IncomingHttpHeaders => {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  return out;
-};
-
-const ROUTING_HEADER = /^(?:ocpi|roaming)-(from|to)-(country-code|party-id)$/;
-
-/**
- * The receiver's answer headers as the sender gets them: only the protocol's
- * (pagination, content), routing headers in the sender's prefix, and the
- * Link to the next page rewritten onto our URL (the sender cannot, and must
- * not, call the receiver itself). Its ids are dropped: the sender's own stay.
- */
-const answerHeaders = (headers: IncomingHttpHeaders, prefix: HeaderPrefix, linkBase: string): IncomingHttpHeaders => {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const routing = ROUTING_HEADER.exec(name);
-    if (routing) out[`${prefix}-${routing[1]}-${routing[2]}`.toLowerCase()] = value;
-    else if (ANSWER_HEADERS.has(name)) out[name] = value;
-  }
-  const link = out.link;
-  if (typeof link === "string") {
-    const match = /<([^>]+)>\s*;\s*rel="?next"?/i.exec(link);
-    if (match) {
-      let search = "";
-      try {
-        search = new URL(match[1]).search;
-      } catch {
-        search = "";
-      }
-      out.link = `<${linkBase}${search}>; rel="next"`;
-    } else delete out.link;
-  }
-  return out;
-};
