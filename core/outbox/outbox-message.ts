@@ -112,4 +112,14 @@ export const REJECTIONS = "outbox:last-rejected";
  */
 export const withFields = <T extends object, F extends object>(message: T, fields: F): Omit<T, keyof F> & F => Object.assign({}, message, fields);
 
+/**
+ * Whether two order keys (object paths, "locations:NLGWY/LOC1/EVSE1") name the same object, or one a part of
+ * the other: a Location's PUT and its EVSE's PATCH keep their order, two EVSEs' need none.
+ */
+export const related = (a: string, b: string): boolean => a === b || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
 
+/** A message's place in a pass of its lane: its id and seq (a collapse slot's id is reused, its seq is not). */
+export const tagOf = (message: OutboxMessage): string => `${message.id}@${message.seq}`;
+
+/** a message as it was sent: a collapse key's slot takes later messages under the same id, with other positions */
+export const sentKey = (message: OutboxMessage) => `${message.partnerId}\n${message.id}\n${message.seq}`;

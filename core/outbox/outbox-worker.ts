@@ -3,23 +3,11 @@ import type { Logger } from "pino";
 import type { Store } from "../contract/store";
 import type { BackgroundService } from "../contract/background";
 import { storeUnavailableIn } from "../contract/store-unavailable";
-import { SENT_RETENTION_MS, type OutboxCounts, type OutboxMessage } from "./outbox-message";
+import { SENT_RETENTION_MS, related, sentKey, tagOf, type OutboxCounts, type OutboxMessage } from "./outbox-message";
 import { type Outbox } from "./outbox";
-import { type OutboundRequest } from "../client/outbound-request";
-import { isRetryable, retryDelay } from "./retry-policy";
 import { type RetryPolicy } from "../contract/partner-profile";
-import { answerOf, describeFailure } from "./partner-answer";
+import { attemptDelivery, type AttemptDeps, type OutboundSender, type OutboxEvents, type Sent } from "./delivery-attempt";
 import { DEFAULT_PUSH_CONCURRENCY } from "../partners/partner-settings";
-
-export type OutboundSender = (partnerId: string, request: OutboundRequest) => Promise<void>;
-
-export interface OutboxEvents {
-  delivered?(message: OutboxMessage): void | Promise<void>;
-  /** the partner refused the message: it was dead-lettered */
-  rejected?(message: OutboxMessage, error: unknown): void | Promise<void>;
-  /** the partner's backlog was dropped; it needs a full resync when it is back */
-  resyncNeeded?(partnerId: string): void | Promise<void>;
-}
 
 export interface OutboxWorkerOptions {
   /** fallback poll, for messages other instances enqueued (this instance's enqueues wake it at once) */
@@ -30,35 +18,17 @@ export interface OutboxWorkerOptions {
   concurrencyOf?: (partnerId: string) => number;
 }
 
-
-/**
- * Whether two order keys (object paths, "locations:NLGWY/LOC1/EVSE1") name the same object, or one a part of
- * the other: a Location's PUT and its EVSE's PATCH keep their order, two EVSEs' need none.
- */
-const related = (a: string, b: string): boolean => a === b || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
-
 const LOCK_TTL_MS = 30_000;
 /** messages read from a queue's head at once */
 const BATCH = 100;
 
-/** A message's place in a pass of its lane: its id and seq (a collapse slot's id is reused, its seq is not). */
-const tagOf = (message: OutboxMessage): string => `${message.id}@${message.seq}`;
 /** pause between attempts to record what became of a sent message while the store is failing (doubling up to the max) */
 const ACK_RETRY_MIN_MS = 50;
 const ACK_RETRY_MAX_MS = 1000;
 /** how often a lane forgets its partner's old markers of messages sent under a stable id (Outbox.markSent) */
 const FORGET_SENT_EVERY_MS = 60 * 60_000;
 
-/** what is to be recorded in the store of a message that was sent (a delivery, or a refusal), and what follows once it is */
-interface Sent {
-  /** `again`: an earlier attempt to record it may have been applied (Outbox.remove checks its collapse slot then) */
-  record(again: boolean): Promise<void>;
-  recorded(counts: OutboxCounts): Promise<void>;
-}
-
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** a message as it was sent: a collapse key's slot takes later messages under the same id, with other positions */
-const sentKey = (message: OutboxMessage) => `${message.partnerId}\n${message.id}\n${message.seq}`;
 
 /**
  * Delivers the outbox: partners' queues side by side, each on a lane of its
@@ -91,18 +61,21 @@ export class OutboxWorker implements BackgroundService {
   private readonly sentUnconfirmed = new Map<string, Sent>();
   /** enqueues in this process per partner, counted: a lane reads its queue again only when it may hold more (deliverQueue) */
   private readonly enqueues = new Map<string, number>();
+  /** what sending one message uses (core/outbox/delivery-attempt.ts) */
+  private readonly attempts: AttemptDeps;
   /** when this instance last forgot each partner's old sent markers */
   private readonly forgotSentAt = new Map<string, number>();
 
   constructor(
     private readonly outbox: Outbox,
     private readonly store: Store,
-    private readonly send: OutboundSender,
-    private readonly policyOf: (partnerId: string) => RetryPolicy,
+    send: OutboundSender,
+    policyOf: (partnerId: string) => RetryPolicy,
     private readonly log: Logger,
     private readonly events: OutboxEvents = {},
     options: OutboxWorkerOptions = {},
   ) {
+    this.attempts = { outbox, send, policyOf, log, events };
     this.pollMs = options.pollMs ?? 500;
     this.parallelQueues = options.parallelQueues ?? 16;
     this.concurrencyOf = options.concurrencyOf ?? (() => DEFAULT_PUSH_CONCURRENCY);
@@ -366,63 +339,11 @@ export class OutboxWorker implements BackgroundService {
   private async deliver(message: OutboxMessage, counts: OutboxCounts, keepLock: () => Promise<void>): Promise<"sent" | "retry" | "backlog expired"> {
     // sent by this instance already, and only what became of it is not recorded yet: not sent again
     const unconfirmed = this.sentUnconfirmed.get(sentKey(message));
-    const sent = unconfirmed ?? (await this.attempt(message));
+    const sent = unconfirmed ?? (await attemptDelivery(this.attempts, message));
     if (!("record" in sent)) return sent.retry;
     await this.confirm(message, sent, keepLock, unconfirmed !== undefined);
     await sent.recorded(counts);
     return "sent";
-  }
-
-  /** Sends the message; resolves to what is to be recorded of it, or to undefined when it failed and waits for its retry. */
-  private async attempt(message: OutboxMessage): Promise<Sent | { retry: "retry" | "backlog expired" }> {
-    const { partnerId } = message;
-    if (message.once && (await this.outbox.wasSent(message))) {
-      // enqueued again after it was delivered (a retried enqueue whose first write had landed): dropped unsent
-      return {
-        record: (again) => this.outbox.remove(message, again),
-        recorded: async () => this.log.info({ partner: partnerId, message: message.label, id: message.id }, "message enqueued again after its delivery; dropped unsent"),
-      };
-    }
-    // a message enqueued under a stable id is marked sent before it leaves the queue (Outbox.markSent)
-    const record = (leave: (again: boolean) => Promise<void>) =>
-      message.once
-        ? async (again: boolean) => {
-            await this.outbox.markSent(message);
-            await leave(again);
-          }
-        : leave;
-    try {
-      await this.send(partnerId, message.request);
-    } catch (error) {
-      const failure = describeFailure(error);
-      if (!isRetryable(error)) {
-        // Whatever the module and whether or not the message is essential: what a partner refused is kept, with its answer.
-        const answer = answerOf(error);
-        return {
-          record: record(() => this.outbox.deadLetter(message, failure, answer)),
-          recorded: async (passCounts) => {
-            passCounts.rejected++;
-            this.log.warn({ partner: partnerId, message: message.label, id: message.id, error: failure }, "push rejected by partner; dead-lettered");
-            await this.events.rejected?.(message, error);
-          },
-        };
-      }
-      const policy = this.policyOf(partnerId);
-      const retryAt = Date.now() + retryDelay(policy, message.attempts);
-      const failed = await this.outbox.failed(message, failure, retryAt);
-      this.log.info({ partner: partnerId, message: message.label, attempts: failed?.attempts, error: failure }, "delivery failed; will retry");
-      // dropped once the deliveries under way have ended (deliverQueue), so none of them is counted twice
-      const expired = failed?.firstFailureAt !== undefined && Date.now() - failed.firstFailureAt > policy.backlogWindowMs;
-      return { retry: expired ? "backlog expired" : "retry" };
-    }
-    return {
-      // the first removal of a message this lane claimed needs no look at its collapse slot (Outbox.remove)
-      record: record((again) => this.outbox.remove(message, again)),
-      recorded: async (passCounts) => {
-        passCounts.delivered++;
-        await this.events.delivered?.(message);
-      },
-    };
   }
 
   /**
