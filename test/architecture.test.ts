@@ -183,6 +183,17 @@ describe("architecture", () => {
     expect(named).toEqual([]);
   });
 
+  it("no source file is over 400 lines (code, tests, benches, scripts)", () => {
+    const everything = [...LAYERS, "test", "bench", "scripts"].flatMap((dir) =>
+      readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile() && /\.(ts|js)$/.test(entry.name))
+        .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name))),
+    );
+    expect(everything.length).toBeGreaterThan(400);
+    const long = everything.filter((file) => readFileSync(path.join(ROOT, file), "utf8").split("\n").length > 401).map((file) => `${file}: ${readFileSync(path.join(ROOT, file), "utf8").split("\n").length - 1} lines`);
+    expect(long).toEqual([]);
+  });
+
   it("core/ imports nothing from plugins/, adapters/ or app/", () => {
     expect(edgesWhere(under("core"), under("plugins", "adapters", "app"))).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { recordRules } from "./records";
 import { rangeAndLockRules } from "./ranges-and-locks";
 
 /**
- * The Redis command timeout of the contract's stores. The contract is about what a store answers, not how
+ * The Redis command timeout (and, on a cluster, the wait for a replica's acknowledgement) of the contract's stores. The contract is about what a store answers, not how
  * fast: the suite shares one redis-server with every other test file and runs under CPU load, where a batch
  * of 1,500 pipelined writes can wait past the product's 1 s default (DEFAULT_REDIS_COMMAND_TIMEOUT_MS) and
  * fail as StoreUnavailableError. Timeouts have tests of their own (test/e2e/store-outage.test.ts).
