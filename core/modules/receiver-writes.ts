@@ -79,9 +79,9 @@ export type ChangeKind = "PATCH" | "PUT";
 /**
  * Never store a half-valid object: the result of a change must still be a
  * whole, valid object, else 2001 naming the fields. Only a partner whose
- * `strictness` is `reject` is refused: under `log` (and `repair`, which has
- * nothing to repair in a merge) it is stored with a warning, unless the rule
- * refuses it always. Without a partner's request (a change our own backend
+ * `strictness` is `log` has it stored, with a warning, unless the rule
+ * refuses it always; under `reject` and `repair` (which has nothing to repair
+ * in a merge) it is refused. Without a partner's request (a change our own backend
  * reported, pushSpec.apply) an invalid result is refused. Answers the object
  * when it may be stored.
  */
@@ -90,7 +90,8 @@ export const checkChanged = <T>(rule: ChangeRule<T>, object: T, req?: OcpiReques
   if (issues.length === 0) return object;
   const name = rule.type.name;
   const strictness = req?.ctx.profile.strictness;
-  if (!req || rule.alwaysRefused || strictness === "reject") throw invalid(`the ${name} after this change would be invalid: ${describeIssues(issues)}`);
+  // `repair` has nothing to repair in a merge of stored and sent fields: what it cannot repair is refused, as under `reject`
+  if (!req || rule.alwaysRefused || strictness !== "log") throw invalid(`the ${name} after this change would be invalid: ${describeIssues(issues)}`);
   req.ctx.log.warn({ issues }, `stored a ${kind === "PATCH" ? "PATCHed" : "changed"} ${name} that is not valid (strictness: ${strictness})`);
   return object;
 };

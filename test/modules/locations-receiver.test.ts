@@ -238,3 +238,25 @@ describe("locations with a strictness: log partner", () => {
     expect(back.body.data).toEqual(body);
   });
 });
+
+describe("locations with a strictness: repair partner", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      plugins: [LocationsPlugin],
+      localModules: [localLocations],
+      modules: ["locations"],
+      strictness: "repair",
+      partnerRoles: [cpo("NL", "TNM")],
+    });
+  });
+  afterAll(() => h.close());
+  const { put, patch, get } = receiverRequests(() => h);
+
+  it("a valid PATCH whose merged Location would be invalid is refused with 2001 as under reject: repair has nothing to repair in a merge", async () => {
+    await put("2.3.0", "/NL/TNM/PR", baseLocation("NL", "TNM", "PR"));
+    const response = await patch("2.3.0", "/NL/TNM/PR", { publish_allowed_to: [{ uid: "123", type: "RFID" }], last_updated: "2024-01-01T00:00:00Z" });
+    expect(response.body).toMatchObject({ status_code: 2001, status_message: expect.stringContaining("the Location after this change would be invalid: /publish_allowed_to") });
+    expect((await get("2.3.0", "/NL/TNM/PR")).body.data).toEqual(baseLocation("NL", "TNM", "PR"));
+  });
+});
