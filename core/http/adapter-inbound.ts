@@ -23,7 +23,7 @@ export const adapterInbound = (adapters: ReadonlyMap<string, { readonly inbound?
     if (!ctx.path.startsWith(`${ADAPTERS_ROOT}/`)) return next();
     const route = routes.get(`${ctx.method} ${ctx.path}`);
     if (!route) throw new OcpiError(Status.CLIENT_ERROR, "No such adapter route", 404);
-    const rawBody = await readRawBody(ctx.req, limits);
+    const rawBody = await readRawBody(ctx.req, ctx.res, limits);
     const headers = Object.fromEntries(Object.entries(ctx.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
     const reply = await route.handle({ rawBody, headers });
     const ok = reply.httpStatus < 300;

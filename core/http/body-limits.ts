@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Transform, type Readable, type TransformCallback } from "node:stream";
 import { createGunzip, createInflate } from "node:zlib";
@@ -302,7 +302,7 @@ const refuseBody = (req: IncomingMessage, limits: BodyLimits, error: unknown, re
  * it is read once it has a place there, handed over once whole and given
  * its turn, or refused (429) after waiting too long.
  */
-export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: JsonScanner): Promise<Buffer> =>
+export const readRawBody = (req: IncomingMessage, res: ServerResponse, limits: BodyLimits, scanner?: JsonScanner): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
     const declared = encoding === "identity" ? Number(req.headers["content-length"]) : 0;
@@ -345,7 +345,7 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
       chunks.push(chunk);
       if (!ticket && isHeavy(limits, { bytes: size, members: scanner?.members ?? 0, layouts: scanner?.layoutCount ?? 0 })) {
         // heavy from here on: the rest waits unread until the body has a place in the lane
-        ticket = heavyLaneOf(limits).enter(req);
+        ticket = heavyLaneOf(limits).enter(req, res);
         source!.pause();
         ticket.place.then(() => !settled && source!.resume(), settle);
       }
@@ -364,7 +364,7 @@ export const readRawBody = (req: IncomingMessage, limits: BodyLimits, scanner?: 
     req.once("close", onClose);
     if (declared < limits.heavy_body_bytes) return read();
     // heavy by its Content-Length: not read at all until it has a place
-    ticket = heavyLaneOf(limits).enter(req);
+    ticket = heavyLaneOf(limits).enter(req, res);
     ticket.place.then(read, settle);
   });
 

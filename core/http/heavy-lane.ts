@@ -104,7 +104,7 @@ export class HeavyLane {
   constructor(readonly settings: HeavyLaneSettings) {}
 
   /** A place in the lane for the heavy body of the request. */
-  enter(req: IncomingMessage): HeavyTicket {
+  enter(req: IncomingMessage, res: ServerResponse): HeavyTicket {
     const key = clientKey(req);
     let client = this.clients.get(key);
     if (!client) this.clients.set(key, (client = { placed: 0, unread: [], whole: [] }));
@@ -130,9 +130,7 @@ export class HeavyLane {
     if (client.placed < this.settings.heavy_body_queue) this.placeIn(client, ticket);
     else client.unread.push(ticket);
     // however the request ends, its place or turn ends with it
-    const res = responseOf(req);
-    if (res) res.once("close", ticket.end);
-    else req.socket.once("close", ticket.end);
+    res.once("close", ticket.end);
     return ticket;
   }
 
@@ -240,20 +238,6 @@ const remove = <T>(list: T[], item: T): boolean => {
 
 /** who the request says it is: its Authorization header, hashed so that no token is kept as a key */
 const clientKey = (req: IncomingMessage): string => createHash("sha256").update(req.headers.authorization ?? "").digest("base64");
-
-/**
- * The answer to `req`: what Node's HTTP server is writing on its socket
- * (node:_http_server assigns it there), checked to be this request's. The
- * hub's entrances hand over only the request, and its answer's `close` is
- * what ends a turn however the request ends (answered, failed, or the
- * client gone). Undefined for a request whose answer waits behind an
- * earlier one's (pipelining): the socket's close, or MAX_TURN_MS, ends its
- * turn then.
- */
-const responseOf = (req: IncomingMessage): ServerResponse | undefined => {
-  const res = (req.socket as { _httpMessage?: ServerResponse } | null)?._httpMessage;
-  return res?.req === req ? res : undefined;
-};
 
 /** one lane per limits object: per gateway (core/http/body-limits.ts bodyLimitsOf keeps one per config) */
 const lanes = new WeakMap<HeavyLaneSettings, HeavyLane>();

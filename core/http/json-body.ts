@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Middleware } from "koa";
 import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
@@ -20,9 +20,9 @@ const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Reque
  * HTTP 400 + 2001, the parser's own message not echoed because it quotes the
  * body, which may hold a token.
  */
-export const readJsonBody = async (req: IncomingMessage, limits: BodyLimits): Promise<{ raw: string; body: unknown }> => {
+export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<{ raw: string; body: unknown }> => {
   const scanner = new JsonScanner(limits);
-  let raw = (await readRawBody(req, limits, scanner)).toString("utf8");
+  let raw = (await readRawBody(req, res, limits, scanner)).toString("utf8");
   if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
   const start = raw.search(/\S/);
   if (start < 0) return { raw, body: undefined };
@@ -44,7 +44,7 @@ export const readJsonBody = async (req: IncomingMessage, limits: BodyLimits): Pr
  */
 export const jsonBody = (limits: BodyLimits): Middleware => async (ctx, next) => {
   if (!METHODS_WITH_BODY.has(ctx.method)) return next();
-  const { raw, body } = await readJsonBody(ctx.req, limits);
+  const { raw, body } = await readJsonBody(ctx.req, ctx.res, limits);
   const request = ctx.request as { rawBody?: string; body?: unknown };
   request.rawBody = raw;
   request.body = body;

@@ -80,7 +80,7 @@ export class HubBroadcast {
         r.endpoints.some((e) => e.identifier === inbound.module && e.role === "RECEIVER") &&
         r.roles.some((role) => opposite(senderRole, role.role)),
     );
-    const { body: parsed } = await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config));
+    const { body: parsed } = await readJsonBody(ctx.req, ctx.res, bodyLimitsOf(this.deps.config));
     let canonical: unknown = parsed;
     const spec = found?.route.body;
     const params = found?.params ?? {};

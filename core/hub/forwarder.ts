@@ -280,7 +280,7 @@ export class Forwarder {
     const translating = targetVersion !== inbound.version;
     const found = this.routeOf(inbound, ctx.method);
     const params = found?.params ?? {};
-    let parsed = (await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config))).body;
+    let parsed = (await readJsonBody(ctx.req, ctx.res, bodyLimitsOf(this.deps.config))).body;
     let body: string | undefined;
     if (parsed !== undefined) {
       const spec = found?.route.body;

@@ -148,7 +148,7 @@ export class ResultRelay {
     const entry = await this.deps.store.get<RelayEntry>(RELAYS, id);
     // another partner's URL is answered like an unknown one: nothing about it is revealed
     if (!entry || entry.expiresAt <= now || entry.receiverId !== poster.id || !poster.record.version) throw notFound("Response URL");
-    const body = await this.resultFor(entry, profile, (await readJsonBody(ctx.req, bodyLimitsOf(this.deps.config))).body);
+    const body = await this.resultFor(entry, profile, (await readJsonBody(ctx.req, ctx.res, bodyLimitsOf(this.deps.config))).body);
     for (const [header, value] of Object.entries(routingHeaders(profile.headerPrefix, entry.from, entry.to))) ctx.set(header, value);
 
     const claimed = await this.claim(id, now);
