@@ -1,15 +1,13 @@
-/**
- * The few things the steve engine needs from the gateway, defined here
- * until `adapters/kit.ts` exists (the wiring step passes the gateway's
- * implementations in). Shapes match what the kernel already has, so the
- * wiring is a plain hand-over: pino's Logger is a SteveLog, the change feed's
- * `publish` is a ChangeSink, a store namespace is a KeyValue.
- */
+import type { PartyRef } from "../kit";
 
-export interface PartyRef {
-  country_code: string;
-  party_id: string;
-}
+/**
+ * The narrow shapes the steve engine (its poller, REST client and mapping)
+ * works against, so that it can be driven by tests without a gateway: the
+ * factory (factory.ts) hands over the gateway's implementations from the
+ * kit, whose shapes they match (pino's Logger is a SteveLog, the change
+ * feed's `publish` is a ChangeSink, a store namespace is a KeyValue).
+ * Parties and their keys are the kit's.
+ */
 
 /** One change to publish: EVSE status PATCH, Session PUT/PATCH, CDR, Location PUT. */
 export interface SteveChange {
@@ -62,5 +60,3 @@ export interface SteveLog {
 }
 
 export const silentLog: SteveLog = { info() {}, warn() {}, error() {} };
-
-export const partyKey = (p: PartyRef): string => `${p.country_code.toUpperCase()}${p.party_id.toUpperCase()}`;

@@ -1,4 +1,5 @@
-import { getJson, setJson, type PartyRef } from "./contracts";
+import type { PartyRef } from "../kit";
+import { getJson, setJson } from "./contracts";
 import type { ChargeBoxRow, StatusRow } from "./db/rows";
 import type { ListWatch } from "./db/statuses";
 import { KEYS, later, type PollContext, type Watermarks } from "./poll/context";

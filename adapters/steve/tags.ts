@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { ciKey } from "../kit";
 import type { Token } from "./ocpi";
-import { getJson, partyKey, setJson, type KeyValue, type PartyRef, type SteveLog } from "./contracts";
+import { partyKey, type PartyRef } from "../kit";
+import { getJson, setJson, type KeyValue, type SteveLog } from "./contracts";
 import type { SteveRest } from "./rest/client";
 import type { TagOwners } from "./tag-owners";
 

@@ -1,4 +1,5 @@
-import type { ChangeSink, KeyValue, PartyRef, SteveLog } from "../contracts";
+import type { PartyRef } from "../../kit";
+import type { ChangeSink, KeyValue, SteveLog } from "../contracts";
 import type { SteveDb } from "../db/steve-db";
 import type { TransactionCursor } from "../db/transactions";
 import type { SteveMappingSettings } from "../mapping/settings";

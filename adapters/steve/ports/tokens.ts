@@ -1,5 +1,4 @@
-import { ciKey, type PartyRef, type Store, type Token, type TokenRef, type TokensReceiverPort } from "../../kit";
-import { partyKey } from "../contracts";
+import { ciKey, partyKey, type PartyRef, type Store, type Token, type TokenRef, type TokensReceiverPort } from "../../kit";
 import { STEVE_COLLECTION } from "../store-kv";
 import type { SteveTags } from "../tags";
 import { fromRest } from "../unavailable";

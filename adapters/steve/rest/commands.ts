@@ -1,6 +1,7 @@
 import { ciKey } from "../../kit";
 import type { CommandResponseType, CommandResult, CommandType, DisplayText, Token } from "../ocpi";
-import { getJson, partyKey, setJson, type KeyValue, type PartyRef, type SteveLog } from "../contracts";
+import { partyKey, type PartyRef } from "../../kit";
+import { getJson, setJson, type KeyValue, type SteveLog } from "../contracts";
 import type { SteveDb } from "../db/steve-db";
 import { locationIdOf } from "../mapping/locations";
 import type { SteveMappingSettings } from "../mapping/settings";
