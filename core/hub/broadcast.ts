@@ -1,18 +1,16 @@
 import type { Context } from "koa";
 import type { ModulePlugin } from "../contract/module-plugin";
-import type { PartnerIdentity } from "../contract/request-context";
-import type { PartnerProfile } from "../contract/partner-profile";
 import type { EnqueueRequest } from "../outbox/outbox-message";
-import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
+import type { PartyRef } from "../protocol/types";
 import { sameParty } from "../protocol/types";
-import { invalid, invalidFields } from "../contract/errors";
+import { invalid } from "../contract/errors";
 import { envelope } from "../http/envelope";
 import { routingHeaders } from "../http/routing-headers";
-import { readJsonBody } from "../http/json-body";
-import { bodyLimitsOf } from "../http/body-limits";
 import { opposite } from "./hub-http";
 import { mayForward } from "./hub-config";
 import type { MatchedRoute } from "./route-match";
+import type { Inbound } from "./inbound";
+import { readSenderBody } from "./sender-body";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../../config/types";
 import type { PartnerRegistry } from "../partners/partner-registry";
@@ -20,18 +18,6 @@ import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import type { Outbox } from "../outbox/outbox";
 
-/** What a request addressed through the hub is: who sends, for whom, to which module interface. */
-export interface Inbound {
-  version: VersionNumber;
-  role: InterfaceRole;
-  module: string;
-  rest: string;
-  sender: PartnerIdentity;
-  /** the sender's profile, from the admission */
-  profile: PartnerProfile;
-  from: PartyRef;
-  to: PartyRef;
-}
 
 /**
  * Whether a push of `plugin`'s module addressed to the hub party is broadcast: data for everyone (OCPI 2.2.1
@@ -80,29 +66,15 @@ export class HubBroadcast {
         r.endpoints.some((e) => e.identifier === inbound.module && e.role === "RECEIVER") &&
         r.roles.some((role) => opposite(senderRole, role.role)),
     );
-    const { body: parsed } = await readJsonBody(ctx.req, ctx.res, bodyLimitsOf(this.deps.config));
-    let canonical: unknown = parsed;
-    const spec = found?.route.body;
-    const params = found?.params ?? {};
-    if (spec && parsed !== undefined) {
-      const read = await this.deps.reader.read({
-        partnerId: inbound.sender.id,
-        strictness: inbound.profile.strictness,
-        type: spec.type,
-        schema: spec.type.schema(inbound.version, spec.mode),
-        raw: parsed,
-        sender: inbound.from,
-      });
-      if (!read.ok) throw invalidFields(read.issues);
-      canonical = spec.type.up(read.value, inbound.version, this.deps.lossy.context(inbound.sender.id, spec.type.name, inbound.version, params, inbound.from));
-    }
+    const body = await readSenderBody(this.deps, ctx, inbound, found);
+    const canonical = body?.canonical();
     const hub = this.hubParties.find((p) => sameParty(p, inbound.to))!;
     const query: Record<string, string> = {};
     for (const [key, value] of new URLSearchParams(ctx.querystring)) query[key] = value;
     // The canonical object, rendered for each receiver's version and config when it is delivered (core/outbox/queued-object.ts):
     // its path below the owner's country_code/party_id names its object type, as a push's does.
     const object =
-      spec && canonical !== undefined
+      body?.type && canonical !== undefined
         ? { path: inbound.rest.split("/").filter(Boolean).slice(2).map(decodeURIComponent), value: canonical, owner: inbound.from }
         : undefined;
     const messages: EnqueueRequest[] = audience.map((partner) => {

@@ -14,9 +14,8 @@ import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
 import type { Store } from "../contract/store";
 import { partyKey, sameParty } from "../protocol/types";
 import { Status } from "../protocol/status";
-import { OcpiError, invalid, invalidFields } from "../contract/errors";
+import { OcpiError, invalid } from "../contract/errors";
 import { ocpiTimestamp } from "../http/envelope";
-import { readJsonBody } from "../http/json-body";
 import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../http/body-limits";
 import { admit, routingBeforeAdmission } from "../edge/admit";
 import { needsPublicAddress, outboundProblem } from "../partners/outbound-policy";
@@ -32,7 +31,9 @@ import { mayForward } from "./hub-config";
 import type { HubConnections } from "./hub-connections";
 import type { ConnectionStatus } from "./client-info";
 import { Recent } from "./recent";
-import { HubBroadcast, type Inbound } from "./broadcast";
+import { HubBroadcast } from "./broadcast";
+import type { Inbound } from "./inbound";
+import { readSenderBody } from "./sender-body";
 import { REQUEST_HEADERS, answerHeaders, flatten, lower } from "./forward-headers";
 
 export interface ForwardingDeps {
@@ -280,28 +281,9 @@ export class Forwarder {
     const translating = targetVersion !== inbound.version;
     const found = this.routeOf(inbound, ctx.method);
     const params = found?.params ?? {};
-    let parsed = (await readJsonBody(ctx.req, ctx.res, bodyLimitsOf(this.deps.config))).body;
+    const sent = await readSenderBody(this.deps, ctx, inbound, found);
+    const parsed = sent?.inVersion(targetVersion, exchange.target.id);
     let body: string | undefined;
-    if (parsed !== undefined) {
-      const spec = found?.route.body;
-      if (spec) {
-        const { sender } = inbound;
-        const read = await this.deps.reader.read({
-          partnerId: sender.id,
-          strictness: inbound.profile.strictness,
-          type: spec.type,
-          schema: spec.type.schema(inbound.version, spec.mode),
-          raw: parsed,
-          sender: inbound.from,
-        });
-        if (!read.ok) throw invalidFields(read.issues);
-        parsed = read.value;
-        if (translating) {
-          const canonical = spec.type.up(parsed, inbound.version, this.deps.lossy.context(sender.id, spec.type.name, inbound.version, params, inbound.from));
-          parsed = spec.type.down(canonical, targetVersion, this.deps.lossy.context(exchange.target.id, spec.type.name, targetVersion, params, inbound.from));
-        }
-      }
-    }
     const relayId = spot ? await this.relayed(inbound, exchange.target, spot, url, parsed) : undefined;
     if (parsed !== undefined) body = JSON.stringify(parsed);
     const headers: Record<string, string> = { ...exchange.headers, accept: "application/json" };
