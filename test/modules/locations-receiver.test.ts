@@ -214,16 +214,14 @@ describe("locations module", () => {
   });
 });
 
+/** A locations receiver for one partner, NL/TNM, of the given strictness. */
+const receiverFor = (strictness: "log" | "repair"): Promise<Harness> =>
+  startHarness({ plugins: [LocationsPlugin], localModules: [localLocations], modules: ["locations"], strictness, partnerRoles: [cpo("NL", "TNM")] });
+
 describe("locations with a strictness: log partner", () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({
-      plugins: [LocationsPlugin],
-      localModules: [localLocations],
-      modules: ["locations"],
-      strictness: "log",
-      partnerRoles: [cpo("NL", "TNM")],
-    });
+    h = await receiverFor("log");
   });
   afterAll(() => h.close());
 
@@ -242,13 +240,7 @@ describe("locations with a strictness: log partner", () => {
 describe("locations with a strictness: repair partner", () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({
-      plugins: [LocationsPlugin],
-      localModules: [localLocations],
-      modules: ["locations"],
-      strictness: "repair",
-      partnerRoles: [cpo("NL", "TNM")],
-    });
+    h = await receiverFor("repair");
   });
   afterAll(() => h.close());
   const { put, patch, get } = receiverRequests(() => h);
