@@ -2,6 +2,9 @@
 import type { Store } from "../../../core/contract/store";
 import { sleep, type ContractContext, type Doc } from "./context";
 
+/** A lock that expires during the test: long enough that the calls right after taking it come before it expires, under load too. */
+const LOCK_TTL_MS = 1000;
+
 export function rangeAndLockRules({ store: storeOf, factory, fresh, keysOf }: ContractContext): void {
   let store: Store;
   beforeAll(() => {
@@ -176,9 +179,10 @@ export function rangeAndLockRules({ store: storeOf, factory, fresh, keysOf }: Co
 
     it("lets another owner in after expiry", async () => {
       const lock = fresh("lock-expiry");
-      expect(await store.acquireLock(lock, "A", 50)).toBe(true);
-      expect(await store.acquireLock(lock, "B", 50)).toBe(false);
-      await sleep(120);
+      // a TTL that outlasts the next call even on a loaded machine (50 ms did not, under a full shuffled run)
+      expect(await store.acquireLock(lock, "A", LOCK_TTL_MS)).toBe(true);
+      expect(await store.acquireLock(lock, "B", LOCK_TTL_MS)).toBe(false);
+      await sleep(LOCK_TTL_MS + 200);
       expect(await store.acquireLock(lock, "B", 10_000)).toBe(true);
       expect(await store.renewLock(lock, "A", 10_000)).toBe(false);
       expect(await store.acquireLock(lock, "A", 10_000)).toBe(false);
@@ -186,10 +190,10 @@ export function rangeAndLockRules({ store: storeOf, factory, fresh, keysOf }: Co
 
     it("renews only for the holder, extending the expiry", async () => {
       const lock = fresh("lock-renew");
-      expect(await store.acquireLock(lock, "A", 100)).toBe(true);
+      expect(await store.acquireLock(lock, "A", LOCK_TTL_MS)).toBe(true);
       expect(await store.renewLock(lock, "B", 10_000)).toBe(false);
       expect(await store.renewLock(lock, "A", 10_000)).toBe(true);
-      await sleep(200);
+      await sleep(LOCK_TTL_MS + 200);
       expect(await store.acquireLock(lock, "B", 10_000)).toBe(false);
       expect(await store.renewLock(fresh("never-taken"), "A", 10_000)).toBe(false);
     });
