@@ -49,11 +49,21 @@ const TOKEN_A: Record<string, string> = {
   newcomer: "token-a-of-newcomer",
   answerer: "token-a-of-answerer",
 };
-/** the token each partner got from us when it registered */
-const issued: Record<string, string> = {};
+/** the token each partner got from us when it registered (with this test's gateway) */
+let issued: Record<string, string>;
 
 beforeAll(async () => {
   platform = await startPartnerPlatform();
+});
+
+/**
+ * Each test has a gateway of its own, with nobody registered: which partner
+ * holds which party, and which tokens they wrote, is each test's set-up
+ * (`given`), never what an earlier test left behind.
+ */
+beforeEach(async () => {
+  issued = {};
+  for (const id of Object.keys(answers)) delete answers[id];
   const [port] = await freePorts(1);
   const partner = (id: string, extra: Record<string, unknown> = {}) => ({
     id,
@@ -81,10 +91,13 @@ beforeAll(async () => {
   );
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await gateway?.close();
-  await new Promise((resolve) => platform?.server.close(resolve));
   removeTempDirs();
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => platform?.server.close(resolve));
 });
 
 const role = (role: string, country_code: string, party_id: string) => ({ role, country_code, party_id, business_details: { name: `${country_code}${party_id}` } });
@@ -126,6 +139,22 @@ const getToken = (partnerId: string, owner: [string, string], uid: string) =>
     .get(`/ocpi/2.2.1/receiver/tokens/${owner[0]}/${owner[1]}/${uid}`)
     .set("Authorization", `Token ${b64(issued[partnerId])}`);
 
+/** The registrations and tokens a test reads, made as the partners make them; each step must succeed. */
+const given = {
+  emspA: () => register("emsp-a", [role("EMSP", "DE", "AAA")]),
+  emspB: () => register("emsp-b", [role("EMSP", "FR", "EMB")]),
+  hub: () => register("hub", [role("HUB", "DE", "HUB")]),
+  /** the hub, then its credentials PUT listing IT/XYZ as reachable through it */
+  hubListingXyz: async () => {
+    await given.hub();
+    const reachable = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("CPO", "IT", "XYZ")], issued.hub);
+    expect(reachable.body.status_code).toBe(1000);
+    issued.hub = reachable.body.data.token;
+  },
+  /** a token a registered partner wrote under its own party */
+  token: async (partnerId: string, owner: [string, string], uid: string) => expect((await putToken(partnerId, owner, uid)).body.status_code).toBe(1000),
+};
+
 describe("roles a partner may claim are config (partners[].roles)", () => {
   it("refuses HUB from a partner not configured as a hub: 2001, nothing stored, token A still valid", async () => {
     const response = await credentials("post", "intruder", [role("HUB", "FR", "HUB")]);
@@ -166,6 +195,7 @@ describe("roles a partner may claim are config (partners[].roles)", () => {
   });
 
   it("refuses a credentials PUT that claims HUB; the registered roles stay", async () => {
+    await given.emspB();
     const response = await credentials("put", "emsp-b", [role("HUB", "FR", "EMB")], issued["emsp-b"]);
     expect(response.body.status_code).toBe(2001);
     expect((await gateway.registry.get("emsp-b"))?.roles.map((r) => r.role)).toEqual(["EMSP"]);
@@ -177,6 +207,9 @@ describe("a party is held by one partner at a time (issue #23)", () => {
   const rolesOf = async (id: string) => (await gateway.registry.get(id))?.roles.map((r) => `${r.role}:${r.country_code}${r.party_id}`);
 
   it("refuses a configured hub's claim of a party another partner registered: 2001 naming the role, nothing stored (D1)", async () => {
+    await given.hub();
+    await given.emspB();
+    await given.token("emsp-b", ["FR", "EMB"], "BTOK");
     const before = await gateway.registry.get("hub");
     const response = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("EMSP", "FR", "EMB")], issued.hub);
     expect(response.body.status_code).toBe(2001);
@@ -190,6 +223,7 @@ describe("a party is held by one partner at a time (issue #23)", () => {
   });
 
   it("lets a configured hub list parties reachable through it, never ours nor one another partner's config names", async () => {
+    await given.hub();
     const ours = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("CPO", "NL", "GWY")], issued.hub);
     expect(ours.body.status_message).toMatch(/\/roles\/1: NL\/GWY is one of our own parties/);
     const configured = await credentials("put", "hub", [role("HUB", "DE", "HUB"), role("CPO", "DE", "PTP")], issued.hub);
@@ -208,6 +242,7 @@ describe("a party is held by one partner at a time (issue #23)", () => {
 
 describe("a partner's answer when we register (partners register) goes by the same rule", () => {
   it("refuses an answer claiming a party another partner holds: nothing stored; then takes a free one", async () => {
+    await given.emspB();
     answers.answerer = [role("EMSP", "FR", "EMB")];
     await expect(gateway.credentials.register("answerer")).rejects.toThrow(
       "Partner answered credentials we cannot accept: /roles/0: FR/EMB is registered by another partner",
@@ -250,6 +285,14 @@ describe("a payment-terminal provider claims OTHER (issue #23 D6)", () => {
 });
 
 describe("receivers apply one isolation rule", () => {
+  // emsp-a holds DE/AAA, emsp-b FR/EMB and its token BTOK, the hub DE/HUB and IT/XYZ
+  beforeEach(async () => {
+    await given.emspA();
+    await given.emspB();
+    await given.token("emsp-b", ["FR", "EMB"], "BTOK");
+    await given.hubListingXyz();
+  });
+
   it("a partner cannot write another partner's token (the original stays)", async () => {
     const response = await putToken("emsp-a", ["FR", "EMB"], "BTOK");
     expect(response.body.status_code).toBe(2001);
@@ -284,6 +327,7 @@ describe("receivers apply one isolation rule", () => {
   });
 
   it("path owners match case-insensitively (CiString) and by the same rule", async () => {
+    await given.token("emsp-a", ["DE", "AAA"], "ATOK");
     expect((await getToken("emsp-a", ["de", "aaa"], "ATOK")).body.status_code).toBe(1000);
     expect((await getToken("emsp-a", ["fr", "emb"], "BTOK")).body.status_code).toBe(2001);
   });
