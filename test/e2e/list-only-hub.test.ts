@@ -4,7 +4,7 @@ import { Gateway } from "../../app/gateway";
 import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
 import { freePorts } from "../support/gateway-process";
 import { ADMIN_TOKEN, COMMAND_BODIES, adminApi, eventually } from "../support/charge-point";
-import { captureLogs } from "../support/log-capture";
+import { captureLogs, type LogCapture } from "../support/log-capture";
 import { closeServer, listenOnLoopback } from "../support/loopback-server";
 
 /**
@@ -102,70 +102,87 @@ class ListOnlyHub {
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 const cpo = (party_id: string, status = "CONNECTED", at = Date.UTC(2025, 0, 1)): ClientInfo => ({ country_code: "DE", party_id, role: "CPO", status, last_updated: stamp(at) });
 
-const logs = captureLogs("info");
-let gateway: Gateway;
-let admin: ReturnType<typeof adminApi>;
-let listOnly: ListOnlyHub;
-let scheduled: ListOnlyHub;
-
-const received = async (partner: string): Promise<Json[]> => {
-  const { body } = await admin.get("/hubclientinfo");
-  expect(body.status_code).toBe(1000);
-  return (body.data.received as Json[]).filter((r) => r.partner === partner);
-};
-const pulls = (partner: string): Json[] =>
-  logs.lines.map((l) => JSON.parse(l) as Json).filter((l) => l.msg === "sync pull completed" && l.partner === partner && l.module === "hubclientinfo");
-
-beforeAll(async () => {
-  const [emspPort, listOnlyPort, scheduledPort] = await freePorts(3);
-  listOnly = new ListOnlyHub(listOnlyPort, { country_code: "NL", party_id: "HBA" }, [
-    ...["AAA", "BBB", "CCC", "DDD", "EEE"].map((p) => cpo(p)),
-    { ...OURS, role: "EMSP", status: "CONNECTED", last_updated: stamp(Date.UTC(2025, 0, 1)) },
-  ]);
-  scheduled = new ListOnlyHub(scheduledPort, { country_code: "NL", party_id: "HBB" }, [cpo("FFF"), cpo("GGG")]);
-  await listOnly.listen();
-  await scheduled.listen();
-  const config = testGatewayConfig({
-    port: emspPort,
-    party: { ...OURS, role: "EMSP" },
-    modules: { commands: { adapter: "local" } },
-    server: { admin_token: ADMIN_TOKEN },
-    partners: [
-      // no schedule: heard from its registration on
-      { id: "hub-a", token_a: "list-only-hub-a-token-A-0123456789", versions_url: `${listOnly.url}/versions`, roles: [{ role: "HUB", party: "NLHBA" }] },
-      {
-        id: "hub-b",
-        token_a: "list-only-hub-b-token-A-0123456789",
-        versions_url: `${scheduled.url}/versions`,
-        roles: [{ role: "HUB", party: "NLHBB" }],
-        sync: { hubclientinfo: EVERY_SECOND },
-        sync_overlap_seconds: 0,
-      },
-    ],
-  });
-  gateway = await Gateway.create(config, { logger: logs.logger });
-  await gateway.listen();
-  admin = adminApi(`http://127.0.0.1:${emspPort}`);
-  logs.watch(ADMIN_TOKEN, listOnly.token, scheduled.token, "list-only-hub-a-token-A-0123456789", "list-only-hub-b-token-A-0123456789");
-});
-
-afterAll(async () => {
-  logs.watch(listOnly?.tokenFromUs, scheduled?.tokenFromUs);
-  await gateway?.close();
-  await Promise.all([listOnly?.close(), scheduled?.close()]);
-  removeTempDirs();
-  expect(logs.leaks()).toEqual([]);
-});
-
 describe("a hub that lists its parties and pushes nothing", () => {
-  it("is pulled when we register with it: its parties are in GET /admin/v1/hubclientinfo, ours left out", async () => {
+  let logs: LogCapture;
+  let gateway: Gateway;
+  let admin: ReturnType<typeof adminApi>;
+  let listOnly: ListOnlyHub;
+  let scheduled: ListOnlyHub;
+
+  const received = async (partner: string): Promise<Json[]> => {
+    const { body } = await admin.get("/hubclientinfo");
+    expect(body.status_code).toBe(1000);
+    return (body.data.received as Json[]).filter((r) => r.partner === partner);
+  };
+  const pulls = (partner: string): Json[] =>
+    logs.lines.map((l) => JSON.parse(l) as Json).filter((l) => l.msg === "sync pull completed" && l.partner === partner && l.module === "hubclientinfo");
+
+  /**
+   * Each test has its own world: both hubs (their lists and the requests they
+   * got), the eMSP gateway on its own store, its log capture. Nobody is
+   * registered at first; a test registers with the hubs it reads
+   * (registerWithHubA), never finding an earlier test's registration, pull or command.
+   */
+  beforeEach(async () => {
+    logs = captureLogs("info");
+    const [emspPort, listOnlyPort, scheduledPort] = await freePorts(3);
+    listOnly = new ListOnlyHub(listOnlyPort, { country_code: "NL", party_id: "HBA" }, [
+      ...["AAA", "BBB", "CCC", "DDD", "EEE"].map((p) => cpo(p)),
+      { ...OURS, role: "EMSP", status: "CONNECTED", last_updated: stamp(Date.UTC(2025, 0, 1)) },
+    ]);
+    scheduled = new ListOnlyHub(scheduledPort, { country_code: "NL", party_id: "HBB" }, [cpo("FFF"), cpo("GGG")]);
+    await listOnly.listen();
+    await scheduled.listen();
+    const config = testGatewayConfig({
+      port: emspPort,
+      party: { ...OURS, role: "EMSP" },
+      modules: { commands: { adapter: "local" } },
+      server: { admin_token: ADMIN_TOKEN },
+      partners: [
+        // no schedule: heard from its registration on
+        { id: "hub-a", token_a: "list-only-hub-a-token-A-0123456789", versions_url: `${listOnly.url}/versions`, roles: [{ role: "HUB", party: "NLHBA" }] },
+        {
+          id: "hub-b",
+          token_a: "list-only-hub-b-token-A-0123456789",
+          versions_url: `${scheduled.url}/versions`,
+          roles: [{ role: "HUB", party: "NLHBB" }],
+          sync: { hubclientinfo: EVERY_SECOND },
+          sync_overlap_seconds: 0,
+        },
+      ],
+    });
+    gateway = await Gateway.create(config, { logger: logs.logger });
+    await gateway.listen();
+    admin = adminApi(`http://127.0.0.1:${emspPort}`);
+    logs.watch(ADMIN_TOKEN, listOnly.token, scheduled.token, "list-only-hub-a-token-A-0123456789", "list-only-hub-b-token-A-0123456789");
+  });
+
+  afterEach(async () => {
+    logs.watch(listOnly?.tokenFromUs, scheduled?.tokenFromUs);
+    await gateway?.close();
+    await Promise.all([listOnly?.close(), scheduled?.close()]);
+    removeTempDirs();
+    expect(logs.leaks()).toEqual([]);
+  });
+
+  /**
+   * Registers with hub-a (nothing received from it before), which pulls its list once, and waits for that pull
+   * to end: its objects are stored before it is logged and lets its lock go, so a test reading the log or
+   * asking for a pull of its own waits for the log line, not only for the parties. Answers its five CPO parties.
+   */
+  const registerWithHubA = async (): Promise<Json[]> => {
     expect(await received("hub-a")).toEqual([]);
     await gateway.credentials.register("hub-a");
-    const parties = await eventually(async () => {
+    await eventually(async () => expect(pulls("hub-a").length).toBeGreaterThan(0));
+    return eventually(async () => {
       const listed = await received("hub-a");
       expect(listed).toHaveLength(5);
       return listed;
     });
+  };
+
+  it("is pulled when we register with it: its parties are in GET /admin/v1/hubclientinfo, ours left out", async () => {
+    const parties = await registerWithHubA();
     expect(parties.map((p) => `${p.country_code}${p.party_id}`).sort()).toEqual(["DEAAA", "DEBBB", "DECCC", "DEDDD", "DEEEE"]);
     for (const party of parties) expect(party).toMatchObject({ partner: "hub-a", role: "CPO", status: "CONNECTED", received_at: expect.any(String) });
     // the whole list, once, at registration; our own party in it is taken and ignored, not rejected
@@ -174,6 +191,7 @@ describe("a hub that lists its parties and pushes nothing", () => {
   });
 
   it("a command `?to=` a party it listed goes out through the hub, to that party; one it did not list is refused", async () => {
+    await registerWithHubA();
     const { body } = await admin.post("/commands/hub-a/START_SESSION?to=DEAAA", COMMAND_BODIES.START_SESSION);
     expect(body).toMatchObject({ status_code: 1000, data: { uid: expect.any(String), response: { result: "ACCEPTED" } } });
     const sent = listOnly.requests.filter((r) => r.method === "POST" && r.url.pathname === `/${VERSION}/commands/START_SESSION`);
@@ -185,6 +203,7 @@ describe("a hub that lists its parties and pushes nothing", () => {
   });
 
   it("is pulled on its schedule with date_from, which picks up a party's change", async () => {
+    await registerWithHubA();
     await gateway.credentials.register("hub-b");
     await eventually(async () => expect(await received("hub-b")).toHaveLength(2));
     // from the first scheduled incremental pull on, only the schedule pulls (its registration is older than the watermark)
@@ -211,6 +230,7 @@ describe("a hub that lists its parties and pushes nothing", () => {
   });
 
   it("a pull on demand works for a hub too (`POST /admin/v1/sync/<partner>/hubclientinfo`)", async () => {
+    await registerWithHubA();
     const { body } = await admin.post("/sync/hub-a/hubclientinfo?full=true");
     expect(body).toMatchObject({ status_code: 1000, data: { partner: "hub-a", module: "hubclientinfo", full: true, objects: 5, rejected: 0 } });
   });
