@@ -20,6 +20,10 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
   let big: FakePartner;
   let resultsUrl: string;
   beforeAll(() => ({ cpo, hub, hubUrl, emspUrl, cpoToken, emspToken, cpoUrl, big, resultsUrl } = world));
+  // Every test addresses the CPO party behind the hub, which the eMSP gateway knows only from the hub's
+  // ClientInfo push (OCPI 2.2.1 HubClientInfo module): right after the world started that push may still be
+  // on its way, and after a test stopped and started the CPO, its CONNECTED again. Each test waits for it.
+  beforeEach(() => eventually(async () => expect(await receivedStatus(CPO)).toBe("CONNECTED"), 10_000, 50), 15_000);
   /** starts the CPO gateway again (after the test stopped it) */
   const startCpo = async () => {
     await world.startCpo();
