@@ -1,11 +1,15 @@
-/** The parties, runs and seed objects of the roaming test (test/e2e/roaming.test.ts), and helpers to compare what went across. */
+/** The parties, runs and seed objects of the roaming test (test/e2e/roaming.test.ts), its two gateways, and helpers to compare what went across. */
 import "reflect-metadata";
+import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
+import pino from "pino";
 import type { HeaderPrefix, VersionNumber } from "../../config/types";
 import type { PartyRef } from "../../core/protocol/types";
 import type { ObjectType } from "../../core/contract/object-type";
 import { silentTranslation } from "../../core/model/object-type";
-import type { PartySpec } from "../support/gateway-config";
+import { Gateway } from "../../app/gateway";
+import { type PartySpec, tempDir, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
 import { numberedStation } from "../support/ocpi-objects";
 import type { Location } from "../../plugins/locations/model";
 import type { Tariff } from "../../plugins/tariffs/model";
@@ -246,4 +250,58 @@ export const freePorts = async (count: number): Promise<number[]> => {
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return ports;
+};
+
+/* ---------------------------------------------------------------- the two gateways */
+
+/** A CPO gateway and an eMSP gateway of one run, not yet listening nor registered, and the warnings each logged. */
+export interface Pair {
+  cpo: Gateway;
+  emsp: Gateway;
+  cpoPort: number;
+  emspPort: number;
+  cpoUrl: string;
+  emspUrl: string;
+  logs: { cpo: string[]; emsp: string[] };
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts the two gateways of `run` on loopback, each with its own SQLite store and `local` adapter seeded
+ * with `seeds` (the CPO's locations and tariffs, the eMSP's tokens), and each configured with the other
+ * as a partner sharing `tokenA`.
+ */
+export const startPair = async (run: Run, tokenA: string, seeds: { locations: Location[]; tariffs: Tariff[]; tokens: Token[] }): Promise<Pair> => {
+  const [cpoPort, emspPort] = await freePorts(2);
+  const seed = (name: string, content: Json): string => {
+    const file = path.join(tempDir("ocpi-roaming-seed-"), name);
+    fs.writeFileSync(file, JSON.stringify(content));
+    return file;
+  };
+  const modules = Object.fromEntries(MODULES.map((m) => [m, { adapter: "local" }]));
+  const cpoConfig = testGatewayConfig({
+    port: cpoPort,
+    party: CPO,
+    modules,
+    adapters: { local: { seed: seed("cpo.json", { locations: seeds.locations, tariffs: seeds.tariffs }) } },
+    // two per page: the pulls follow Link headers
+    server: { max_page_limit: 2, log_level: "warn" },
+    partners: [{ id: "emsp", token_a: tokenA, versions_url: versionsUrlOf(emspPort), header_prefix: run.cpoPrefix }],
+  });
+  const emspConfig = testGatewayConfig({
+    port: emspPort,
+    party: EMSP,
+    modules,
+    adapters: { local: { seed: seed("emsp.json", { tokens: seeds.tokens }) } },
+    partners: [{ id: "cpo", token_a: tokenA, versions_url: versionsUrlOf(cpoPort), versions: run.emspVersions }],
+  });
+  const logs = { cpo: [] as string[], emsp: [] as string[] };
+  const logger = (into: string[]) => pino({ level: "warn" }, { write: (line: string) => void into.push(line) });
+  const cpo = await Gateway.create(cpoConfig, { logger: logger(logs.cpo) });
+  const emsp = await Gateway.create(emspConfig, { logger: logger(logs.emsp) }).catch(async (error) => {
+    await cpo.close();
+    throw error;
+  });
+  const close = () => Promise.all([cpo.close(), emsp.close()]).then(() => undefined);
+  return { cpo, emsp, cpoPort, emspPort, cpoUrl: `http://127.0.0.1:${cpoPort}`, emspUrl: `http://127.0.0.1:${emspPort}`, logs, close };
 };

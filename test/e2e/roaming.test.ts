@@ -1,12 +1,9 @@
 import "reflect-metadata";
-import { byId, cdr, collect, CPO, CPO_REF, EMSP, EMSP_REF, freePorts, type Json, location, MODULES, PATCHES, RUNS, session, tariff, tokens, viaVersion } from "./roaming.fixtures";
-import fs from "node:fs";
+import { byId, cdr, collect, CPO_REF, EMSP_REF, type Json, location, MODULES, type Pair, PATCHES, RUNS, session, startPair, tariff, tokens, viaVersion } from "./roaming.fixtures";
 import diagnostics from "node:diagnostics_channel";
-import path from "node:path";
-import pino from "pino";
 import { silentTranslation } from "../../core/model/object-type";
 import { Gateway } from "../../app/gateway";
-import { removeTempDirs, tempDir, testGatewayConfig, versionsUrlOf } from "../support/gateway-config";
+import { removeTempDirs } from "../support/gateway-config";
 import { LocationsClient } from "../../plugins/locations/client";
 import { TariffsClient } from "../../plugins/tariffs/client";
 import { TokensClient } from "../../plugins/tokens/client";
@@ -78,9 +75,10 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
   let emsp: Gateway;
   let cpoUrl: string;
   let emspUrl: string;
-  const logs = { cpo: [] as string[], emsp: [] as string[] };
+  let logs: Pair["logs"];
+  let pair: Pair | undefined;
   /** the authorization_reference the eMSP handed out for the session's token */
-  let authorizationReference = "AUTHREF-FALLBACK";
+  let authorizationReference: string;
 
   const authHeader = (tokenValue: string) => `Token ${encoding === "base64" ? Buffer.from(tokenValue).toString("base64") : tokenValue}`;
   /** the token `side` presents to the other gateway */
@@ -91,45 +89,38 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
   };
   const drops = (lines: string[]): Json[] => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "field dropped by version translation");
 
-  beforeAll(async () => {
-    const [cpoPort, emspPort] = await freePorts(2);
-    cpoUrl = `http://127.0.0.1:${cpoPort}`;
-    emspUrl = `http://127.0.0.1:${emspPort}`;
-    const seed = (name: string, content: Json): string => {
-      const file = path.join(tempDir("ocpi-roaming-seed-"), name);
-      fs.writeFileSync(file, JSON.stringify(content));
-      return file;
-    };
-    const modules = Object.fromEntries(MODULES.map((m) => [m, { adapter: "local" }]));
-    const cpoConfig = testGatewayConfig({
-      port: cpoPort,
-      party: CPO,
-      modules,
-      adapters: { local: { seed: seed("cpo.json", { locations, tariffs }) } },
-      // two per page: the pulls follow Link headers
-      server: { max_page_limit: 2, log_level: "warn" },
-      partners: [{ id: "emsp", token_a: TOKEN_A, versions_url: versionsUrlOf(emspPort), header_prefix: run.cpoPrefix }],
-    });
-    const emspConfig = testGatewayConfig({
-      port: emspPort,
-      party: EMSP,
-      modules,
-      adapters: { local: { seed: seed("emsp.json", { tokens: emspTokens }) } },
-      partners: [{ id: "cpo", token_a: TOKEN_A, versions_url: versionsUrlOf(cpoPort), versions: run.emspVersions }],
-    });
-    const logger = (into: string[]) => pino({ level: "warn" }, { write: (line: string) => void into.push(line) });
-    cpo = await Gateway.create(cpoConfig, { logger: logger(logs.cpo) });
-    emsp = await Gateway.create(emspConfig, { logger: logger(logs.emsp) });
-    expect(await cpo.listen()).toBe(cpoPort);
-    expect(await emsp.listen()).toBe(emspPort);
+  // Each test has its own two gateways, stores, logs and record of calls (ports may be handed out again).
+  beforeEach(async () => {
+    sent.length = 0;
+    authorizationReference = "AUTHREF-FALLBACK";
+    pair = await startPair(run, TOKEN_A, { locations, tariffs, tokens: emspTokens });
+    ({ cpo, emsp, cpoUrl, emspUrl, logs } = pair);
+    expect(await cpo.listen()).toBe(pair.cpoPort);
+    expect(await emsp.listen()).toBe(pair.emspPort);
   });
 
-  afterAll(async () => {
-    await Promise.all([cpo?.close(), emsp?.close()]);
+  afterEach(async () => {
+    await pair?.close();
+    pair = undefined;
     removeTempDirs();
   });
 
-  it(`registers through the credentials handshake and both sides settle on ${v}`, async () => {
+  /**
+   * The roaming story's steps, in order. Each is a test that first runs every step before it (with its
+   * checks) on its own gateways: later steps read what earlier ones did (the registration, the
+   * authorization_reference, the session the routing test asks for, every call and log line so far).
+   */
+  const story: (() => Promise<void>)[] = [];
+  const step = (name: string, body: () => Promise<void> | void) => {
+    const before = [...story];
+    story.push(async () => body());
+    it(name, async () => {
+      for (const earlier of before) await earlier();
+      await body();
+    });
+  };
+
+  step(`registers through the credentials handshake and both sides settle on ${v}`, async () => {
     const record = await emsp.credentials.register("cpo");
     expect(record).toMatchObject({ status: "registered", version: v });
     const cpoSide = await cpo.registry.get("emsp");
@@ -141,7 +132,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
       expect(new Set(side.endpoints.map((e) => e.identifier))).toEqual(new Set(["credentials", ...MODULES]));
   });
 
-  it("the eMSP pulls the CPO's locations: every one exactly once, equal to the seeds", async () => {
+  step("the eMSP pulls the CPO's locations: every one exactly once, equal to the seeds", async () => {
     const invalid: string[] = [];
     const pulled = await collect(new LocationsClient(emsp.partnerClient).list("cpo", {}, (_o, problems) => void invalid.push(problems)));
     expect(invalid).toEqual([]);
@@ -156,7 +147,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
     expect(await client.get("cpo", "NOPE")).toBeUndefined();
   });
 
-  it("the eMSP pulls the CPO's tariffs: every one exactly once, equal to the seeds", async () => {
+  step("the eMSP pulls the CPO's tariffs: every one exactly once, equal to the seeds", async () => {
     const invalid: string[] = [];
     const pulled = await collect(new TariffsClient(emsp.partnerClient).list("cpo", {}, (_o, problems) => void invalid.push(problems)));
     expect(invalid).toEqual([]);
@@ -166,7 +157,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
     expect(byId(pulled.items)).toEqual(byId(expected));
   });
 
-  it("the eMSP pushes its tokens to the CPO's receiver, which shows them", async () => {
+  step("the eMSP pushes its tokens to the CPO's receiver, which shows them", async () => {
     const client = new TokensClient(emsp.partnerClient);
     for (const t of emspTokens) await client.put("cpo", t);
     for (const t of emspTokens) {
@@ -190,7 +181,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
     expect(await client.get("cpo", EMSP_REF, { uid: "NOSUCHTOKEN", type: "RFID" })).toBeUndefined();
   });
 
-  it("the CPO authorizes tokens in real time at the eMSP's sender", async () => {
+  step("the CPO authorizes tokens in real time at the eMSP's sender", async () => {
     const client = new TokensClient(cpo.partnerClient);
     const allowed = await client.authorize("emsp", { uid: "A1B2C3D4", type: "RFID" });
     expect(allowed).toMatchObject({ kind: "answered", info: { allowed: "ALLOWED" } });
@@ -210,7 +201,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
 
   // 2.1.1 sessions and CDRs embed a full 2.1.1 Location, which a canonical session pushed from 2.3.0 form cannot rebuild (SESSIONS_TRANSLATION_LOSSES)
   if (run.sessions) {
-    it("the CPO pushes a session (PUT + PATCHes) to the eMSP, whose receiver shows it", async () => {
+    step("the CPO pushes a session (PUT + PATCHes) to the eMSP, whose receiver shows it", async () => {
       const client = new SessionsClient(cpo.partnerClient);
       const created = session(authorizationReference);
       await client.put("emsp", created);
@@ -234,7 +225,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
       expect(response.body.data.charging_periods).toHaveLength(2);
     });
 
-    it("the CPO posts a CDR to the eMSP; its Location URL answers the CDR", async () => {
+    step("the CPO posts a CDR to the eMSP; its Location URL answers the CDR", async () => {
       const client = new CdrsClient(cpo.partnerClient);
       const posted = cdr(authorizationReference, run.rich);
       const expected = viaVersion(cdrType, posted, v, CPO_REF);
@@ -254,7 +245,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
     });
   }
 
-  it("routing headers: requests name sender and receiver, responses swap them, in each partner's prefix", async () => {
+  step("routing headers: requests name sender and receiver, responses swap them, in each partner's prefix", async () => {
     const emspToCpo = sent.filter((s) => s.url.startsWith(`${cpoUrl}/ocpi/${v}/`) && !s.url.includes("/credentials"));
     const cpoToEmsp = sent.filter((s) => s.url.startsWith(`${emspUrl}/ocpi/${v}/`) && !s.url.includes("/credentials"));
     expect(emspToCpo.length).toBeGreaterThan(5);
@@ -321,7 +312,7 @@ describe.each(RUNS)("roaming CPO <-> eMSP in $version", (run) => {
     }
   });
 
-  it("translation losses are logged only where the version cannot carry a field", () => {
+  step("translation losses are logged only where the version cannot carry a field", () => {
     const dropped = [...drops(logs.cpo), ...drops(logs.emsp)];
     const fields = [...new Set(dropped.map((d) => `${d.object}.${d.field}`))].sort();
     if (v === "2.3.0") expect(fields).toEqual([]);
