@@ -25,11 +25,15 @@ import { cdrOf, EMS_CDR_TOKEN, sessionOf, stamp } from "../support/ocpi-objects"
  *   refused is dead-lettered; the operator turns `send_nulls_for_optional`
  *   on, restarts the gateway and runs `ocpi-gateway outbox retry`: the CDR
  *   goes out again with nulls and `[]`, and is taken.
- * - "upgrading" is registered in 2.2.1 and unreachable while a CDR waits for
- *   it; it then moves to 2.3.0 (PUT on our 2.3.0 credentials) and gets the
- *   CDR in 2.3.0, at its 2.3.0 endpoint.
+ * - "upgrading" is registered in 2.2.1 and unreachable there (its 2.2.1
+ *   endpoints answer 503) while a CDR waits for it; it then moves to 2.3.0
+ *   (PUT on our 2.3.0 credentials) and gets the CDR in 2.3.0, at its 2.3.0
+ *   endpoint.
  * A message queued by a gateway from before (a wire body, no canonical
  * object) is still delivered, as it was queued.
+ * Each test has a world of its own (beforeEach): both eMSPs, the gateway on
+ * its own SQLite file and config with send_nulls_for_optional off, both
+ * registered in 2.2.1, and its own log capture.
  */
 
 type Json = Record<string, any>;
@@ -76,8 +80,12 @@ class FakeEmsp extends LoopbackPartner {
   readonly received: Received[] = [];
   /** the versions it offers (its versions endpoint) */
   offered = ["2.2.1"];
-  /** pushes answered 503 (as a partner that is down) */
-  down = false;
+  /**
+   * the versions whose pushes are answered 503 (as a partner whose service there is down): by version, so
+   * that an attempt rendered for 2.2.1 and still on its way when the partner has moved to 2.3.0 is refused
+   * whenever it arrives, never taken in 2.2.1
+   */
+  readonly down = new Set<string>();
 
   /** `models`: the pydantic models it validates pushes with, by module (none: it takes any object) */
   constructor(private readonly models: Record<string, Model> = {}) {
@@ -109,9 +117,10 @@ class FakeEmsp extends LoopbackPartner {
     const body = (text ? JSON.parse(text) : {}) as Json;
     const model = version === "2.2.1" ? this.models[module] : undefined;
     const problems = model ? problemsOf(model, body) : [];
-    const status = this.down ? 503 : problems.length > 0 ? 422 : req.method === "POST" ? 201 : 200;
+    const down = this.down.has(version);
+    const status = down ? 503 : problems.length > 0 ? 422 : req.method === "POST" ? 201 : 200;
     this.received.push({ method: req.method ?? "", version, module, rest, body, status });
-    if (this.down) return reply(503, { message: "maintenance" });
+    if (down) return reply(503, { message: "maintenance" });
     if (problems.length > 0) return reply(422, { detail: problems });
     reply(status, ok());
   }
@@ -144,12 +153,13 @@ const listsIn = (schema: z.ZodType, value: unknown, at = ""): { at: string; sent
   });
 };
 
-const logs = captureLogs();
-const strict = new FakeEmsp({ cdrs: CDR_221, sessions: SESSION_221 });
-const upgrading = new FakeEmsp();
 const partnerTokens = { strict: "strict-emsp-token-for-the-cpo-0123456789", upgrading: "upgrading-emsp-token-for-the-cpo-0123456789" };
+/* the test's world (beforeEach) */
+let logs: ReturnType<typeof captureLogs>;
+let strict: FakeEmsp;
+let upgrading: FakeEmsp;
 /** the tokens we gave them at registration */
-const ourTokens: Record<string, string> = {};
+let ourTokens: Record<string, string>;
 let gatewayPort: number;
 let gatewayUrl: string;
 let storeFile: string;
@@ -207,7 +217,17 @@ const register = async (id: keyof typeof partnerTokens, emsp: FakeEmsp, partyId:
   logs.watch(ourTokens[id]);
 };
 
-beforeAll(async () => {
+/** "upgrading" moves from 2.2.1 to 2.3.0: it offers both, and updates its registration on our 2.3.0 credentials. */
+const moveUpgradingTo230 = async (): Promise<void> => {
+  upgrading.offered = ["2.2.1", "2.3.0"];
+  await register("upgrading", upgrading, "UPG", "2.3.0", "PUT");
+};
+
+beforeEach(async () => {
+  logs = captureLogs();
+  strict = new FakeEmsp({ cdrs: CDR_221, sessions: SESSION_221 });
+  upgrading = new FakeEmsp();
+  ourTokens = {};
   await strict.start();
   await upgrading.start();
   [gatewayPort] = await freePorts(1);
@@ -220,12 +240,18 @@ beforeAll(async () => {
   logs.watch(ADMIN_TOKEN, partnerTokens.strict, partnerTokens.upgrading);
 }, 30_000);
 
-afterAll(async () => {
-  await stopGateway();
-  await strict.close();
-  await upgrading.close();
-  removeTempDirs();
+/** What holds after every test, whatever it did: no token appears in a log line. */
+afterEach(async () => {
+  try {
+    expect(logs.leaks()).toEqual([]);
+  } finally {
+    await stopGateway();
+    await strict.close();
+    await upgrading.close();
+  }
 });
+
+afterAll(() => removeTempDirs());
 
 /* ---------------------------------------------------------------- tests */
 
@@ -255,6 +281,9 @@ describe("a queued message is rendered for the partner when it is delivered", ()
   });
 
   it("send_nulls_for_optional: a Session and a CDR carry [] for every list they leave out, never null", async () => {
+    // the operator turns it on for strict (the world starts with it off); it takes effect when the gateway restarts
+    await stopGateway();
+    await startGateway(true);
     const session = sessionOf({ owner: OWNER, id: "S-LISTS", status: "ACTIVE", start: stamp(200), kwh: 1 });
     expect(session).not.toHaveProperty("charging_periods");
     await pushSession(session);
@@ -272,16 +301,15 @@ describe("a queued message is rendered for the partner when it is delivered", ()
   });
 
   it("a partner that moved from 2.2.1 to 2.3.0 while a CDR waited gets it in 2.3.0", async () => {
-    upgrading.down = true;
+    upgrading.down.add("2.2.1");
     const cdr = cdrOf({ owner: OWNER, id: "CDR-UPG", start: stamp(400), end: stamp(460), kwh: 9, cost: 3, token: UPG_TOKEN });
     await pushCdr(cdr);
     await until("a first attempt reached its 2.2.1 endpoint", () => upgrading.received.some((r) => r.body.id === "CDR-UPG"));
     // 2.2.1 has no EMAID token type: that attempt carried OTHER
     expect(upgrading.received.find((r) => r.body.id === "CDR-UPG")).toMatchObject({ version: "2.2.1", body: { cdr_token: { type: "OTHER" } } });
 
-    upgrading.offered = ["2.2.1", "2.3.0"];
-    await register("upgrading", upgrading, "UPG", "2.3.0", "PUT");
-    upgrading.down = false;
+    // its 2.2.1 endpoints stay down: only the move lets the CDR through
+    await moveUpgradingTo230();
 
     await until("the CDR is taken", () => upgrading.taken("CDR-UPG").length === 1);
     expect(upgrading.taken("CDR-UPG")[0]).toMatchObject({ version: "2.3.0", module: "cdrs", body: { cdr_token: { type: "EMAID", uid: "U1" } } });
@@ -292,6 +320,8 @@ describe("a queued message is rendered for the partner when it is delivered", ()
   it("a message queued by a gateway from before, with its body already in the wire form, is delivered as it was queued", async () => {
     // the queue as an earlier gateway left it: a CDR translated to 2.2.1 (token type OTHER) when it was queued
     const wire = { ...cdrOf({ owner: OWNER, id: "CDR-OLD", start: stamp(500), end: stamp(560), kwh: 2, cost: 1, token: UPG_TOKEN }), cdr_token: { ...UPG_TOKEN, type: "OTHER" } };
+    // the partner has moved to 2.3.0 since (moveUpgradingTo230, as the 2.2.1 -> 2.3.0 test has it move)
+    await moveUpgradingTo230();
     await stopGateway();
     const store = await openStore(written.config.store);
     try {
@@ -312,9 +342,5 @@ describe("a queued message is rendered for the partner when it is delivered", ()
     expect(upgrading.taken("CDR-OLD")[0]).toMatchObject({ version: "2.3.0", status: 201 });
     expect(upgrading.taken("CDR-OLD")[0].body).toEqual(wire);
     await until("its queue is empty", async () => (await queueOf("upgrading")).queued === 0);
-  });
-
-  it("no token appears in a log line", () => {
-    expect(logs.leaks()).toEqual([]);
   });
 });
