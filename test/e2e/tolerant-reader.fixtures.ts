@@ -1,5 +1,10 @@
-/** The parties and off-spec objects of the tolerant reader test (test/e2e/tolerant-reader.test.ts), as the hub sent them. */
+/** The parties and off-spec objects of the tolerant reader test (test/e2e/tolerant-reader.test.ts), as the hub sent them, and its world. */
 import "reflect-metadata";
+import pino from "pino";
+import { Gateway } from "../../app/gateway";
+import { testGatewayConfig } from "../support/gateway-config";
+import { freePorts } from "../support/gateway-process";
+import { OffSpecPartner } from "../support/off-spec-partner";
 import { sessionOf } from "../support/ocpi-objects";
 
 export type Json = Record<string, any>;
@@ -89,3 +94,69 @@ export const listsOf = (owner: typeof REPAIR) => ({
   // CDR3's Location is held nowhere: it cannot be repaired
   cdrs: [offSpecCdr(owner, "CDR1"), offSpecCdr(owner, "CDR2"), offSpecCdr(owner, "CDR3", "LOC-NOWHERE")],
 });
+
+/* ---------------------------------------------------------------- the world */
+
+/** A CommandResponse with the result in lower case and the timeout as a string. */
+const answers = {
+  "/2.2.1/commands/START_SESSION": { result: "accepted", timeout: "30" },
+  "/2.2.1/chargingprofiles/SES1": { result: "accepted", timeout: "30" },
+};
+
+/** The eMSP gateway, the four 2.2.1 CPOs it is configured with, and every line it logged (warnings and above). */
+export interface World {
+  gateway: Gateway;
+  url: string;
+  lines: Json[];
+  /** strictness repair, send_nulls_for_optional; its credentials name its one role as an object */
+  repairPartner: OffSpecPartner;
+  /** strictness reject */
+  rejectPartner: OffSpecPartner;
+  /** strictness log */
+  logPartner: OffSpecPartner;
+  /** credentials naming their one role as an object, under the default strictness (reject); not registered */
+  strictCredentials: OffSpecPartner;
+  close: () => Promise<void>;
+}
+
+/** Starts the partners and the eMSP gateway (SQLite, `local` adapters) and registers it with the repair, reject and log partners. */
+export const startWorld = async (): Promise<World> => {
+  const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR), answers, singleRole: true });
+  const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT), answers });
+  const logPartner = new OffSpecPartner({ party: LOG, lists: listsOf(LOG) });
+  const strictCredentials = new OffSpecPartner({ party: { country_code: "NL", party_id: "QRC" }, lists: {}, singleRole: true });
+  const partners = [repairPartner, rejectPartner, logPartner, strictCredentials];
+  const lines: Json[] = [];
+  let gateway: Gateway | undefined;
+  const close = async () => {
+    await gateway?.close();
+    await Promise.all(partners.map((p) => p.close()));
+  };
+  try {
+    for (const partner of partners) await partner.start();
+    const [port] = await freePorts(1);
+    const local = { adapter: "local" };
+    const config = testGatewayConfig({
+      port,
+      party: { country_code: "DE", party_id: "EMS", role: "EMSP" },
+      modules: { locations: local, sessions: local, cdrs: local, tokens: local, commands: local, chargingprofiles: local },
+      server: { admin_token: ADMIN_TOKEN },
+      partners: [
+        { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
+        { id: "rejecting", token_a: "reject-partner-token-A-0123", versions_url: rejectPartner.versionsUrl, strictness: "reject" },
+        { id: "logging", token_a: "log-partner-token-A-0123456", versions_url: logPartner.versionsUrl, strictness: "log" },
+        { id: "strict-credentials", token_a: "strict-credentials-token-A-0123", versions_url: strictCredentials.versionsUrl },
+      ],
+    });
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    gateway = await Gateway.create(config, { logger });
+    await gateway.listen();
+    await gateway.credentials.register("repairing");
+    await gateway.credentials.register("rejecting");
+    await gateway.credentials.register("logging");
+    return { gateway, url: `http://127.0.0.1:${port}`, lines, repairPartner, rejectPartner, logPartner, strictCredentials, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+};

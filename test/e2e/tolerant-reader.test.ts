@@ -1,10 +1,9 @@
 import "reflect-metadata";
-import { ADMIN_TOKEN, type Json, listsOf, LOCATIONS, LOG, offSpecCdr, offSpecLocation, offSpecSession, ownerlessToken, REJECT, REPAIR, STAMP } from "./tolerant-reader.fixtures";
-import pino from "pino";
-import { Gateway } from "../../app/gateway";
-import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
-import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
-import { OffSpecPartner } from "../support/off-spec-partner";
+import { ADMIN_TOKEN, type Json, LOCATIONS, offSpecCdr, offSpecLocation, offSpecSession, ownerlessToken, REJECT, REPAIR, STAMP, startWorld, type World } from "./tolerant-reader.fixtures";
+import type { Gateway } from "../../app/gateway";
+import { removeTempDirs } from "../support/gateway-config";
+import { ocpiRequest, type HttpResult } from "../support/gateway-process";
+import type { OffSpecPartner } from "../support/off-spec-partner";
 import { LocationsClient } from "../../plugins/locations/client";
 
 /**
@@ -24,18 +23,15 @@ import { LocationsClient } from "../../plugins/locations/client";
 
 /* ---------------------------------------------------------------- the eMSP gateway */
 
-const lines: Json[] = [];
+// Each test has its own world (tolerant-reader.fixtures.ts): partners, gateway, store, registrations,
+// log lines and requests the partners received. A test makes every pull, push and command it reads.
+let world: World | undefined;
+let lines: Json[];
 let gateway: Gateway;
 let url: string;
-/** A CommandResponse with the result in lower case and the timeout as a string. */
-const answers = {
-  "/2.2.1/commands/START_SESSION": { result: "accepted", timeout: "30" },
-  "/2.2.1/chargingprofiles/SES1": { result: "accepted", timeout: "30" },
-};
-const repairPartner = new OffSpecPartner({ party: REPAIR, lists: listsOf(REPAIR), answers, singleRole: true });
-const rejectPartner = new OffSpecPartner({ party: REJECT, lists: listsOf(REJECT), answers });
-const logPartner = new OffSpecPartner({ party: LOG, lists: listsOf(LOG) });
-const strictCredentials = new OffSpecPartner({ party: { country_code: "NL", party_id: "QRC" }, lists: {}, singleRole: true });
+let repairPartner: OffSpecPartner;
+let rejectPartner: OffSpecPartner;
+let logPartner: OffSpecPartner;
 
 const admin = (method: string, route: string, body?: unknown): Promise<HttpResult> =>
   ocpiRequest(method, `${url}/admin/v1${route}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body });
@@ -44,45 +40,25 @@ const sync = async (partner: string, module: string): Promise<Json> => {
   expect(res.body.status_code).toBe(1000);
   return res.body.data;
 };
+/** The repair partner's lists pulled: Locations first, as the CDRs' missing address fields come from the Location held for their id. */
+const pullFromRepairing = async () => ({
+  locations: await sync("repairing", "locations"),
+  sessions: await sync("repairing", "sessions"),
+  cdrs: await sync("repairing", "cdrs"),
+});
 /** A call of the partner on our 2.2.1 receiver interface, with the token we gave it. */
 const asPartner = (partner: OffSpecPartner, method: string, path: string, body?: unknown): Promise<HttpResult> =>
   ocpiRequest(method, `${url}/ocpi/2.2.1/receiver/${path}`, { token: partner.tokenToGateway!, body });
 const repairLines = () => lines.filter((l) => l.msg === "field repaired (strictness: repair)");
 
-beforeAll(async () => {
-  await repairPartner.start();
-  await rejectPartner.start();
-  await logPartner.start();
-  await strictCredentials.start();
-  const [port] = await freePorts(1);
-  url = `http://127.0.0.1:${port}`;
-  const local = { adapter: "local" };
-  const config = testGatewayConfig({
-    port,
-    party: { country_code: "DE", party_id: "EMS", role: "EMSP" },
-    modules: { locations: local, sessions: local, cdrs: local, tokens: local, commands: local, chargingprofiles: local },
-    server: { admin_token: ADMIN_TOKEN },
-    partners: [
-      { id: "repairing", token_a: "repair-partner-token-A-0123", versions_url: repairPartner.versionsUrl, strictness: "repair", send_nulls_for_optional: true },
-      { id: "rejecting", token_a: "reject-partner-token-A-0123", versions_url: rejectPartner.versionsUrl, strictness: "reject" },
-      { id: "logging", token_a: "log-partner-token-A-0123456", versions_url: logPartner.versionsUrl, strictness: "log" },
-      { id: "strict-credentials", token_a: "strict-credentials-token-A-0123", versions_url: strictCredentials.versionsUrl },
-    ],
-  });
-  const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  gateway = await Gateway.create(config, { logger });
-  await gateway.listen();
-  await gateway.credentials.register("repairing");
-  await gateway.credentials.register("rejecting");
-  await gateway.credentials.register("logging");
+beforeEach(async () => {
+  world = await startWorld();
+  ({ lines, gateway, url, repairPartner, rejectPartner, logPartner } = world);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await repairPartner.close();
-  await rejectPartner.close();
-  await logPartner.close();
-  await strictCredentials.close();
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
   removeTempDirs();
 });
 
@@ -90,10 +66,10 @@ afterAll(async () => {
 
 describe("sync pulls of off-spec objects", () => {
   it("strictness repair: every Location, Session and CDR is imported", async () => {
-    // Locations first: the CDRs' missing address fields come from the Location held for their id.
-    expect(await sync("repairing", "locations")).toMatchObject({ objects: LOCATIONS, rejected: 0 });
-    expect(await sync("repairing", "sessions")).toMatchObject({ objects: 2, rejected: 0 });
-    expect(await sync("repairing", "cdrs")).toMatchObject({ objects: 2, rejected: 1 });
+    const pulled = await pullFromRepairing();
+    expect(pulled.locations).toMatchObject({ objects: LOCATIONS, rejected: 0 });
+    expect(pulled.sessions).toMatchObject({ objects: 2, rejected: 0 });
+    expect(pulled.cdrs).toMatchObject({ objects: 2, rejected: 1 });
     const skipped = lines.find((l) => l.msg === "pulled object rejected" && l.partner === "repairing");
     expect(skipped).toMatchObject({ id: "CDR3", problems: expect.stringContaining("/cdr_location/address") });
 
@@ -117,6 +93,7 @@ describe("sync pulls of off-spec objects", () => {
   });
 
   it("each repair is visible in GET /admin/v1/repairs per partner, type and field, with its count", async () => {
+    await pullFromRepairing();
     const res = await admin("GET", "/repairs");
     expect(res.status).toBe(200);
     const repairs: Json[] = res.body.data;
@@ -134,7 +111,8 @@ describe("sync pulls of off-spec objects", () => {
     expect(repairs.filter((r) => r.partner === "rejecting")).toEqual([]);
   });
 
-  it("each repair is logged once per partner, type and field, without the values", () => {
+  it("each repair is logged once per partner, type and field, without the values", async () => {
+    await pullFromRepairing();
     const logged = repairLines();
     const keys = logged.map((l) => `${l.partner} ${l.type} ${l.field} ${l.repair}`);
     expect(new Set(keys).size).toBe(keys.length);
@@ -258,15 +236,17 @@ describe("answers to our requests", () => {
   };
 
   it("strictness repair: credentials naming their one role as an object are taken as a list of one; under reject the registration fails", async () => {
-    // "repairing" registered in beforeAll with such credentials
+    // "repairing" registered in beforeEach with such credentials
     expect((await gateway.registry.get("repairing"))!.roles).toEqual([expect.objectContaining({ role: "CPO", ...REPAIR })]);
     const repairs: Json[] = (await admin("GET", "/repairs")).body.data;
     expect(repairs).toContainEqual({ partner: "repairing", type: "Credentials", field: "/roles", repair: "single value where a list is required: made a list of one", count: 1 });
     await expect(gateway.credentials.register("strict-credentials")).rejects.toThrow(/Partner answered invalid credentials: \/roles: /);
   });
 
+  const startSessionAt = (partner: string) => admin("POST", `/commands/${partner}/START_SESSION`, startSession);
+
   it("strictness repair: a CommandResponse with the result in lower case and the timeout as a string is understood", async () => {
-    const res = await admin("POST", "/commands/repairing/START_SESSION", startSession);
+    const res = await startSessionAt("repairing");
     expect(res.body.status_code).toBe(1000);
     expect(res.body.data.response).toEqual({ result: "ACCEPTED", timeout: 30 });
     const repairs: Json[] = (await admin("GET", "/repairs")).body.data;
@@ -275,7 +255,7 @@ describe("answers to our requests", () => {
   });
 
   it("strictness reject: the same CommandResponse is refused, naming the field", async () => {
-    const res = await admin("POST", "/commands/rejecting/START_SESSION", startSession);
+    const res = await startSessionAt("rejecting");
     expect(res.body.status_code).toBe(3001);
     expect(res.body.status_message).toContain("/result");
   });
@@ -299,6 +279,8 @@ describe("answers to our requests", () => {
   });
 
   it("send_nulls_for_optional: the command request carries every optional key of StartSession and its Token", async () => {
+    await startSessionAt("repairing");
+    await startSessionAt("rejecting");
     const sent = repairPartner.received.find((r) => r.method === "POST" && r.path === "/2.2.1/commands/START_SESSION")!.body;
     expect(sent).toMatchObject({ location_id: "LOC1", evse_uid: "EVSE1", connector_id: null, authorization_reference: null });
     expect(sent.token).toMatchObject({ uid: "TOK2", visual_number: null, group_id: null, language: null, default_profile_type: null, energy_contract: null });
