@@ -169,7 +169,25 @@ describe("payments module: we are the PTP (Sender)", () => {
       .set("Authorization", `Bearer ${ADMIN}`)
       .send({ module: "payments", owner: { country_code: "NL", party_id: "PTP" }, path: ["terminals", id], kind: "upsert", object: { terminal_id: id, last_updated: "2024-01-01T00:00:00Z", ...extra } });
 
-  beforeAll(async () => {
+  /** What a test finds active for the CPO before it acts: set up by the test itself, never left by another. */
+  const given = {
+    /** the example's terminal activated (the same file in every folder) */
+    exampleActive: async () => {
+      const res = await c.post(url("/terminals/activate"), read(FOLDERS[0], "payment_terminal_activate.json"));
+      if (res.body.status_code !== 1000) throw new Error(`set-up: activation refused: ${JSON.stringify(res.body)}`);
+    },
+    /** every terminal of the CPO active: the example's, then both in stock */
+    allActive: async () => {
+      await given.exampleActive();
+      for (const body of [{ customer_reference: "CPX-1" }, {}]) {
+        const res = await c.post(url("/terminals/activate"), body);
+        if (res.body.status_code !== 1000) throw new Error(`set-up: activation from stock refused: ${JSON.stringify(res.body)}`);
+      }
+    },
+  };
+
+  // a PTP of its own per test: activations and deactivations change what the next one finds in stock
+  beforeEach(async () => {
     h = await startHarness({
       plugins: [PaymentsPlugin],
       localModules: [localPayments],
@@ -182,9 +200,11 @@ describe("payments module: we are the PTP (Sender)", () => {
     for (const id of ["a06dc823-3e5a-40c8-89cf-1b5b9e941412", "STOCK-1", "STOCK-2"]) expect((await pending(id)).body.status_code).toBe(1000);
     expect((await pending("OTHER-CPO", { country_code: "FR", party_id: "OTH" })).body.status_code).toBe(1000);
   });
-  afterAll(() => h.close());
+  afterEach(() => h.close());
 
   it.each(FOLDERS)("activates with %s/payment_terminal_activate.json and reads the Terminal back with its fields", async (folder) => {
+    // every folder's file names the same terminal: after the first folder's, it is active already
+    if (folder !== FOLDERS[0]) await given.exampleActive();
     const example = read(folder, "payment_terminal_activate.json");
     const res = await c.post(url("/terminals/activate"), example);
     if (folder === FOLDERS[0]) {
@@ -201,6 +221,7 @@ describe("payments module: we are the PTP (Sender)", () => {
   });
 
   it("activates without terminal_id: the PTP picks one in stock for the CPO, and says so when none is left (2001)", async () => {
+    await given.exampleActive();
     const first = await c.post(url("/terminals/activate"), { customer_reference: "CPX-1" });
     const second = await c.post(url("/terminals/activate"), {});
     expect([first.body.data.terminal_id, second.body.data.terminal_id].sort()).toEqual(["STOCK-1", "STOCK-2"]);
@@ -211,6 +232,7 @@ describe("payments module: we are the PTP (Sender)", () => {
 
   it.each(FOLDERS)("assigns with %s/payment_terminal_location_assignment.json as a union, and updates with payment_terminal_put_update.json", async (folder) => {
     const id = "a06dc823-3e5a-40c8-89cf-1b5b9e941412";
+    await given.exampleActive();
     const assignment = read(folder, "payment_terminal_location_assignment.json");
     expect((await c.patch(url(`/terminals/${id}`), assignment)).body.status_code).toBe(1000);
     expect((await c.patch(url(`/terminals/${id}`), { evse_uids: ["EVSE-1"] })).body.status_code).toBe(1000);
@@ -223,6 +245,7 @@ describe("payments module: we are the PTP (Sender)", () => {
   });
 
   it("deactivates, and another CPO's terminal is answered like an unknown one", async () => {
+    await given.allActive();
     expect((await c.post(url("/terminals/STOCK-1/deactivate"))).body.status_code).toBe(1000);
     for (const res of [await c.get(url("/terminals/OTHER-CPO")), await c.post(url("/terminals/OTHER-CPO/deactivate")), await c.get(url("/terminals/NOPE"))])
       expect([res.status, res.body.status_code]).toEqual([404, 2001]);
@@ -234,6 +257,7 @@ describe("payments module: we are the PTP (Sender)", () => {
   });
 
   it("refuses an activation naming another CPO's party, and a PATCH assigning nothing", async () => {
+    await given.allActive();
     const foreign = await c.post(url("/terminals/activate"), { country_code: "FR", party_id: "OTH" });
     expect(foreign.body.status_message).toMatch(/^\/country_code: FR\/OTH is not one of the partner's parties/);
     const nothing = await c.patch(url("/terminals/STOCK-2"), { last_updated: "2024-01-01T00:00:00Z" });
