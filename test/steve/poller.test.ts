@@ -45,18 +45,20 @@ const mapping: SteveMappingSettings = mappingSettings({
   charge_boxes: { [BETA.id]: { coordinates: { latitude: "52.0907400", longitude: "5.1214200" }, tariff_ids: ["T-AC"] } },
 });
 
+/** Every test polls a freshly seeded SteVe database of its own: what one test writes into SteVe, no other reads. */
 let maria: MariaDb;
-const envs = {} as Record<SteveGeneration, SteveEnv>;
+let open: SteveEnv | undefined;
+let worlds = 0;
+const seeded = async (generation: SteveGeneration, name = `poll_${generation.replace(".", "")}_${++worlds}`) => (open = await steveEnv(maria, name, generation));
 
-beforeAll(async () => {
-  maria = await startMariaDb();
-  for (const generation of ["3.14", "3.12"] as const) envs[generation] = await steveEnv(maria, `poll_${generation.replace(".", "")}`, generation);
-}, 60_000);
+beforeAll(async () => void (maria = await startMariaDb()), 60_000);
 
-afterAll(async () => {
-  for (const env of Object.values(envs)) await env.close();
-  await maria?.stop();
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
 });
+
+afterAll(async () => await maria?.stop());
 
 /** The engine as the wiring will assemble it, publishing into a list. */
 function engine(env: SteveEnv, kv: KeyValue, emitted: SteveChange[], intervalMs = 100) {
@@ -82,12 +84,21 @@ const valid = (schema: { safeParse(v: unknown): { error?: { issues: unknown[] } 
   expect(schema.safeParse(value).error?.issues ?? []).toEqual([]);
 
 describe.each(["3.14", "3.12"] as const)("the poller on the %s schema", (generation) => {
-  const env = () => envs[generation];
-  const kv = memoryKeyValue();
+  let steve: SteveEnv;
+  let kv: KeyValue;
   const emitted: SteveChange[] = [];
+  const env = () => steve;
   const take = () => emitted.splice(0);
   /** a new poller instance on the same store: a gateway restart */
   const restart = () => engine(env(), kv, emitted);
+  /** The first poll (the test of its own below): from then on, what changes in SteVe is published. */
+  const firstPoll = () => restart().poller.pollOnce();
+
+  beforeEach(async () => {
+    steve = await seeded(generation);
+    kv = memoryKeyValue();
+    emitted.length = 0;
+  }, 30_000);
 
   test("the first poll records what SteVe holds and publishes nothing", async () => {
     await restart().poller.pollOnce();
@@ -97,6 +108,7 @@ describe.each(["3.14", "3.12"] as const)("the poller on the %s schema", (generat
   });
 
   test("a status row becomes one EVSE status PATCH; rows that change nothing in OCPI terms none", async () => {
+    await firstPoll();
     await env().fake.status(ALPHA.id, 2, "Faulted", "GroundFailure");
     const { poller } = restart();
     await poller.pollOnce();
@@ -113,6 +125,7 @@ describe.each(["3.14", "3.12"] as const)("the poller on the %s schema", (generat
   });
 
   test("a charge box edited in SteVe becomes one Location PUT; a heartbeat none", async () => {
+    await firstPoll();
     await env().writer.query("UPDATE charge_box SET description = ? WHERE charge_box_id = ?", ["Beta renamed\nsecond line", BETA.id]);
     const { poller } = restart();
     await poller.pollOnce();
@@ -126,6 +139,7 @@ describe.each(["3.14", "3.12"] as const)("the poller on the %s schema", (generat
   });
 
   test("START_SESSION to CDR: Session PUT, PATCHes while charging, exactly one priced CDR; a restart repeats nothing", async () => {
+    await firstPoll();
     const e = restart();
     // BETA reports the station fault cleared (seeded Faulted): its EVSE becomes AVAILABLE.
     await env().fake.status(BETA.id, 0, "Available");
@@ -225,8 +239,15 @@ describe.each(["3.14", "3.12"] as const)("the poller on the %s schema", (generat
 });
 
 describe("MariaDB stopped for a few seconds", () => {
+  // halted by the test; brought back here should the test fail before it resumes MariaDB itself
+  let halted = false;
+  afterEach(async () => {
+    if (halted) await maria.resume();
+    halted = false;
+  });
+
   test("no crash, one log line, and afterwards every change that happened is published once", async () => {
-    const env = envs["3.14"];
+    const env = await seeded("3.14", "poll_314");
     const kv = memoryKeyValue();
     const emitted: SteveChange[] = [];
     const first = engine(env, kv, emitted);
@@ -243,6 +264,7 @@ describe("MariaDB stopped for a few seconds", () => {
     await env.fake.meter(tx.transactionPk, 4000);
     // Written before the poller saw them; then the database goes away, with the poller (restarted) running.
     await maria.halt();
+    halted = true;
     const { poller, log } = engine(env, kv, emitted);
     poller.start();
     try {
@@ -255,6 +277,7 @@ describe("MariaDB stopped for a few seconds", () => {
       expect(log.text()).not.toContain("ro-poll_314"); // the reader's password
 
       await maria.resume();
+      halted = false;
       await eventually(() => poller.state.healthy && emitted.some((c) => c.module === "sessions"), 20_000);
     } finally {
       await poller.stop();
