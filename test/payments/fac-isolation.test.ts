@@ -29,7 +29,8 @@ describe("FAC isolation between CPO partners of a PTP", () => {
   const partyOf = (party: PartySpec) => ({ country_code: party.country_code, party_id: party.party_id });
   const withheldNow = async () => json(await adminOf(net.ptpUrl).get("/payments/withheld-financial-advice-confirmations?limit=1000")).data.items as Json[];
 
-  beforeAll(async () => {
+  // a network of its own per test: the later tests add FACs, claims and withheld ones that the lists and counts of the others must not see
+  beforeEach(async () => {
     net = await PaymentsNet.start([
       { id: "cpo-a", party: CPO_A },
       { id: "cpo-b", party: CPO_B },
@@ -54,10 +55,8 @@ describe("FAC isolation between CPO partners of a PTP", () => {
     await eventually(async () => expect(await heldFac(b, "SET-B-LAST")).toBeDefined());
   });
 
-  afterAll(async () => {
-    await net?.close();
-    removeTempDirs();
-  });
+  afterEach(() => net?.close());
+  afterAll(() => removeTempDirs());
 
   it("pushes each FAC to its own CPO only", async () => {
     const held = async (cpo: Cpo) => {
@@ -116,6 +115,9 @@ describe("FAC isolation between CPO partners of a PTP", () => {
   });
 
   it("a CPO claiming another's reference with a Session of its own does not get the FAC: the FAC is withheld from both", async () => {
+    // one more FAC of B's before the claim, which B's list must still show
+    await net.tms.capture(settlement("SET-B-AFTER", "AUTH-B"));
+    await eventually(async () => expect(await heldFac(b, "SET-B-AFTER")).toBeDefined());
     await net.report(b, "sessions", paidSession(CPO_B, "SES-B-CLAIM", "AUTH-A"));
     const stolen = await net.atPtp(b, "/financial-advice-confirmations/SET-A");
     expect([stolen.status, json(stolen).status_code]).toEqual([404, 2001]);
