@@ -18,6 +18,10 @@ import { eventually, expectedLocations, REST_PASSWORD, REST_USER, startSteveCpo,
  * PATCH; MariaDB is stopped for ~10 s in the middle: 503/3000 meanwhile,
  * nothing missed after. steve-cpo-older-schema.test.ts runs the same path on
  * SteVe's older schema generation.
+ *
+ * The path is one scenario told in steps, one test each; every test gets a
+ * world of its own (beforeEach) and runs the steps before its own on it
+ * (`runThrough`), so it passes alone and in any order.
  */
 
 const EMSP_TAG = "EMSTOKEN1";
@@ -25,6 +29,8 @@ const EXPECTED = expectedLocations("3.14");
 const EXPECTED_ALPHA = EXPECTED.find((l) => l.id === ALPHA.id);
 
 let env: SteveCpo;
+/** this test's world, until afterEach closed it */
+let opened: SteveCpo | undefined;
 let maria: MariaDb;
 let access: TestDatabase;
 let writer: Pool;
@@ -33,22 +39,27 @@ let emsp: EmspPartner;
 let cpoUrl: string;
 let logLines: string[];
 
-beforeAll(async () => {
-  env = await startSteveCpo("3.14");
+beforeEach(async () => {
+  opened = env = await startSteveCpo("3.14");
   ({ maria, access, writer, fake, emsp, cpoUrl, logLines } = env);
+  // What SteVe holds when the CPO's poller first polls counts as published: a test's changes come after that poll.
+  await eventually(() => logLines.some((l) => l.includes("steve: first poll")));
 }, 60_000);
 
-afterAll(async () => {
-  await env?.close();
-  removeTempDirs();
+afterEach(async () => {
+  await opened?.close();
+  opened = undefined;
 });
+afterAll(() => removeTempDirs());
 
 const get = (path: string) => harness.senderGet(env, path);
 const command = (type: string, body: Json) => harness.command(env, type, body);
 const stored = <T>(collection: string, key: string) => harness.stored<T>(env, collection, key);
 const requests = (method: string, pathPart: string) => harness.requests(env, method, pathPart);
 
-test("the eMSP pulls every mapped Location field, the YAML's tariffs, and sees none of the sessions of other tokens", async () => {
+test("the eMSP pulls every mapped Location field, the YAML's tariffs, and sees none of the sessions of other tokens", () => pulled());
+
+async function pulled() {
   const locations = await get("locations");
   expect(locations.status).toBe(200);
   expect((locations.body as Json).data).toEqual(EXPECTED);
@@ -67,23 +78,34 @@ test("the eMSP pulls every mapped Location field, the YAML's tariffs, and sees n
   const sync = await emsp.admin("POST", "/sync/cpo/locations");
   expect(sync.status).toBe(200);
   expect(await stored<Json>("local:locations:DEABC", ALPHA.id)).toMatchObject({ id: ALPHA.id, evses: [{ status: "CHARGING" }, { status: "AVAILABLE" }] });
-});
+}
 
-test("the eMSP's token becomes an ocpp_tag and is read back whole", async () => {
+test("the eMSP's token becomes an ocpp_tag and is read back whole", () => tokenPushed());
+
+async function tokenPushed() {
   const put = await emsp.putToken(cpoUrl, EMSP_TAG);
   expect(put.status).toBe(201);
   const [tags] = await writer.query<RowDataPacket[]>("SELECT id_tag, max_active_transaction_count AS maxActive FROM ocpp_tag WHERE id_tag = ?", [EMSP_TAG]);
   expect(tags).toEqual([{ id_tag: EMSP_TAG, maxActive: 1 }]);
   const back = await emsp.getToken(cpoUrl, EMSP_TAG);
   expect((back.body as Json).data).toEqual(emsp.token(EMSP_TAG));
-});
+}
 
 describe("a session by command, with MariaDB stopped in the middle", () => {
   let sessionId: string;
   let transactionPk: number;
   const sessionOnEmsp = () => stored<Json>("local:sessions:DEABC", sessionId);
 
-  test("START_SESSION: ACCEPTED, then the Session PUT and the EVSE's CHARGING PATCH reach the eMSP", async () => {
+  /** The scenario's steps in order, the file's first two included: the eMSP holds the Locations its PATCHes apply to, the CPO its token. */
+  const scenario = [pulled, tokenPushed, started, sampled, throughOutage, afterOutage];
+  /** The steps before `step`, then `step`, on this test's world. */
+  const runThrough = async (step: () => Promise<void>) => {
+    for (const each of scenario.slice(0, scenario.indexOf(step) + 1)) await each();
+  };
+
+  test("START_SESSION: ACCEPTED, then the Session PUT and the EVSE's CHARGING PATCH reach the eMSP", () => runThrough(started), 30_000);
+
+  async function started() {
     const result = await command("START_SESSION", {
       token: emsp.token(EMSP_TAG),
       location_id: ALPHA.id,
@@ -110,16 +132,20 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
     // Its own session, and only that, is the eMSP's to see.
     const sessions = await get("sessions?date_from=2020-01-01T00:00:00Z");
     expect((sessions.body as Json).data.map((s: Json) => s.id)).toEqual([sessionId]);
-  });
+  }
 
-  test("a meter sample becomes a Session PATCH with kWh and the running cost", async () => {
+  test("a meter sample becomes a Session PATCH with kWh and the running cost", () => runThrough(sampled), 30_000);
+
+  async function sampled() {
     await fake.meter(transactionPk, 1500);
     await eventually(async () => (await sessionOnEmsp())?.kwh === 1.5);
     expect(await sessionOnEmsp()).toMatchObject({ kwh: 1.5, total_cost: { before_taxes: 1.1 } });
     expect(requests("PATCH", `/receiver/sessions/DE/ABC/${sessionId}`).every((r) => r.status === 200)).toBe(true);
-  });
+  }
 
-  test("MariaDB stopped for 10 s: sender GETs answer 503/3000 naming SteVe, the gateway keeps serving", async () => {
+  test("MariaDB stopped for 10 s: sender GETs answer 503/3000 naming SteVe, the gateway keeps serving", () => runThrough(throughOutage), 60_000);
+
+  async function throughOutage() {
     // A sample the poller has most likely not read yet when the database goes away.
     await fake.meter(transactionPk, 1000);
     await maria.halt();
@@ -128,12 +154,13 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
     } finally {
       await maria.resume();
     }
-  }, 30_000);
+  }
 
   async function outage() {
     const until = Date.now() + 10_000;
     let answers = 0;
-    while (Date.now() < until) {
+    // 10 s, and at least six rounds however slow a loaded machine answers: the count below is the rounds', not the clock's.
+    for (let round = 0; round < 6 || Date.now() < until; round++) {
       for (const path of ["locations", `locations/${ALPHA.id}`, "sessions?date_from=2020-01-01T00:00:00Z", "cdrs"]) {
         const res = await get(path);
         expect([res.status, (res.body as Json).status_code, (res.body as Json).status_message]).toEqual([503, 3000, "SteVe database unavailable; retry later"]);
@@ -149,7 +176,13 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
     expect(answers).toBeGreaterThan(20);
   }
 
-  test("after the outage: the sample from before it, the next one, a station status row and the stop all reach the eMSP, with exactly one CDR", async () => {
+  test(
+    "after the outage: the sample from before it, the next one, a station status row and the stop all reach the eMSP, with exactly one CDR",
+    () => runThrough(afterOutage),
+    90_000,
+  );
+
+  async function afterOutage() {
     await eventually(async () => (await get("locations")).status === 200, 15_000);
     expect((await fetch(`${cpoUrl}/ready`)).status).toBe(200);
     await fake.meter(transactionPk, 1250);
@@ -190,9 +223,11 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
     expect(requests("PUT", "/receiver/sessions/").length).toBe(1);
     const cdrs = await get("cdrs");
     expect((cdrs.body as Json).data.map((c: Json) => c.id)).toEqual([sessionId]);
-  }, 40_000);
+  }
 
-  test("unknown_tags: ask_emsp: a token nobody pushed is authorized by its eMSP in real time (RESERVE_NOW), or refused", async () => {
+  test("unknown_tags: ask_emsp: a token nobody pushed is authorized by its eMSP in real time (RESERVE_NOW), or refused", () => reservedByAsking());
+
+  async function reservedByAsking() {
     // A token only the eMSP's backend knows (its local tokens); the CPO asks it through POST tokens/{uid}/authorize.
     const known = { ...emsp.token("EMSONLY1"), uid: "EMSONLY1" };
     await emsp.gateway.store.put("local:tokens:DEEMS", "EMSONLY1:RFID", known);
@@ -205,12 +240,15 @@ describe("a session by command, with MariaDB stopped in the middle", () => {
     const issued = await emsp.admin("POST", "/commands/cpo/RESERVE_NOW", reserve(emsp.token("NOBODY1")));
     expect((issued.body as Json).data.response).toMatchObject({ result: "REJECTED" });
     expect(requests("POST", "/sender/tokens/NOBODY1/authorize").map((r) => r.status)).toEqual([404]);
-  });
+  }
 
-  test("no secret in the CPO's log", () => {
+  test("no secret in the CPO's log", async () => {
+    // The log of the whole scenario: the outage's errors, the REST calls with their credentials, the eMSP asked.
+    await runThrough(afterOutage);
+    await reservedByAsking();
     if (process.env.SHOW_LOG) console.log(logLines.filter((l) => /unexpected|steve/.test(l)).join(""));
     const log = logLines.join("");
     expect(log).toContain("steve");
     for (const secret of [REST_PASSWORD, access.reader.password, Buffer.from(`${REST_USER}:${REST_PASSWORD}`).toString("base64")]) expect(log).not.toContain(secret);
-  });
+  }, 90_000);
 });
