@@ -22,17 +22,37 @@ describe("ocpi-gateway terminals", () => {
   let cpo: Cpo;
   const terminals = (...args: string[]): Promise<CliResult> => runCli(["terminals", ...args], cpo.written.file, { cwd: cpo.written.dir });
 
-  beforeAll(async () => {
+  /**
+   * What a test reads of an earlier action, done by itself first through the
+   * admin API (the code path the CLI takes, without a process per call).
+   */
+  const given = {
+    desk: async (method: "post" | "put", path: string, body: unknown) => {
+      const answer = json(await adminOf(cpo.url)[method](`/payments/ptp/terminals${path}`, body));
+      if (answer.status_code !== 1000) throw new Error(`set-up: ${method.toUpperCase()} ${path} refused: ${JSON.stringify(answer)}`);
+    },
+    /** SER-C1 active for us at LOC1; pending, it would be the first pick of an activation without an id */
+    namedActive: () => given.desk("post", "/activate", { terminal_id: "SER-C1", location_ids: ["LOC1"] }),
+    /** SER-C1 with its EVSEs and invoice fields as the assignment test leaves it */
+    namedAssignedAndUpdated: async () => {
+      await given.namedActive();
+      await given.desk("post", "/SER-C1/assignment", { evse_uids: ["EVSE1", "EVSE2"] });
+      await given.desk("put", "/SER-C1", { invoice_base_url: "https://cpx.example/invoices", invoice_creator: "CPO" });
+    },
+    /** SER-C2 picked for the customer reference CPX-9 (once SER-C1 is active) */
+    fromStock: () => given.desk("post", "/activate", { customer_reference: "CPX-9" }),
+  };
+
+  // a network of its own per test: activations, assignments and deactivations change what the next one finds
+  beforeEach(async () => {
     net = await PaymentsNet.start([{ id: "cpo-a", party: CPO }]);
     [cpo] = net.cpos;
     net.tms.ship("SER-C1");
     net.tms.ship("SER-C2", { merchant_ref: "CPX-9" });
   });
 
-  afterAll(async () => {
-    await net?.close();
-    removeTempDirs();
-  });
+  afterEach(() => net?.close());
+  afterAll(() => removeTempDirs());
 
   it("prints its usage with --help (exit 0), and names a usage error (exit 2)", async () => {
     const help = await terminals("--help");
@@ -68,12 +88,14 @@ describe("ocpi-gateway terminals", () => {
   });
 
   it("activates without an id (the PTP picks one for the customer reference) and prints JSON with --json", async () => {
+    await given.namedActive();
     const result = await terminals("activate", "ptp", "--customer-reference", "CPX-9", "--json");
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ terminal_id: "SER-C2", customer_reference: "CPX-9", country_code: "DE", party_id: "CPX" });
   });
 
   it("assigns EVSEs (a union) and updates fields; a bad value is refused naming the field, as the admin API refuses it", async () => {
+    await given.namedActive();
     const assigned = await terminals("assign", "ptp", "SER-C1", "--evse", "EVSE1", "--evse", "EVSE2");
     expect([assigned.code, assigned.stdout]).toEqual([0, "Assigned terminal SER-C1 at ptp: locations +[], EVSEs +[EVSE1, EVSE2]\n"]);
     expect(net.tms.devices.get("SER-C1")!.assigned).toEqual({ sites: ["LOC1"], points: ["EVSE1", "EVSE2"] });
@@ -96,6 +118,8 @@ describe("ocpi-gateway terminals", () => {
   });
 
   it("lists and gets our terminals at the PTP; an unknown one is not found (exit 1, HTTP 404)", async () => {
+    await given.namedAssignedAndUpdated();
+    await given.fromStock();
     const list = await terminals("list", "ptp");
     expect(list.code).toBe(0);
     expect(list.stdout.split("\n").filter(Boolean).sort()).toEqual([
@@ -113,6 +137,8 @@ describe("ocpi-gateway terminals", () => {
   });
 
   it("deactivates a terminal", async () => {
+    await given.namedActive();
+    await given.fromStock();
     const result = await terminals("deactivate", "ptp", "SER-C2");
     expect([result.code, result.stdout]).toEqual([0, "Deactivated terminal SER-C2 at ptp\n"]);
     expect(net.tms.devices.get("SER-C2")!.state).toBe("inactive");
