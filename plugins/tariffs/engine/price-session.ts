@@ -7,6 +7,7 @@ import { restrictionBoundaries, restrictionsHold, type Moment, type Phase } from
 import { selectTariff } from "./select-tariff";
 import { roundUpToStep } from "./step-size";
 import type { PricedSession, PricingInput } from "./types";
+import type { PricingTrace } from "./trace";
 
 /**
  * Prices a session (and its reservation) with the Connector's tariffs, the
@@ -70,6 +71,10 @@ interface Line {
   component: PriceComponent;
   /** kWh, seconds, or 1 for FLAT */
   quantity: number;
+  /** the element of the tariff that priced it (its index in `elements`) */
+  element: number;
+  /** the quantity consumed, before step_size rounding moved the surplus onto the last line */
+  consumed: number;
 }
 
 const isReservation = (phase: Phase): boolean => phase === "RESERVATION" || phase === "RESERVATION_EXPIRES";
@@ -136,12 +141,12 @@ const periodsOf = (slices: Slice[]): Period[] => {
 const linesOf = (periods: Period[]): Line[] =>
   periods.flatMap((period) => {
     const lines: Line[] = [];
-    if (period.flat) lines.push({ period, dimension: "FLAT", component: period.flat.component, quantity: 1 });
+    if (period.flat) lines.push({ period, dimension: "FLAT", component: period.flat.component, quantity: 1, element: period.flat.element, consumed: 1 });
     for (const dimension of DIMENSIONS[period.phase]) {
       const choice = period.choices[dimension];
       if (!choice) continue;
       const quantity = dimension === "ENERGY" ? period.kwh : (period.to - period.from) / 1000;
-      lines.push({ period, dimension, component: choice.component, quantity });
+      lines.push({ period, dimension, component: choice.component, quantity, element: choice.element, consumed: quantity });
     }
     return lines;
   });
@@ -220,7 +225,10 @@ const reservationSlices = (input: PricingInput, tariff: Tariff | undefined): Sli
   return slicesOf(tariff, start, end, boundaries, momentAt, () => 0);
 };
 
-export const priceSession = (input: PricingInput): PricedSession => {
+export const priceSession = (input: PricingInput): PricedSession => priceSessionTraced(input).priced;
+
+/** `priceSession`, with how it got there: every line billed, its element, step_size rounding and amount (trace.ts). */
+export const priceSessionTraced = (input: PricingInput): { priced: PricedSession; trace: PricingTrace } => {
   const { session, reservation } = input;
   if (!session && !reservation) throw new Error("priceSession needs a session, a reservation or both");
   const startedAt = reservation?.start ?? session!.start;
@@ -234,12 +242,15 @@ export const priceSession = (input: PricingInput): PricedSession => {
   applyStepSizes(sessionLines, reservationLines);
 
   const buckets = new Map<Bucket, Amount>();
+  const costs: Amount[] = [];
   // Lines exist only where an element of the selected tariff applied.
   for (const line of [...reservationLines, ...sessionLines]) {
     const cost = costOf(line.component, priceUnits(line), tariff!.tax_included);
+    costs.push(cost);
     buckets.set(bucketOf(line), add(buckets.get(bucketOf(line)) ?? ZERO, cost));
   }
-  const total = withinLimits([...buckets.values()].reduce(add, ZERO), tariff?.min_price, tariff?.max_price);
+  const unbounded = [...buckets.values()].reduce(add, ZERO);
+  const total = withinLimits(unbounded, tariff?.min_price, tariff?.max_price);
   const bucketPrice = (b: Bucket) => (buckets.has(b) ? priceOf(buckets.get(b)!) : undefined);
 
   const pricedPeriods = new Set([...reservationLines, ...sessionLines].map((l) => l.period));
@@ -267,5 +278,21 @@ export const priceSession = (input: PricingInput): PricedSession => {
     total_parking_cost: bucketPrice("parking"),
     total_reservation_cost: bucketPrice("reservation"),
   };
-  return Object.fromEntries(Object.entries(priced).filter(([, v]) => v !== undefined)) as PricedSession;
+  const trace: PricingTrace = {
+    lines: [...reservationLines, ...sessionLines].map((line, i) => ({
+      dimension: line.dimension,
+      phase: line.period.phase,
+      from: iso(line.period.from),
+      to: iso(line.period.to),
+      element: line.element,
+      component: line.component,
+      consumed: line.consumed,
+      billed: line.quantity,
+      bucket: bucketOf(line),
+      cost: costs[i],
+    })),
+    unbounded,
+    bounded: total,
+  };
+  return { priced: Object.fromEntries(Object.entries(priced).filter(([, v]) => v !== undefined)) as PricedSession, trace };
 };
