@@ -15,6 +15,7 @@ import type { TokensReceiverPort, TokensSenderPort } from "../plugins/tokens/por
 import type { CommandsReceiverPort, CommandsSenderPort } from "../plugins/commands/ports";
 import type { ChargingProfilesReceiverPort, ChargingProfilesSenderPort } from "../plugins/chargingprofiles/ports";
 import type { PaymentsReceiverPort, PaymentsSenderPort } from "../plugins/payments/ports";
+import type { BookingsReceiverPort, BookingsSenderPort } from "../plugins/bookings/ports";
 
 // --- the calls a port serves --------------------------------------------------------------------------
 export type { Page, PageRequest } from "../core/contract/page";
@@ -63,10 +64,14 @@ export type * from "../plugins/chargingprofiles/ports";
 export type * from "../plugins/chargingprofiles/model";
 export type * from "../plugins/payments/ports";
 export type * from "../plugins/payments/model";
+export type * from "../plugins/bookings/ports";
+export type * from "../plugins/bookings/model";
 export type { Price } from "../core/model/price";
 /** the sub-resources of payments (`TERMINALS`, `FACS`) and the change that reports one of our Terminals or FACs */
 export { TERMINALS, FACS } from "../plugins/payments/model";
 export { paymentsChange } from "../plugins/payments/push";
+/** the eMSP a booking belongs to, and the path segment of BookingLocations */
+export { bookingOwnerOf, BOOKING_LOCATIONS } from "../plugins/bookings/model";
 // Names two modules declare alike: the one meant here. A Session's token always names its owner; a CDR's
 // (`Cdr["cdr_token"]`) may not, when it came in 2.1.1.
 export type { CdrToken, ProfileType, PROFILE_TYPES } from "../plugins/sessions/model";
@@ -103,6 +108,8 @@ export type PortMap = {
   "payments.SENDER": PaymentsSenderPort;
   "payments.RECEIVER": PaymentsReceiverPort;
   "payments.CHANGES": ChangesPort;
+  "bookings.SENDER": BookingsSenderPort;
+  "bookings.RECEIVER": BookingsReceiverPort;
 };
 
 export type PortName = keyof PortMap;
