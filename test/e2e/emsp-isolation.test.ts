@@ -91,7 +91,25 @@ describe("eMSPs see and act on only the sessions and CDRs of their own tokens", 
   const tokens = { a: "", b: "", cpoAtA: "", cpoAtB: "" };
   let callbackId = 0;
 
-  beforeAll(async () => {
+  interface World {
+    cpo: Gateway;
+    emspA: Gateway;
+    emspB: Gateway;
+    emspBConfig: GatewayConfig;
+    urls: typeof urls;
+    tokens: typeof tokens;
+  }
+  /** the world the lists, commands and charging-profile tests read: only the SEEDED objects (the pushes describe adds others in its own) */
+  let shared: World;
+  const use = (world: World): void => {
+    ({ cpo, emspA, emspB, emspBConfig } = world);
+    Object.assign(urls, world.urls);
+    Object.assign(tokens, world.tokens);
+  };
+  const closeCurrent = () => Promise.all([cpo?.close(), emspA?.close(), emspB?.close()]);
+
+  /** A CPO on the local adapter seeded with SEEDED, and eMSPs A and B registered with it; made current. */
+  const startWorld = async (): Promise<World> => {
     const [cpoPort, aPort, bPort] = await freePorts(3);
     urls.cpo = `http://127.0.0.1:${cpoPort}`;
     urls.a = `http://127.0.0.1:${aPort}`;
@@ -134,10 +152,15 @@ describe("eMSPs see and act on only the sessions and CDRs of their own tokens", 
     tokens.b = (await emspB.registry.get("cpo"))!.tokenToPartner!;
     tokens.cpoAtA = (await cpo.registry.get("emsp-a"))!.tokenToPartner!;
     tokens.cpoAtB = (await cpo.registry.get("emsp-b"))!.tokenToPartner!;
+    return { cpo, emspA, emspB, emspBConfig, urls: { ...urls }, tokens: { ...tokens } };
+  };
+
+  beforeAll(async () => {
+    shared = await startWorld();
   }, 30_000);
 
   afterAll(async () => {
-    await Promise.all([cpo?.close(), emspA?.close(), emspB?.close()]);
+    await closeCurrent();
     removeTempDirs();
   });
 
@@ -280,7 +303,16 @@ describe("eMSPs see and act on only the sessions and CDRs of their own tokens", 
     });
   });
 
+  // the pushes add sessions and CDRs the lists must not see: each test gets a world of its own
   describe("pushes", () => {
+    beforeEach(async () => {
+      use(await startWorld());
+    }, 30_000);
+    afterEach(async () => {
+      await closeCurrent();
+      use(shared);
+    });
+
     const postEvent = async (event: Json): Promise<void> => {
       const { body } = await adminApi(urls.cpo).post("/events", event);
       expect(body.status_code).toBe(1000);
