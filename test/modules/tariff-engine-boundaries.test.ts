@@ -173,7 +173,7 @@ describe("tariff engine: hand-computed cases at restriction boundaries", () => {
     expect(p.charging_periods[1].start_date_time).toBe("2024-03-31T10:00:00Z");
   });
 
-  it("elements with a Bookings restriction never price a session (bookings are not taken)", () => {
+  it("elements with a Bookings restriction never price a session (they price bookings only: tariff-engine-bookings.test.ts)", () => {
     const t = base([
       { price_components: [{ type: "TIME", price: 9, step_size: 1 }], restrictions: { booking: "BOOKING" } },
       { price_components: [{ type: "TIME", price: 1, step_size: 1 }] },

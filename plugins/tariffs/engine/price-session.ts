@@ -44,6 +44,8 @@ const DIMENSIONS: Record<Phase, TariffDimensionType[]> = {
   PARKING: ["ENERGY", "PARKING_TIME"],
   RESERVATION: ["TIME"],
   RESERVATION_EXPIRES: ["TIME"],
+  BOOKING: ["TIME"],
+  BOOKING_EXPIRES: ["TIME"],
 };
 
 type Bucket = "energy" | "time" | "parking" | "fixed" | "reservation";
@@ -77,13 +79,16 @@ interface Line {
   consumed: number;
 }
 
-const isReservation = (phase: Phase): boolean => phase === "RESERVATION" || phase === "RESERVATION_EXPIRES";
+const isReservation = (phase: Phase): boolean => phase !== "CHARGING" && phase !== "PARKING";
 
-/** Elements in the order they are tried: RESERVATION_EXPIRES ones first for an expired reservation. */
+/** Elements in the order they are tried: RESERVATION_EXPIRES (BOOKING_EXPIRES) ones first for an expired reservation (booking). */
 const tryOrder = (tariff: Tariff, phase: Phase): number[] => {
   const indexes = tariff.elements.map((_, i) => i);
-  if (phase !== "RESERVATION_EXPIRES") return indexes;
-  const expires = (i: number) => tariff.elements[i].restrictions?.reservation === "RESERVATION_EXPIRES";
+  if (phase !== "RESERVATION_EXPIRES" && phase !== "BOOKING_EXPIRES") return indexes;
+  const expires = (i: number) => {
+    const r = tariff.elements[i].restrictions;
+    return phase === "BOOKING_EXPIRES" ? r?.booking === "BOOKING_EXPIRES" : r?.reservation === "RESERVATION_EXPIRES";
+  };
   return [...indexes.filter(expires), ...indexes.filter((i) => !expires(i))];
 };
 
@@ -219,7 +224,9 @@ const reservationSlices = (input: PricingInput, tariff: Tariff | undefined): Sli
   const reservation = input.reservation!;
   const start = Date.parse(reservation.start);
   const end = Date.parse(reservation.end);
-  const phase: Phase = reservation.expired ? "RESERVATION_EXPIRES" : "RESERVATION";
+  const phase: Phase = reservation.booking
+    ? reservation.expired ? "BOOKING_EXPIRES" : "BOOKING"
+    : reservation.expired ? "RESERVATION_EXPIRES" : "RESERVATION";
   const boundaries = tariff ? restrictionBoundaries(tariff.elements, start, end, start, input.time_zone) : [];
   const momentAt = (ms: number): Moment => ({ phase, local: localTime(ms, input.time_zone), durationS: (ms - start) / 1000, kwh: 0 });
   return slicesOf(tariff, start, end, boundaries, momentAt, () => 0);

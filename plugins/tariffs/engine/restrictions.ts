@@ -10,7 +10,7 @@ import type { Meter } from "./meter";
  */
 
 /** What the gateway knows about one instant of the timeline. */
-export type Phase = "CHARGING" | "PARKING" | "RESERVATION" | "RESERVATION_EXPIRES";
+export type Phase = "CHARGING" | "PARKING" | "RESERVATION" | "RESERVATION_EXPIRES" | "BOOKING" | "BOOKING_EXPIRES";
 
 export interface Moment {
   phase: Phase;
@@ -49,15 +49,25 @@ const withinTimeOfDay = (r: TariffRestrictions, minute: number): boolean => {
  * RESERVATION_EXPIRES TariffElement").
  */
 const reservationHolds = (r: TariffRestrictions, phase: Phase): boolean => {
-  if (phase === "CHARGING" || phase === "PARKING") return !present(r.reservation);
+  if (phase === "CHARGING" || phase === "PARKING" || phase === "BOOKING" || phase === "BOOKING_EXPIRES") return !present(r.reservation);
   if (r.reservation === "RESERVATION") return true;
   return phase === "RESERVATION_EXPIRES" && r.reservation === "RESERVATION_EXPIRES";
 };
 
+/**
+ * `booking` (OCPI 2.3.0 Bookings extension, BookingRestrictionType): the element prices the booked period
+ * (BOOKING) or a booking nobody came for (BOOKING_EXPIRES), and nothing else; an expired booking is priced by
+ * both, as an expired reservation is. BOOKING_CANCELLATION_FEES and BOOKING_OVERTIME elements price nothing here.
+ */
+const bookingHolds = (r: TariffRestrictions, phase: Phase): boolean => {
+  if (phase === "BOOKING") return r.booking === "BOOKING";
+  if (phase === "BOOKING_EXPIRES") return r.booking === "BOOKING" || r.booking === "BOOKING_EXPIRES";
+  return !present(r.booking);
+};
+
 export const restrictionsHold = (r: TariffRestrictions | null | undefined, m: Moment): boolean => {
   if (!r) return m.phase === "CHARGING" || m.phase === "PARKING";
-  // Bookings extension elements price bookings, which the gateway does not take.
-  if (present(r.booking)) return false;
+  if (!bookingHolds(r, m.phase)) return false;
   if (!reservationHolds(r, m.phase)) return false;
   if (!withinTimeOfDay(r, m.local.minuteOfDay)) return false;
   // start_date inclusive, end_date exclusive, both local dates.

@@ -24,7 +24,7 @@ export interface SessionTimeline {
   samples: MeterSample[];
 }
 
-/** A reservation made before the session (Commands RESERVE_NOW). */
+/** A reservation made before the session (Commands RESERVE_NOW), or a booking (OCPI 2.3.0 Bookings extension). */
 export interface ReservationTimeline {
   /** when the reservation was made */
   start: string;
@@ -32,6 +32,11 @@ export interface ReservationTimeline {
   end: string;
   /** true: it expired without a session, so RESERVATION_EXPIRES elements apply */
   expired: boolean;
+  /**
+   * true: a booking (from when it was made to the session's start, or to its no-show), priced by the elements with a
+   * `booking` restriction (BOOKING; BOOKING_EXPIRES first when expired) instead of those with `reservation`
+   */
+  booking?: boolean;
 }
 
 export interface PricingInput {
