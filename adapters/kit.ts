@@ -15,6 +15,7 @@ import type { TokensReceiverPort, TokensSenderPort } from "../plugins/tokens/por
 import type { CommandsReceiverPort, CommandsSenderPort } from "../plugins/commands/ports";
 import type { ChargingProfilesReceiverPort, ChargingProfilesSenderPort } from "../plugins/chargingprofiles/ports";
 import type { PaymentsReceiverPort, PaymentsSenderPort } from "../plugins/payments/ports";
+import type { InvoiceReconciliationReceiverPort, InvoiceReconciliationSenderPort } from "../plugins/invoicereconciliation/ports";
 import type { BookingsReceiverPort, BookingsSenderPort } from "../plugins/bookings/ports";
 
 // --- the calls a port serves --------------------------------------------------------------------------
@@ -64,6 +65,8 @@ export type * from "../plugins/chargingprofiles/ports";
 export type * from "../plugins/chargingprofiles/model";
 export type * from "../plugins/payments/ports";
 export type * from "../plugins/payments/model";
+export type * from "../plugins/invoicereconciliation/ports";
+export type * from "../plugins/invoicereconciliation/model";
 export type * from "../plugins/bookings/ports";
 export type * from "../plugins/bookings/model";
 export type { Price } from "../core/model/price";
@@ -108,6 +111,8 @@ export type PortMap = {
   "payments.SENDER": PaymentsSenderPort;
   "payments.RECEIVER": PaymentsReceiverPort;
   "payments.CHANGES": ChangesPort;
+  "invoicereconciliation.SENDER": InvoiceReconciliationSenderPort;
+  "invoicereconciliation.RECEIVER": InvoiceReconciliationReceiverPort;
   "bookings.SENDER": BookingsSenderPort;
   "bookings.RECEIVER": BookingsReceiverPort;
 };

@@ -10,6 +10,7 @@ import { TokensPlugin } from "../plugins/tokens/module";
 import { CommandsPlugin } from "../plugins/commands/module";
 import { ChargingProfilesPlugin } from "../plugins/chargingprofiles/module";
 import { PaymentsPlugin } from "../plugins/payments/module";
+import { InvoiceReconciliationPlugin } from "../plugins/invoicereconciliation/module";
 import { HubClientInfoPlugin } from "../plugins/hubclientinfo/module";
 import { localAdapterFactory } from "../adapters/local";
 import { steveAdapterFactory } from "../adapters/steve";
@@ -17,7 +18,7 @@ import { tmsAdapterFactory } from "../adapters/tms";
 import { proxyAdapterFactory } from "../adapters/proxy";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
-export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin, HubClientInfoPlugin];
+export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin, InvoiceReconciliationPlugin, HubClientInfoPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
 export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory, tmsAdapterFactory, proxyAdapterFactory];

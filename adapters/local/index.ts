@@ -7,6 +7,7 @@ import { localTokens } from "./tokens";
 import { localCommands } from "./commands";
 import { localChargingProfiles } from "./chargingprofiles";
 import { localPayments } from "./payments";
+import { localInvoiceReconciliation } from "./invoicereconciliation";
 
 /** The `local` adapter with every module it implements. */
 export const localAdapterFactory = createLocalAdapterFactory([
@@ -18,4 +19,5 @@ export const localAdapterFactory = createLocalAdapterFactory([
   localCommands,
   localChargingProfiles,
   localPayments,
+  localInvoiceReconciliation,
 ]);

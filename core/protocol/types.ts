@@ -14,6 +14,7 @@ export type ModuleId =
   | "chargingprofiles"
   | "hubclientinfo"
   | "payments"
+  | "invoicereconciliation"
   | "bookings"
   | (string & {});
 
