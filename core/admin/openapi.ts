@@ -53,6 +53,10 @@ export const ADMIN_OPERATIONS: Record<string, Operation> = {
   "GET /payments/{partner}/financial-advice-confirmations": { summary: "The partner's (a PTP's) list of the financial advice confirmations it attributes to us" },
   "GET /payments/{partner}/financial-advice-confirmations/{id}": { summary: "A financial advice confirmation the partner posted or we pulled, with the Sessions and CDRs it paid for (linked)" },
   "GET /payments/withheld-financial-advice-confirmations": { summary: "As the PTP: FACs withheld from every partner because no single CPO party was found for them, with the reason" },
+  "GET /invoices/{partner}": { summary: "Invoice Reconciliation records exchanged with the partner (issued to it, received from it), each with its findings" },
+  "POST /invoices/{partner}": { summary: "Issues an Invoice Reconciliation record to the partner (body: invoice_id, cdrs, id?, to?) and pushes it", body: "InvoiceReconciliationRecord" },
+  "PUT /invoices/{partner}/{id}": { summary: "Replaces invoice_id and cdrs of a record issued to the partner, pushed by PUT", body: "InvoiceReconciliationRecord" },
+  "DELETE /invoices/{partner}/{id}": { summary: "Withdraws a record issued to the partner (it was wrong), pushed by DELETE" },
 };
 
 /** "/admin/v1/outbox/:partner/dead-letters" → "/outbox/{partner}/dead-letters" */
