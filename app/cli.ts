@@ -11,6 +11,7 @@ import { runSyncCommand } from "./sync-command";
 import { runOutboxCommand } from "./outbox-command";
 import { runProbeCommand } from "./probe/probe-command";
 import { runTerminalsCommand } from "./terminals-command";
+import { runInvoicesCommand } from "./invoices-command";
 import { applyHeapGrowth } from "./heap-growth";
 
 const USAGE = `Usage:
@@ -21,6 +22,7 @@ const USAGE = `Usage:
   ocpi-gateway outbox retry <partner> [--id ID] [--config FILE]
   ocpi-gateway probe <versions_url> --token TOKEN [--json]
   ocpi-gateway terminals list|get|activate|deactivate|assign|update|facs <partner> … (terminals --help)
+  ocpi-gateway invoices add|list <partner> … (invoices --help)
 
 The config file defaults to $GATEWAY_CONFIG, then ./gateway.config.yaml.`;
 
@@ -30,6 +32,7 @@ const err = (line: string) => process.stderr.write(line + "\n");
 const main = async (argv: string[]): Promise<number> => {
   // its own flags (--location, --evse, --body…): parsed by the command
   if (argv[0] === "terminals") return runTerminalsCommand(argv.slice(1), out, err);
+  if (argv[0] === "invoices") return runInvoicesCommand(argv.slice(1), out, err);
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
