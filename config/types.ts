@@ -53,6 +53,8 @@ export interface ServerConfig {
    * for requests we receive, and our grace beyond the partner's timeout for requests we send; default 30
    */
   command_timeout_seconds?: number;
+  /** milliseconds between the checks that mark RESERVED bookings nobody came for NO_SHOW (bookings module, docs/bookings.md); default 60000 */
+  booking_check_interval_ms?: number;
   /** limits of the HTTP server partners call (README "Config reference", `server.inbound`); default DEFAULT_INBOUND */
   inbound?: InboundServerConfig;
   /** Prometheus `/metrics`: on a port of its own (`port`, bound to `host`, no auth), else on the main port behind the admin token (README "Operating it") */

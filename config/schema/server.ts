@@ -58,6 +58,8 @@ export const serverSchema = z.strictObject({
   hub_party_id: str(PARTY_REF_RE, MESSAGES.hubPartyId).optional(),
   admin_token: str(/^[\x21-\x7E]{16,128}$/, MESSAGES.adminToken).optional(),
   command_timeout_seconds: int(1, 86400, MESSAGES.commandTimeout).default(DEFAULT_COMMAND_TIMEOUT_SECONDS),
+  // the bookings module's no-show check (plugins/bookings/noshow-check.ts); absent: every 60 s
+  booking_check_interval_ms: int(50, 86_400_000, "must be a whole number of milliseconds between 50 and 86400000").optional(),
   inbound: nullAsAbsent(inboundSchema.optional()),
   metrics: nullAsAbsent(
     z.strictObject({ port: int(1, 65535, MESSAGES.metricsPort).optional(), host: z.string({ error: msg(MESSAGES.host) }).min(1, { error: MESSAGES.host }).default("127.0.0.1") }).optional(),
