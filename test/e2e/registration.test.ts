@@ -317,9 +317,9 @@ describe("token A outside the versions and credentials modules (in-process)", ()
     );
   });
 
+  // the temporary folders go in the file's afterAll: the pairs' CLIs run in theirs after this describe when shuffled
   afterAll(async () => {
     await gateway.close();
-    removeTempDirs();
   });
 
   it.each(["/ocpi/versions", "/ocpi/2.3.0", "/ocpi/2.3.0/credentials", "/ocpi/2.1.1/credentials"])("is accepted on GET %s", async (path) => {
