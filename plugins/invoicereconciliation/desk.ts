@@ -8,7 +8,7 @@ import { issuesOf } from "../../core/model/object-type";
 import { ocpiTimestamp } from "../../core/http/envelope";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { admitPartner } from "../../core/edge/admit";
-import { sameParty, type PartyRef } from "../../core/protocol/types";
+import { sameParty, type PartyRef, type VersionNumber } from "../../core/protocol/types";
 import type { Cdr } from "../cdrs/model";
 import { checkInvoiceRecords, type InvoiceFinding } from "./checks";
 import type { InvoiceReconciliationRecord, IssuedRecord } from "./model";
@@ -58,6 +58,8 @@ export class InvoiceDesk {
     private readonly changes: ChangeFeed,
     private readonly addressees: Addressees,
     private readonly ports: { SENDER?: InvoiceReconciliationSenderPort; RECEIVER?: InvoiceReconciliationReceiverPort },
+    /** the versions the module is served in: a partner registered in another is not offered it */
+    private readonly versions: readonly VersionNumber[],
   ) {}
 
   /** Issues a new record to the partner: stored, then POSTed to its Receiver. */
@@ -194,6 +196,8 @@ export class InvoiceDesk {
   /** The partner's parties; 2001 naming it when it is not registered or not offered the module in its version. */
   private async partiesOf(partnerId: string): Promise<PartyRef[]> {
     const { record } = await admitPartner({ config: this.config, registry: this.registry }, partnerId, INVOICE_RECONCILIATION);
+    if (!this.versions.includes(record.version!))
+      throw invalid(`partner: ${partnerId} is not offered ${INVOICE_RECONCILIATION} in OCPI ${record.version} (the module is ${this.versions.join(", ")} only)`);
     return record.roles.filter((r) => r.role !== "HUB").map((r) => ({ country_code: r.country_code.toUpperCase(), party_id: r.party_id.toUpperCase() }));
   }
 }

@@ -59,7 +59,7 @@ export class InvoiceReconciliationPlugin extends DataModulePlugin<InvoiceReconci
 
   /** What the operator does on the records, over the ports of the roles served (connected before the gateway serves). */
   get desk(): InvoiceDesk {
-    return new InvoiceDesk(this.config, this.registry, this.changes, this.addressees, this.ports);
+    return new InvoiceDesk(this.config, this.registry, this.changes, this.addressees, this.ports, this.versions);
   }
 
   protected senderRoutes(port: InvoiceReconciliationSenderPort): RouteSpec[] {
