@@ -125,6 +125,11 @@ export interface Store {
   /** Entries ordered by sort key then key, within the query's bounds. */
   range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;
   /**
+   * `range`, each value as the JSON text the store keeps, not parsed: `JSON.stringify` of the value written,
+   * so `JSON.parse` of it is what `range` answers. For a page answered as it was stored (core/contract/page.ts JsonPage).
+   */
+  rangeJson(collection: string, query: RangeQuery): Promise<StoredPage<string>>;
+  /**
    * Runs `work`, whose writes are committed together where the store can:
    * SQLite makes them one transaction (other writers wait until it is
    * committed; what `work` wrote is committed even when it fails half-way,

@@ -221,7 +221,12 @@ export class RedisStore implements Store {
   }
 
   async range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>> {
-    const [total, ...jsons] = await this.run(() =>
+    const page = await this.rangeJson(collection, query);
+    return { total: page.total, items: page.items.map((json) => JSON.parse(json) as T) };
+  }
+
+  async rangeJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {
+    const [total, ...items] = await this.run(() =>
       this.redis.storeRange(
         ...this.keys(collection),
         query.from === undefined ? "-inf" : scoreArg(query.from),
@@ -231,7 +236,7 @@ export class RedisStore implements Store {
         query.limit,
       ),
     );
-    return { total, items: jsons.map((json) => JSON.parse(json) as T) };
+    return { total, items };
   }
 
   /** No transaction across keys here (a cluster could not run one): the writes go as they come; concurrent ones share the connection's pipeline. */

@@ -167,19 +167,29 @@ export class SqliteStore implements Store {
    * when first needed, and again after the collection's version changed.
    */
   async range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>> {
-    // One SQL text per bound combination keeps every query a plain index range scan.
-    const bounded = query.from !== undefined || query.to !== undefined;
-    let where = "collection = ?";
-    const params: unknown[] = [collection];
-    if (query.from !== undefined) {
-      where += " AND sort_key >= ?";
-      params.push(query.from);
-    }
-    if (query.to !== undefined) {
-      where += " AND sort_key < ?";
-      params.push(query.to);
-    }
+    const page = this.rangeOfJson(collection, query);
+    return { total: page.total, items: page.items.map((json) => JSON.parse(json) as T) };
+  }
+
+  async rangeJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {
+    return this.rangeOfJson(collection, query);
+  }
+
+  private rangeOfJson(collection: string, asked: RangeQuery): StoredPage<string> {
     const read = () => this.transaction("DEFERRED", () => {
+      const query = asked.from !== undefined || asked.to !== undefined ? this.unlessHoldingAll(collection, asked) : asked;
+      // One SQL text per bound combination keeps every query a plain index range scan.
+      const bounded = query.from !== undefined || query.to !== undefined;
+      let where = "collection = ?";
+      const params: unknown[] = [collection];
+      if (query.from !== undefined) {
+        where += " AND sort_key >= ?";
+        params.push(query.from);
+      }
+      if (query.to !== undefined) {
+        where += " AND sort_key < ?";
+        params.push(query.to);
+      }
       let total: number;
       let version = 0;
       if (bounded) total = (this.stmt(`SELECT COUNT(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
@@ -189,7 +199,7 @@ export class SqliteStore implements Store {
       }
       const offset = Math.max(0, query.offset);
       const count = Math.min(query.limit, total - offset);
-      if (count <= 0) return { total, items: [] as T[] };
+      if (count <= 0) return { total, items: [] as string[] };
       let rows: { value: string }[];
       if (offset + count > total / 2) {
         // the back half: read backwards from the end, stepping over at most half the collection, usually next to nothing
@@ -211,10 +221,25 @@ export class SqliteStore implements Store {
           value: string;
         }[];
       }
-      return { total, items: rows.map((r) => JSON.parse(r.value) as T) };
+      return { total, items: rows.map((r) => r.value) };
     });
     // A read transaction so the count and the page come from the same snapshot.
     return this.guard(read);
+  }
+
+  /**
+   * `query` without its bounds when they hold every entry of the collection (its lowest and highest
+   * sort keys, read off the index): a pull from the start of the data then takes the maintained count
+   * instead of counting its range. Else `query` as it is. Inside range's read transaction.
+   */
+  private unlessHoldingAll(collection: string, query: RangeQuery): RangeQuery {
+    const lowest = this.stmt("SELECT sort_key FROM entries WHERE collection = ? ORDER BY sort_key LIMIT 1").get(collection) as { sort_key: number } | undefined;
+    if (!lowest || (query.from !== undefined && query.from > lowest.sort_key)) return query;
+    if (query.to !== undefined) {
+      const highest = this.stmt("SELECT sort_key FROM entries WHERE collection = ? ORDER BY sort_key DESC LIMIT 1").get(collection) as { sort_key: number };
+      if (query.to <= highest.sort_key) return query;
+    }
+    return { offset: query.offset, limit: query.limit };
   }
 
   /** The collection's checkpoints at `version`, taken now when those in memory are of another version (inside range's read transaction). */

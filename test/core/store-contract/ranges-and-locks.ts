@@ -60,6 +60,39 @@ export function rangeAndLockRules({ store: storeOf, factory, fresh, keysOf }: Co
       expect(await store.range(c, { offset: 0, limit: 0 })).toEqual({ items: [], total: 10 });
     });
 
+    it("answers the JSON text of each value written with rangeJson: the page range parses, unparsed", async () => {
+      const c = fresh("json");
+      const values = [
+        { id: "k0", n: 0, text: "Straße \u00e9 \u2603 \"quoted\"" },
+        { id: "k1", n: 1, nested: { a: [1, 2.5, null], b: true } },
+        { id: "k2", n: 2 },
+        { id: "k3", n: 3 },
+      ];
+      for (const value of values) await store.put(c, value.id, value, value.n);
+      await store.update<Doc & { extra?: string }>(c, "k2", (current) => ({ value: { ...current!, extra: "x" } }));
+      const written = [values[0], values[1], { ...values[2], extra: "x" }, values[3]].map((v) => JSON.stringify(v));
+      expect(await store.rangeJson(c, { offset: 0, limit: 10 })).toEqual({ items: written, total: 4 });
+      expect(await store.rangeJson(c, { from: 1, to: 3, offset: 1, limit: 10 })).toEqual({ items: [written[2]], total: 2 });
+      expect(await store.rangeJson(c, { offset: 3, limit: 10 })).toEqual({ items: [written[3]], total: 4 });
+      const parsed = await store.range(c, { offset: 1, limit: 2 });
+      expect((await store.rangeJson(c, { offset: 1, limit: 2 })).items.map((json) => JSON.parse(json))).toEqual(parsed.items);
+      expect(await store.rangeJson(fresh("json-empty"), { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+    });
+
+    it("pages bounds that hold every entry, or all but the first or last, exactly", async () => {
+      const c = fresh("holding");
+      for (let i = 0; i < 600; i++) await store.put<Doc>(c, `k${String(i).padStart(3, "0")}`, { id: `k${i}`, n: i }, 100 + (i % 300));
+      const all = (await store.range<Doc>(c, { offset: 0, limit: 600 })).items;
+      for (const [bounds, expected] of [
+        [{ from: 0 }, all],
+        [{ from: 100, to: 400 }, all],
+        [{ from: 101 }, all.filter((d) => d.n % 300 !== 0)],
+        [{ from: 100, to: 399 }, all.filter((d) => d.n % 300 !== 299)],
+      ] as const)
+        for (const offset of [0, 260, expected.length - 50])
+          expect(await store.range<Doc>(c, { ...bounds, offset, limit: 50 })).toEqual({ items: expected.slice(offset, offset + 50), total: expected.length });
+    });
+
     it("returns an empty page for an empty or unknown collection", async () => {
       expect(await store.range(fresh("empty"), { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
       expect(await store.range(fresh("empty"), { from: 1, to: 2, offset: 5, limit: 10 })).toEqual({ items: [], total: 0 });
