@@ -1,0 +1,103 @@
+import { priceSessionTraced } from "../../tariffs/engine";
+import type { Tariff } from "../../tariffs/model";
+import type { Session } from "../../sessions/model";
+import type { Cdr } from "../model";
+import type { VersionNumber } from "../../../core/protocol/types";
+import type { CdrAudit, Difference, Direction } from "./model";
+import { auditKey } from "./model";
+import { timelineOf } from "./timeline";
+import { chooseTariff, unsupportedRestriction } from "./tariff-choice";
+import { explanationOf } from "./explain";
+import { priceDifferences, quantityDifferences } from "./compare";
+import { sessionDifferences } from "./session-check";
+import { amountsOf, creditDifferences } from "./credit-check";
+
+/** What the audit of one CDR needs besides the CDR, gathered from the ports by the worker (audit-inputs.ts). */
+export interface AuditContext {
+  direction: Direction;
+  partner?: string;
+  /** the version the CDR came or went in: a 2.1.1 CDR's costs exclude VAT and only total_cost is priced */
+  version?: VersionNumber;
+  /** the tariffs the CDR's charging periods name, as held (pulled from the partner, or ours) */
+  heldTariffs: readonly Tariff[];
+  /** the Location's time_zone, when held */
+  timeZone?: string;
+  /** the Session the CDR closes, when held */
+  session?: Session;
+  /** the amounts of the CDR a credit CDR credits (`CdrAudit.amounts`), when held */
+  original?: Record<string, number>;
+  /** the currency's tolerance (config `audit.tolerance`) */
+  tolerance: number;
+  now: string;
+}
+
+const inForce = (tariff: Tariff, at: string): boolean =>
+  (!tariff.start_date_time || Date.parse(tariff.start_date_time) <= Date.parse(at)) &&
+  (!tariff.end_date_time || Date.parse(at) < Date.parse(tariff.end_date_time));
+
+/**
+ * Audits one CDR (pure): a credit CDR against the CDR it credits; any other
+ * re-priced with the tariff engine against the tariff it names, each total
+ * compared; both against the Session. The tariff the CDR names prices it even
+ * outside its validity or for another TariffType: the CPO says it applied,
+ * and a note says when that is odd.
+ */
+export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => {
+  const differences: Difference[] = [];
+  const notes: string[] = [];
+  let explanation: string[] = [];
+  let reason: string | undefined;
+  let tariffRef: CdrAudit["tariff"];
+
+  if (cdr.credit === true) {
+    differences.push(...creditDifferences(cdr, ctx.original, ctx.tolerance));
+    explanation = [`credit CDR of ${cdr.credit_reference_id ?? "(none named)"}: its totals are checked to cancel that CDR's, not re-priced`];
+  } else {
+    const timeline = timelineOf(cdr);
+    const choice = chooseTariff(cdr, ctx.heldTariffs);
+    if ("unpriceable" in choice) reason = choice.unpriceable;
+    else {
+      const { tariff, source } = choice;
+      tariffRef = { id: tariff.id, source };
+      reason = unsupportedRestriction(tariff, timeline, ctx.timeZone !== undefined);
+      if (!reason && tariff.currency !== cdr.currency) reason = `tariff ${tariff.id} is in ${tariff.currency}, the CDR in ${cdr.currency}`;
+      if (!reason) {
+        const start = timeline.reservation?.start ?? timeline.session!.start;
+        if (!inForce(tariff, start)) notes.push(`tariff ${tariff.id} is not in force at ${start} (start_date_time/end_date_time); priced with it as the CDR names it`);
+        if (ctx.timeZone === undefined) notes.push("the Location's time_zone is not held; the tariff has no local-time restriction, so it does not matter");
+        const applied: Tariff = { ...tariff, start_date_time: null, end_date_time: null, type: null };
+        const { priced, trace } = priceSessionTraced({
+          tariffs: [applied],
+          time_zone: ctx.timeZone ?? "UTC",
+          ...(timeline.session ? { session: timeline.session } : {}),
+          ...(timeline.reservation ? { reservation: timeline.reservation } : {}),
+        });
+        explanation = explanationOf(trace, tariff);
+        if (!tariff.tax_included) notes.push(`tariff ${tariff.id} has no tax_included (required in 2.3.0); its prices are read as excluding taxes (NO)`);
+        if (ctx.version === "2.1.1") notes.push("a 2.1.1 CDR carries total_cost excluding VAT only: only total_cost before taxes is compared");
+        differences.push(...priceDifferences(cdr, priced, trace, tariff, ctx.tolerance, ctx.version === "2.1.1"), ...quantityDifferences(cdr, priced, timeline.periodsKwh));
+      }
+    }
+  }
+  if (ctx.session) differences.push(...sessionDifferences(cdr, ctx.session));
+  else if (cdr.session_id) notes.push(`Session ${cdr.session_id} is not held: not compared`);
+
+  const owner = { country_code: cdr.country_code, party_id: cdr.party_id };
+  return {
+    key: auditKey(ctx.direction, owner, cdr.id),
+    ...(ctx.partner ? { partner: ctx.partner } : {}),
+    direction: ctx.direction,
+    owner,
+    cdr_id: cdr.id,
+    currency: cdr.currency,
+    audited_at: ctx.now,
+    verdict: reason ? "unpriceable" : differences.length ? "mismatch" : "match",
+    ...(reason ? { reason } : {}),
+    ...(tariffRef ? { tariff: tariffRef } : {}),
+    differences,
+    explanation,
+    notes,
+    amounts: amountsOf(cdr),
+    ...(cdr.credit_reference_id ? { credit_reference_id: cdr.credit_reference_id } : {}),
+  };
+};

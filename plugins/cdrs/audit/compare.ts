@@ -1,0 +1,80 @@
+import type { Price } from "../../../core/model/price";
+import type { PricedSession, PricingTrace } from "../../tariffs/engine";
+import type { Tariff } from "../../tariffs/model";
+import type { Cdr } from "../model";
+import type { Difference } from "./model";
+import { explanationOf, fieldOfBucket, lineText, money } from "./explain";
+
+/**
+ * The CDR's amounts against the re-priced ones: before_taxes and the sum of
+ * the taxes of total_cost and each dimension's total, beyond the currency's
+ * tolerance; and total_time, total_parking_time and the charging periods'
+ * energy against the CDR's timestamps and total_energy.
+ */
+export const PRICE_FIELDS = ["total_cost", "total_fixed_cost", "total_energy_cost", "total_time_cost", "total_parking_cost", "total_reservation_cost"] as const;
+type PriceField = (typeof PRICE_FIELDS)[number];
+
+const taxesOf = (p: Price | undefined): number => (p?.taxes ?? []).reduce((s, t) => s + Number(t.amount), 0);
+
+/** A Price after taxes, for the credit check (an absent total is 0). */
+export const afterTaxes = (p: Price | undefined): number => (p ? Number(p.before_taxes) + taxesOf(p) : 0);
+
+const r4 = (n: number): number => Math.round(n * 10_000) / 10_000 + 0;
+
+const why = (field: PriceField, trace: PricingTrace, tariff: Tariff): string => {
+  if (field === "total_cost") return explanationOf(trace, tariff).join("; ");
+  const lines = trace.lines.filter((l) => fieldOfBucket(l.bucket) === field);
+  if (!lines.length) return `no element of tariff ${tariff.id} prices this dimension during the session: ${field} is 0`;
+  return lines.map((l) => lineText(l, trace.lines, tariff)).join("; ");
+};
+
+/**
+ * `totalOnly`: a CDR as 2.1.1 carries it, whose costs are numbers excluding VAT and whose only per-dimension
+ * figure is total_parking_time: only total_cost before taxes is compared.
+ */
+export const priceDifferences = (cdr: Cdr, priced: PricedSession, trace: PricingTrace, tariff: Tariff, tolerance: number, totalOnly = false): Difference[] => {
+  const differences: Difference[] = [];
+  for (const field of totalOnly ? (["total_cost"] as const) : PRICE_FIELDS) {
+    const stated = cdr[field] as Price | undefined;
+    const expected = priced[field] as Price | undefined;
+    const before = [stated ? Number(stated.before_taxes) : 0, expected?.before_taxes ?? 0];
+    const taxes = [taxesOf(stated), taxesOf(expected)];
+    if (Math.abs(before[0] - before[1]) > tolerance + 1e-9)
+      differences.push({ field: `${field}.before_taxes`, cdr: stated ? r4(before[0]) : null, expected: r4(before[1]), explanation: why(field, trace, tariff) });
+    if (!totalOnly && Math.abs(taxes[0] - taxes[1]) > tolerance + 1e-9) {
+      const missing = !stated?.taxes?.length;
+      const explanation = `${missing ? "the CDR lists no taxes; " : ""}${why(field, trace, tariff)}`;
+      differences.push({ field: `${field}.taxes`, cdr: stated ? r4(taxes[0]) : null, expected: r4(taxes[1]), explanation });
+    }
+  }
+  return differences;
+};
+
+const HOUR_TOLERANCE = 0.001;
+const KWH_TOLERANCE = 0.001;
+
+export const quantityDifferences = (cdr: Cdr, priced: PricedSession, periodsKwh: number | undefined): Difference[] => {
+  const differences: Difference[] = [];
+  if (Math.abs(cdr.total_time - priced.total_time) > HOUR_TOLERANCE)
+    differences.push({
+      field: "total_time",
+      cdr: cdr.total_time,
+      expected: priced.total_time,
+      explanation: `the session lasts from start_date_time ${cdr.start_date_time} to end_date_time ${cdr.end_date_time}: ${priced.total_time} h`,
+    });
+  if (cdr.total_parking_time !== undefined && Math.abs(cdr.total_parking_time - priced.total_parking_time) > HOUR_TOLERANCE)
+    differences.push({
+      field: "total_parking_time",
+      cdr: cdr.total_parking_time,
+      expected: priced.total_parking_time,
+      explanation: `the charging periods without TIME (PARKING_TIME only) last ${priced.total_parking_time} h`,
+    });
+  if (periodsKwh !== undefined && Math.abs(periodsKwh - cdr.total_energy) > KWH_TOLERANCE)
+    differences.push({
+      field: "total_energy",
+      cdr: cdr.total_energy,
+      expected: r4(periodsKwh),
+      explanation: `the ENERGY volumes of the charging periods add up to ${money(periodsKwh)} kWh`,
+    });
+  return differences;
+};

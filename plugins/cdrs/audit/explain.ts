@@ -1,0 +1,86 @@
+import type { Tariff, TariffRestrictions } from "../../tariffs/model";
+import type { PricingTrace, TracedLine } from "../../tariffs/engine";
+
+/**
+ * The re-pricing in words, as an operator reads it: per billed line the
+ * dimension and period, the tariff element and its restrictions, the price,
+ * the quantity consumed and billed with the step_size rounding, and the
+ * amount with its tax.
+ */
+
+/** Money: cents when exact, else the 4 decimals OCPI numbers carry. */
+export const money = (n: number): string => {
+  const r = Math.round(n * 10_000) / 10_000 + 0;
+  return Number.isInteger(Math.round(r * 10_000) / 100) ? r.toFixed(2) : String(r);
+};
+
+const num = (n: number): string => String(Math.round(n * 10_000) / 10_000 + 0);
+
+const UNIT: Record<string, { per: string; of: (q: number) => string; step: (s: number) => string }> = {
+  ENERGY: { per: "kWh", of: (q) => `${num(q)} kWh`, step: (s) => `${s} Wh` },
+  TIME: { per: "hour", of: (q) => `${num(q)} s`, step: (s) => `${s} s` },
+  PARKING_TIME: { per: "hour", of: (q) => `${num(q)} s`, step: (s) => `${s} s` },
+  FLAT: { per: "session", of: () => "once", step: () => "" },
+};
+
+export const restrictionsText = (r: TariffRestrictions | null | undefined): string => {
+  const set = Object.entries(r ?? {}).filter(([, v]) => v !== undefined && v !== null);
+  return set.length ? `restrictions ${set.map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(",") : v}`).join(", ")}` : "no restrictions";
+};
+
+const FIELD_OF: Record<TracedLine["bucket"], string> = {
+  energy: "total_energy_cost",
+  time: "total_time_cost",
+  parking: "total_parking_cost",
+  fixed: "total_fixed_cost",
+  reservation: "total_reservation_cost",
+};
+export const fieldOfBucket = (bucket: TracedLine["bucket"]): string => FIELD_OF[bucket];
+
+const isReservation = (l: TracedLine) => l.phase === "RESERVATION" || l.phase === "RESERVATION_EXPIRES";
+
+/** What step_size did to this line: the rounding of the dimension's total lands on its last line. */
+const stepText = (line: TracedLine, all: TracedLine[]): string => {
+  const step = line.component.step_size;
+  if (line.dimension === "FLAT") return "";
+  const same = all.filter((l) => l.dimension === line.dimension && isReservation(l) === isReservation(line));
+  if (same[same.length - 1] !== line) return "";
+  const unit = UNIT[line.dimension];
+  const timed = all.filter((l) => !isReservation(l) && (l.dimension === "TIME" || l.dimension === "PARKING_TIME"));
+  const lastTimed = timed[timed.length - 1]?.dimension;
+  if (!isReservation(line) && line.dimension !== "ENERGY" && line.dimension !== lastTimed)
+    return `, not rounded: step_size applies to the session's last time-based dimension, ${lastTimed}`;
+  if (!(step > 0)) return ", step_size 0: not rounded";
+  const consumed = same.reduce((s, l) => s + l.consumed, 0);
+  const billed = same.reduce((s, l) => s + l.billed, 0);
+  if (Math.abs(billed - consumed) < 1e-9) return `, step_size ${unit.step(step)}: ${unit.of(consumed)} of ${line.dimension} is a multiple, not rounded`;
+  const scale = line.dimension === "ENERGY" ? 1000 : 1;
+  return `, step_size ${unit.step(step)}: the ${unit.of(consumed)} of ${line.dimension} rounded up to ${Math.round((billed * scale) / step)} × ${unit.step(step)} = ${unit.of(billed)}, the surplus billed here`;
+};
+
+const taxText = (line: TracedLine, tariff: Tariff): string => {
+  if (!line.cost.taxed) return "no VAT";
+  return `VAT ${line.component.vat} % ${money(line.cost.taxes)} (tax_included ${tariff.tax_included ?? "NO"})`;
+};
+
+export const lineText = (line: TracedLine, all: TracedLine[], tariff: Tariff): string => {
+  const unit = UNIT[line.dimension];
+  const element = tariff.elements[line.element];
+  const quantity = line.dimension === "FLAT" ? "once" : `consumed ${unit.of(line.consumed)}, billed ${unit.of(line.billed)}`;
+  return (
+    `${line.dimension} ${line.from} to ${line.to} (${line.phase}): element #${line.element} (${restrictionsText(element?.restrictions)}), ` +
+    `${money(line.component.price)} per ${unit.per}, ${quantity}${stepText(line, all)}: ${money(line.cost.beforeTaxes)} excl. tax, ` +
+    `${taxText(line, tariff)} → ${FIELD_OF[line.bucket]}`
+  );
+};
+
+/** The whole re-pricing: one line per billed line, then what min_price / max_price did. */
+export const explanationOf = (trace: PricingTrace, tariff: Tariff): string[] => {
+  const lines = trace.lines.map((l) => lineText(l, trace.lines, tariff));
+  const before = trace.unbounded.beforeTaxes;
+  const bounded = trace.bounded.beforeTaxes;
+  if (Math.abs(before - bounded) > 1e-9)
+    lines.push(`total_cost: the lines add up to ${money(before)} excl. tax, bounded by the tariff's ${bounded > before ? "min_price" : "max_price"} to ${money(bounded)}`);
+  else lines.push(`total_cost: the lines add up to ${money(before)} excl. tax, ${money(trace.bounded.taxes)} tax`);
+  return lines;
+};

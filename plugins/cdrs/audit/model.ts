@@ -1,0 +1,53 @@
+import type { PartyRef } from "../../../core/protocol/types";
+
+/**
+ * What the CDR audit keeps per CDR (README "Auditing CDRs and invoices"):
+ * the verdict, every difference with its explanation, and how the CDR was
+ * re-priced, line by line.
+ */
+export type Verdict = "match" | "mismatch" | "unpriceable";
+export const VERDICTS: readonly Verdict[] = ["match", "mismatch", "unpriceable"];
+
+/** Which way the CDR passed the gateway: a partner's (its push, our pull) or ours (pushed to a partner). */
+export type Direction = "received" | "sent";
+
+/** One way the CDR differs from what the gateway computes, or from its Session or the CDR it credits. */
+export interface Difference {
+  /** the CDR field, e.g. `total_time_cost.before_taxes`, `total_cost.taxes`, `session.kwh`, `credit.total_cost` */
+  field: string;
+  /** what the CDR says */
+  cdr: number | string | null;
+  /** what it should say */
+  expected: number | string | null;
+  /** which tariff element and restriction, step_size rounding and dimension produced the expected value */
+  explanation: string;
+}
+
+export interface CdrAudit {
+  /** `<direction>/<country_code>/<party_id>/<id>` (owner upper-cased) */
+  key: string;
+  /** the partner the CDR came from (received) or went to (sent); absent for ours when no partner holds its token's owner */
+  partner?: string;
+  direction: Direction;
+  owner: PartyRef;
+  cdr_id: string;
+  currency: string;
+  audited_at: string;
+  verdict: Verdict;
+  /** why it could not be priced (unpriceable) */
+  reason?: string;
+  /** the tariff it was re-priced with and where it was found */
+  tariff?: { id: string; source: "embedded" | "held" };
+  differences: Difference[];
+  /** the re-pricing, one line per billed period and dimension, then the totals */
+  explanation: string[];
+  /** facts that did not change the verdict (no Session held, the time zone assumed) */
+  notes: string[];
+  /** the CDR's own amounts after taxes, for a credit CDR to be checked against (credit-check.ts) */
+  amounts: Record<string, number>;
+  credit_reference_id?: string;
+}
+
+/** Store key of a CDR's audit. */
+export const auditKey = (direction: Direction, owner: PartyRef, id: string): string =>
+  `${direction}/${owner.country_code.toUpperCase()}/${owner.party_id.toUpperCase()}/${id}`;

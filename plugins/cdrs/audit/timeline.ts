@@ -1,0 +1,67 @@
+import type { MeterSample, ReservationTimeline, SessionTimeline } from "../../tariffs/engine";
+import type { CdrDimension, ChargingPeriod } from "../model";
+import type { Cdr } from "../model";
+
+/**
+ * A CDR's charging periods as the meter timeline the tariff engine prices
+ * (OCPI 2.3.0 CDRs, ChargingPeriod: a period lasts until the next one starts,
+ * the last until end_date_time). Energy is cumulated from each period's
+ * ENERGY volume; a period with PARKING_TIME and no TIME is parked (the first
+ * such period after charging ends the charging); RESERVATION_TIME periods are
+ * the reservation. Power and current are taken from MAX_/MIN_ dimensions,
+ * held for the period. A CDR whose periods carry no ENERGY spreads
+ * total_energy over the session.
+ */
+export interface CdrTimeline {
+  session?: SessionTimeline;
+  reservation?: ReservationTimeline;
+  /** the dimensions present in some period (what restrictions can be decided on) */
+  dimensions: Set<string>;
+  /** kWh the periods' ENERGY volumes add up to; undefined when no period gives one */
+  periodsKwh?: number;
+}
+
+const volume = (dimensions: CdrDimension[], ...types: string[]): number | undefined => {
+  for (const type of types) {
+    const found = dimensions.find((d) => d.type === type);
+    if (found) return Number(found.volume);
+  }
+  return undefined;
+};
+
+export const timelineOf = (cdr: Cdr): CdrTimeline => {
+  const periods: ChargingPeriod[] = [...cdr.charging_periods].sort((a, b) => Date.parse(a.start_date_time) - Date.parse(b.start_date_time));
+  const dimensions = new Set(periods.flatMap((p) => p.dimensions.map((d) => d.type)));
+  const reserved = periods.filter((p) => p.dimensions.some((d) => d.type === "RESERVATION_TIME"));
+  const used = periods.filter((p) => !reserved.includes(p));
+  const endOf = (i: number, list: ChargingPeriod[]): string => list[i + 1]?.start_date_time ?? cdr.end_date_time;
+
+  const timeline: CdrTimeline = { dimensions };
+  if (reserved.length) {
+    const end = used[0]?.start_date_time ?? cdr.end_date_time;
+    timeline.reservation = { start: reserved[0].start_date_time, end, expired: used.length === 0 };
+  }
+  if (!used.length && reserved.length) return timeline;
+
+  const start = used[0]?.start_date_time ?? cdr.start_date_time;
+  const byEnergy = dimensions.has("ENERGY");
+  const samples: MeterSample[] = [];
+  let kwh = 0;
+  let chargingEnd: string | undefined;
+  used.forEach((period, i) => {
+    const parked = period.dimensions.some((d) => d.type === "PARKING_TIME") && !period.dimensions.some((d) => d.type === "TIME");
+    if (parked && chargingEnd === undefined && i > 0) chargingEnd = period.start_date_time;
+    const sample: MeterSample = { at: period.start_date_time, kwh };
+    const power = volume(period.dimensions, "MAX_POWER", "MIN_POWER");
+    const current = volume(period.dimensions, "MAX_CURRENT", "MIN_CURRENT");
+    if (power !== undefined) sample.power_kw = power;
+    if (current !== undefined) sample.current_a = current;
+    samples.push(sample);
+    kwh += volume(period.dimensions, "ENERGY") ?? 0;
+    if (i === used.length - 1) samples.push({ at: endOf(i, used), kwh: byEnergy ? kwh : cdr.total_energy });
+  });
+  if (!used.length) samples.push({ at: cdr.end_date_time, kwh: cdr.total_energy });
+  timeline.session = { start, end: cdr.end_date_time, samples, ...(chargingEnd ? { charging_end: chargingEnd } : {}) };
+  if (byEnergy) timeline.periodsKwh = kwh;
+  return timeline;
+};
