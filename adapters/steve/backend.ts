@@ -1,4 +1,6 @@
-import { BackendUnavailableError, type AdapterDeps, type PartyRef } from "../kit";
+import { BackendUnavailableError, type AdapterDeps, type BookingStatusSink, type PartyRef } from "../kit";
+import type { BookingBook } from "./bookings/book";
+import { BookingFollower } from "./bookings/follow";
 import type { ChangeSink, KeyValue, SteveLog } from "./contracts";
 import { SteveDb } from "./db/steve-db";
 import { LocationOrder } from "./location-order";
@@ -17,6 +19,8 @@ export interface SteveEngine {
   poller: StevePoller;
   /** the Locations list's order, kept between polls */
   locationOrder: LocationOrder;
+  /** bookings at the charger (adapters.steve.bookings set) */
+  bookings?: BookingFollower;
 }
 
 /**
@@ -34,6 +38,8 @@ export class SteveBackend {
   private opening: Promise<void> | undefined;
   private stopped = false;
   private failedOnce = false;
+  /** the bookings plugin's sink (ports/bookings.ts connect) */
+  private bookingSink: BookingStatusSink | undefined;
 
   constructor(
     private readonly settings: SteveSettings,
@@ -43,6 +49,8 @@ export class SteveBackend {
     private readonly emit: ChangeSink,
     private readonly log: SteveLog,
     askTokenOwner: AdapterDeps["askTokenOwner"],
+    /** where bookings are kept: present when the adapter serves bookings */
+    private readonly book?: BookingBook,
   ) {
     this.rest = new SteveRest(settings.rest);
     const askEmsp: AskEmsp = async (owner, token) => {
@@ -56,6 +64,15 @@ export class SteveBackend {
 
   get owner(): PartyRef {
     return { country_code: this.settings.mapping.country_code, party_id: this.settings.mapping.party_id };
+  }
+
+  connectBookings(sink: BookingStatusSink): void {
+    this.bookingSink = sink;
+  }
+
+  /** The bookings follower, once SteVe's database is open. */
+  get bookingFollower(): BookingFollower | undefined {
+    return this.engine?.bookings;
   }
 
   /** The engine, or 503 while SteVe's database has not been reached yet. */
@@ -114,11 +131,16 @@ export class SteveBackend {
     const { mapping, tariffs, rest, poll_interval_ms, poll_overlap_ms } = this.settings;
     const commands = new SteveCommands({ rest: this.rest, db, tags: this.tags, kv: this.kv, log: this.log, mapping, answerWaitMs: rest.answer_wait_ms });
     const locationOrder = new LocationOrder(db, mapping, this.log);
+    const { bookings: bookingSettings } = this.settings;
+    const bookings =
+      this.book && bookingSettings
+        ? new BookingFollower({ book: this.book, db, rest: this.rest, tags: this.tags, kv: this.kv, log: this.log, owner: this.owner, settings: bookingSettings, sink: () => this.bookingSink })
+        : undefined;
     const poller = new StevePoller({
-      ...{ db, kv: this.kv, emit: this.emit, mapping, tariffs, tags: this.tags, log: this.log },
+      ...{ db, kv: this.kv, emit: this.emit, mapping, tariffs, tags: this.tags, log: this.log, bookings },
       ...{ intervalMs: poll_interval_ms, overlapMs: poll_overlap_ms, watchList: () => locationOrder.watching, afterPoll: (seen) => locationOrder.refresh(seen) },
     });
-    this.engine = { db, commands, poller, locationOrder };
+    this.engine = { db, commands, poller, locationOrder, bookings };
     if (this.failedOnce) this.log.info({}, "steve: database reached");
     poller.start();
   }

@@ -1,6 +1,8 @@
 import { defineAdapter, type Adapter, type PortMap } from "../kit";
 import { SteveBackend } from "./backend";
+import { BookingBook } from "./bookings/book";
 import type { ChangeSink } from "./contracts";
+import { bookingsSender } from "./ports/bookings";
 import { commandsReceiver } from "./ports/commands";
 import { locationsSender } from "./ports/locations";
 import { cdrsSender, sessionsSender } from "./ports/sessions";
@@ -20,7 +22,7 @@ import { storeTagOwners } from "./tag-owners";
  */
 export const steveAdapterFactory = defineAdapter({
   type: "steve",
-  portNames: ["locations.SENDER", "sessions.SENDER", "cdrs.SENDER", "tariffs.SENDER", "tokens.RECEIVER", "commands.RECEIVER"],
+  portNames: ["locations.SENDER", "sessions.SENDER", "cdrs.SENDER", "tariffs.SENDER", "tokens.RECEIVER", "commands.RECEIVER", "bookings.SENDER"],
   checkSettings(settings, base) {
     const parsed = parseSteveSettings(settings, base);
     return parsed.ok ? [] : parsed.errors;
@@ -38,7 +40,8 @@ export const steveAdapterFactory = defineAdapter({
     // Unpublished Locations still invalidate caches, but are pushed to nobody.
     const emit: ChangeSink = (change) => deps.changes.publish(change.module === "locations" && !publish ? { ...change, withheld: true } : change);
     const tagOwners = storeTagOwners(deps.store);
-    const backend = new SteveBackend(settings, storeKeyValue(deps.store), tagOwners, emit, log, deps.askTokenOwner);
+    const book = new BookingBook(deps.store);
+    const backend = new SteveBackend(settings, storeKeyValue(deps.store), tagOwners, emit, log, deps.askTokenOwner, book);
 
     const locations = locationsSender(backend);
     const sessions = sessionsSender(backend);
@@ -49,6 +52,7 @@ export const steveAdapterFactory = defineAdapter({
       "tariffs.SENDER": tariffsSender(settings.tariffs),
       "tokens.RECEIVER": tokensReceiver(backend.tags, deps.store),
       "commands.RECEIVER": commandsReceiver(backend, locations, sessions, log),
+      "bookings.SENDER": bookingsSender(backend, book, settings.bookings, () => backend.bookingFollower, (sink) => backend.connectBookings(sink)),
     };
     const start = async () => {
       await tagOwners.indexKeptTags();

@@ -39,7 +39,7 @@ import { publishStatuses, rememberStatuses, statusesOf } from "./poll/statuses";
  */
 
 /** What a poll works with (PollContext, less what each poll sets), and the timing. */
-export interface StevePollerOptions extends Pick<PollContext, "db" | "kv" | "emit" | "mapping" | "tariffs" | "tags" | "log"> {
+export interface StevePollerOptions extends Pick<PollContext, "db" | "kv" | "emit" | "mapping" | "tariffs" | "tags" | "log" | "bookings"> {
   intervalMs: number;
   /** re-read this far behind each watermark (late rows, station clocks) */
   overlapMs: number;
@@ -86,8 +86,8 @@ export class StevePoller {
   constructor(private readonly o: StevePollerOptions) {}
 
   private context(now: Date, baseline: string): PollContext {
-    const { db, kv, emit, mapping, tariffs, tags, log } = this.o;
-    return { db, kv, emit, mapping, tariffs, tags, log, now, baseline: new Date(baseline), owner: { country_code: mapping.country_code, party_id: mapping.party_id } satisfies PartyRef };
+    const { db, kv, emit, mapping, tariffs, tags, log, bookings } = this.o;
+    return { db, kv, emit, mapping, tariffs, tags, log, bookings, now, baseline: new Date(baseline), owner: { country_code: mapping.country_code, party_id: mapping.party_id } satisfies PartyRef };
   }
 
   /** One poll; throws when SteVe's database or the sink fails (nothing is skipped: the next poll repeats from the same watermarks). */
@@ -110,6 +110,9 @@ export class StevePoller {
     // Before 3.13 every box is read each poll: only those whose facts changed (the snapshot hash) count as changed.
     const updated = db.schema.hasUpdatedAt ? boxes.map((b) => b.chargeBoxId) : republished;
     await this.o.afterPoll?.({ changedBoxes: updated, statusRows, now, boxes, watch });
+
+    // Before the transactions: a transaction that used a booking's reservation is known as the booking's for its CDR.
+    await this.o.bookings?.poll(now);
 
     // By transaction_pk, not by time: SteVe indexes no event_timestamp (db/transactions.ts).
     const settled = new Date(now.getTime() - overlapMs);

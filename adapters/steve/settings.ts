@@ -16,6 +16,8 @@ import { DEFAULT_EVSE_ID_PATTERN, type SteveMappingSettings } from "./mapping/se
  *   locations:  our party, currency, static Location fields, groups of charge boxes, per-box overrides
  *   tariffs:    2.3.0 Tariffs the connectors' tariff_ids name (priced by the tariff engine)
  *   unknown_tags: allow | deny | ask_emsp (tags.ts)
+ *   bookings:   the bookable Locations, their calendars' horizon and increment, the booking terms and fee tariffs
+ *               (bookings/availability.ts; docs/steve.md, "Bookings")
  */
 
 const MESSAGES = {
@@ -137,6 +139,35 @@ const tariffSchema = z.looseObject({
   last_updated: z.iso.datetime().optional(),
 });
 
+const minutes = z.number().int().min(0);
+
+/** OCPI 2.3.0 Bookings BookingTerms: the required fields checked here, the rest kept as written. */
+const bookingTermsSchema = z.looseObject({
+  supported_access_methods: z.array(z.enum(["OPEN", "TOKEN", "LICENSE_PLATE", "ACCESS_CODE", "INTERCOM", "PARKING_TICKET"])).min(1),
+  change_until_minutes: minutes,
+  cancel_until_minutes: minutes,
+  noshow_timeout: minutes.optional(),
+  early_start_allowed: z.boolean().optional(),
+  early_start_time: minutes.optional(),
+});
+
+const bookingsSchema = z.strictObject({
+  /** the Locations (a charge box id or a group id) that can be booked: one BookingLocation each, one Calendar per EVSE */
+  locations: z.array(z.string().min(1).max(36)).min(1),
+  /** how far ahead the calendars reach */
+  horizon_days: z.number().int().min(1).max(366).default(7),
+  /** minutes: booked periods start and end on this grid; absent: any second */
+  timeslot_increment: z.number().int().min(1).max(1440).optional(),
+  /** minutes before a booked period's start at which SteVe is asked to reserve the EVSE (ReserveNow); 0: at its start */
+  reserve_ahead_minutes: z.number().int().min(0).max(1440).default(0),
+  booking_terms: bookingTermsSchema,
+  /** the booking fee: tariffs of adapters.steve.tariffs whose elements carry a booking restriction */
+  tariff_ids: z.array(text).default([]),
+  policy: z.looseObject({ reservation_required: z.boolean(), ad_hoc: z.number().optional() }).optional(),
+});
+
+export type SteveBookingSettings = z.output<typeof bookingsSchema>;
+
 export const steveSettingsSchema = z
   .strictObject({
     type: z.literal("steve").optional(),
@@ -159,6 +190,7 @@ export const steveSettingsSchema = z
     locations: locationsSchema,
     tariffs: z.array(tariffSchema).default([]),
     unknown_tags: z.enum(["allow", "deny", "ask_emsp"], MESSAGES.unknownTags).default("deny"),
+    bookings: bookingsSchema.optional(),
   })
   .superRefine((s, ctx) => {
     const ids = new Set<string>();
@@ -173,6 +205,7 @@ export const steveSettingsSchema = z
     check(s.locations.tariff_ids, ["locations"]);
     s.locations.groups.forEach((g, i) => check(g.tariff_ids, ["locations", "groups", i]));
     for (const [id, o] of Object.entries(s.locations.charge_boxes)) check(o.tariff_ids, ["locations", "charge_boxes", id]);
+    if (s.bookings) check(s.bookings.tariff_ids, ["bookings"]);
   });
 
 type Parsed = z.output<typeof steveSettingsSchema>;

@@ -219,3 +219,33 @@ describe("fake SteVe answers like SteVe", () => {
     expect((await call(fake(), "GET", `ocppTags/${pk}`)).status).toBe(404);
   });
 });
+
+describe("a station holding a reservation (bookings, docs/steve.md)", () => {
+  test("refuses another idTag's ReserveNow (Occupied) and RemoteStart (Rejected); a start with the reservation's idTag uses it", async () => {
+    const access = await maria.createDatabase("fake_reserved");
+    const writer = writerPool(access.writer);
+    await createSteveSchema(writer, "3.14");
+    await seedSteve(writer, "3.14");
+    const fake = await startFakeSteve({ writer, topology: "evse", user: USER, password: PASSWORD });
+    const db = await SteveDb.open(access.reader);
+    try {
+      const before = new Date(Date.now() - 1);
+      const expiry = new Date(Date.now() + 3_600_000).toISOString();
+      const reserve = (idTag: string) => operation(fake, "ReserveNow", { chargeBoxIdList: [BETA.id], connectorId: 1, expiry, idTag });
+      expect((await reserve(TAGS.carol)).body).toEqual(success(BETA.id, "Accepted"));
+      await fake.idle();
+      expect((await reserve(TAGS.alice)).body).toEqual(success(BETA.id, "Occupied"));
+      const start = (idTag: string) => operation(fake, "RemoteStartTransaction", { chargeBoxIdList: [BETA.id], connectorId: 1, idTag });
+      expect((await start(TAGS.alice)).body).toEqual(success(BETA.id, "Rejected"));
+      expect((await start(TAGS.carol)).body).toEqual(success(BETA.id, "Accepted"));
+      await fake.idle();
+      const [transaction] = (await db.transactions({ active: true })).filter((t) => t.chargeBoxId === BETA.id);
+      expect(transaction.idTag).toBe(TAGS.carol);
+      expect(await db.reservations(before)).toEqual([expect.objectContaining({ idTag: TAGS.carol, status: "USED", transactionPk: transaction.transactionPk })]);
+    } finally {
+      await fake.close();
+      await db.close();
+      await writer.end();
+    }
+  }, 30_000);
+});

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
+import { stationReservations } from "./fake-steve-reservations";
 
 /**
  * A fake SteVe (≥3.11) REST API on loopback for the steve adapter's tests
@@ -77,6 +78,7 @@ export async function startFakeSteve(options: FakeSteveOptions): Promise<FakeSte
   const pk = options.topology === "evse" ? "evse_pk" : "connector_pk";
   const evseTable = options.topology;
   const evseNumber = options.topology === "evse" ? "evse_id" : "connector_id";
+  const reservations = stationReservations(writer, pk);
   const queued = new Map<Operation, Outcome[]>();
   const calls: FakeSteve["calls"] = [];
   const pending = new Set<Promise<unknown>>();
@@ -147,6 +149,7 @@ export async function startFakeSteve(options: FakeSteveOptions): Promise<FakeSte
       const meterStart = await register(evse);
       const now = tick();
       const { insertId } = await insert("transaction_start", { [pk]: evse, id_tag: body.idTag, event_timestamp: now, start_timestamp: now, start_value: String(meterStart) });
+      await reservations.use(evse, body.idTag, insertId);
       await sample(evse, insertId, meterStart, "Transaction.Begin");
       await status(chargeBoxId, connectorId, "Charging");
     },
@@ -209,6 +212,8 @@ export async function startFakeSteve(options: FakeSteveOptions): Promise<FakeSte
   async function stationAnswer(operation: Operation, known: boolean, chargeBoxId: string, body: any): Promise<Outcome> {
     if (!known) return { kind: "exception", message: `The charge point '${chargeBoxId}' is not connected` };
     if (operation === "RemoteStopTransaction" && !(await activeTransaction(body.transactionId))) return { kind: "response", response: "Rejected" };
+    const refusal = body.idTag && (await reservations.refusal(operation, await evsePk(chargeBoxId, body.connectorId || 1), body.idTag));
+    if (refusal) return { kind: "response", response: refusal };
     return { kind: "response", response: ACCEPTING[operation] };
   }
 

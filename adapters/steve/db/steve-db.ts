@@ -5,6 +5,7 @@ import { createStevePool, type SteveDbSettings } from "./pool";
 import type { ActiveReservation, ChargeBoxRow, EvseRow, EvseStatusFacts, OcppTagRow, ReservationRow, StatusRow, TransactionRow } from "./rows";
 import { detectSchema, type SteveSchemaInfo } from "./schema-info";
 import { activeReservations, clockWithListWatch, currentStatuses, statusesSince, type ListWatch } from "./statuses";
+import { reservationsByPk, reservationsHolding } from "./reservations";
 import { ocppTags, reservations } from "./tags";
 import { transactionPage, type TransactionPageQuery } from "./transaction-page";
 import { changedTransactions, transactionCursorAt, transactions, type TransactionCursor, type TransactionFilter } from "./transactions";
@@ -91,6 +92,15 @@ export class SteveDb {
 
   reservations(since?: Date): Promise<ReservationRow[]> {
     return reservations(this.pool, this.schema, since);
+  }
+
+  /** WAITING or ACCEPTED reservations of these charge boxes, unused, holding an EVSE at some time in [from, to) (db/reservations.ts) */
+  reservationsHolding(chargeBoxIds: string[], from: Date, to: Date): Promise<ReservationRow[]> {
+    return reservationsHolding(this.pool, this.schema, chargeBoxIds, from, to);
+  }
+
+  reservationsByPk(reservationPks: number[]): Promise<ReservationRow[]> {
+    return reservationsByPk(this.pool, this.schema, reservationPks);
   }
 
   /** SteVe's database clock: the one its event_timestamp and updated_at columns are written with. */

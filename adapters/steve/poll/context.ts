@@ -1,10 +1,21 @@
 import type { PartyRef } from "../../kit";
 import type { ChangeSink, KeyValue, SteveLog } from "../contracts";
 import type { SteveDb } from "../db/steve-db";
+import type { TransactionRow } from "../db/rows";
 import type { TransactionCursor } from "../db/transactions";
 import type { SteveMappingSettings } from "../mapping/settings";
-import type { Tariff } from "../ocpi";
+import type { Session, Tariff } from "../ocpi";
 import type { SteveTags } from "../tags";
+
+/** What the poll asks of bookings (bookings/follow.ts), when the adapter serves them. */
+export interface PollBookings {
+  /** before the transactions: SteVe reservations to make for bookings due, and what became of those made */
+  poll(now: Date): Promise<void>;
+  /** a transaction's Session was published for the first time: the booking it fulfils, if any */
+  sessionStarted(tx: TransactionRow, session: Session): Promise<void>;
+  /** the booking the transaction fulfilled: its CDR carries booking_id and the booking fee */
+  bookingOf(tx: TransactionRow): Promise<{ id: string; tariff_ids: string[]; start: string } | undefined>;
+}
 
 /** What one poll works with. */
 export interface PollContext {
@@ -21,6 +32,7 @@ export interface PollContext {
   now: Date;
   /** Watermarks.baseline */
   baseline: Date;
+  bookings?: PollBookings;
 }
 
 /**

@@ -3,7 +3,8 @@ import type { TransactionRow } from "../db/rows";
 import { mapCdrSkeleton } from "../mapping/cdrs";
 import { locationIdOf } from "../mapping/locations";
 import { mapSession, transactionUpdatedAt, type TransactionContext } from "../mapping/sessions";
-import type { Cdr, Location, PricedSession, Session } from "../ocpi";
+import type { FulfilledBooking } from "../bookings/follow";
+import type { Cdr, Location, PricedSession, Session, Tariff } from "../ocpi";
 import { pendingStartKey, type PendingStart } from "../rest/commands";
 import { KEYS, type PollContext, type PublishedSession } from "./context";
 import { loadLocations } from "./locations";
@@ -34,16 +35,34 @@ async function contextOf(ctx: PollContext, tx: TransactionRow): Promise<Transact
 }
 
 /** The CDR of a finished transaction, priced; undefined when its Location cannot be mapped. */
-export function cdrOf(sources: Parameters<typeof mapCdrSkeleton>[0], location: Location | undefined, priced: PricedSession | undefined, ctx: PollContext): Cdr | undefined {
+export function cdrOf(sources: Parameters<typeof mapCdrSkeleton>[0], location: Location | undefined, priced: PricedSession | undefined, ctx: PollContext, booking?: FulfilledBooking): Cdr | undefined {
   // CdrSkeleton is Omit<Cdr, "total_cost">, which TypeScript flattens to Cdr's index signature: back to Cdr's fields.
   const skeleton = (location && mapCdrSkeleton(sources, location, ctx.mapping)) as Omit<Cdr, "total_cost"> & Pick<Cdr, "id"> | undefined;
   if (!skeleton) return undefined;
-  if (!priced) return { ...skeleton, total_cost: { before_taxes: 0 } } as Cdr;
-  const { tariff, charging_periods, total_cost, total_fixed_cost, total_energy_cost, total_time_cost, total_parking_time, total_parking_cost } = priced;
-  const cdr = { ...skeleton, tariffs: [tariff as unknown as NonNullable<Cdr["tariffs"]>[number]], charging_periods, total_cost, total_parking_time } as Cdr;
+  const booked = booking ? { booking_id: booking.id } : {};
+  if (!priced) return { ...skeleton, ...booked, total_cost: { before_taxes: 0 } } as Cdr;
+  const { tariff, charging_periods, total_cost, total_fixed_cost, total_energy_cost, total_time_cost, total_parking_time, total_parking_cost, total_reservation_cost } = priced;
+  const cdr = { ...skeleton, ...booked, tariffs: [tariff as unknown as NonNullable<Cdr["tariffs"]>[number]], charging_periods, total_cost, total_parking_time } as Cdr;
+  // A booked session's CDR starts with the booked period, which its booking fee prices (the tariff engine's start).
+  if (booking) cdr.start_date_time = priced.start_date_time;
   // Only the cost parts that occurred: absent ones stay absent, as the tariff engine returns them.
-  Object.assign(cdr, Object.fromEntries(Object.entries({ total_fixed_cost, total_energy_cost, total_time_cost, total_parking_cost }).filter(([, v]) => v !== undefined)));
+  const parts = { total_fixed_cost, total_energy_cost, total_time_cost, total_parking_cost, total_reservation_cost };
+  Object.assign(cdr, Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined)));
   return cdr;
+}
+
+/**
+ * The price of a transaction that fulfilled a booking: the booking's tariffs (its fee: elements with a booking
+ * restriction) tried before the connector's, and the booked period, from its start to the session's, priced
+ * by the BOOKING elements (OCPI 2.3.0 Tariffs, TariffRestrictions.booking).
+ */
+function bookedPrice(ctx: PollContext, tx: TransactionRow, location: Location | undefined, session: Session, booking: FulfilledBooking): PricedSession | undefined {
+  const bookingTariffs = booking.tariff_ids.map((id) => ctx.tariffs.find((t) => t.id === id)).filter((t): t is Tariff => t !== undefined);
+  const started = tx.startTimestamp.toISOString();
+  const booked = new Date(Date.parse(booking.start)).toISOString();
+  const reservation = { start: booked < started ? booked : started, end: started, expired: false, booking: true };
+  const tariffs = [...bookingTariffs, ...tariffsOf(location, tx, session.connector_id, ctx.tariffs)];
+  return priceTransaction(tx, tariffs, location?.time_zone ?? ctx.mapping.time_zone, reservation);
 }
 
 /** What changed in a running (or just finished) session since the last publication: a PATCH fragment, or undefined. */
@@ -123,6 +142,7 @@ export async function publishTransactions(ctx: PollContext, txs: TransactionRow[
       await ctx.emit({ module: "sessions", owner: ctx.owner, path: [session.id], kind: "upsert", object: session as Record<string, unknown> });
       state = next();
       await setJson(ctx.kv, key, state);
+      await ctx.bookings?.sessionStarted(tx, session);
     } else {
       const fragment = fragmentOf(session, state);
       if (fragment) {
@@ -133,7 +153,8 @@ export async function publishTransactions(ctx: PollContext, txs: TransactionRow[
     }
 
     if (tx.stopEventTimestamp && state.cdr === false) {
-      const cdr = cdrOf(sources, location, priced, ctx);
+      const booking = await ctx.bookings?.bookingOf(tx);
+      const cdr = cdrOf(sources, location, booking ? bookedPrice(ctx, tx, location, session, booking) : priced, ctx, booking);
       if (cdr) await ctx.emit({ module: "cdrs", owner: ctx.owner, path: [cdr.id], kind: "upsert", object: cdr as Record<string, unknown> });
       else ctx.log.warn({ transaction: tx.transactionPk, chargeBoxId: tx.chargeBoxId }, "steve: no CDR for a finished transaction: its Location cannot be mapped");
       await setJson(ctx.kv, key, { ...state, cdr: cdr ? "sent" : "unmappable" });
