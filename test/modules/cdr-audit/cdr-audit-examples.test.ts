@@ -1,6 +1,5 @@
 import path from "node:path";
-import { audit, cdrPricedBy, exampleCdr, versionOf } from "./cdr-audit.fixtures";
-import { tariff, timeline } from "../tariff-engine.fixtures";
+import { audit, exampleCdr, versionOf } from "./cdr-audit.fixtures";
 
 /**
  * The CDR audit on the published examples: every CDR example (each embeds its tariff; the list is the one
