@@ -12,13 +12,14 @@ import { ChargingProfilesPlugin } from "../plugins/chargingprofiles/module";
 import { PaymentsPlugin } from "../plugins/payments/module";
 import { InvoiceReconciliationPlugin } from "../plugins/invoicereconciliation/module";
 import { HubClientInfoPlugin } from "../plugins/hubclientinfo/module";
+import { BookingsPlugin } from "../plugins/bookings/module";
 import { localAdapterFactory } from "../adapters/local";
 import { steveAdapterFactory } from "../adapters/steve";
 import { tmsAdapterFactory } from "../adapters/tms";
 import { proxyAdapterFactory } from "../adapters/proxy";
 
 /** Module plugins shipped with the gateway; a new module is added here. */
-export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin, InvoiceReconciliationPlugin, HubClientInfoPlugin];
+export const BUILT_IN_PLUGINS: InjectionToken<ModulePlugin>[] = [CredentialsPlugin, LocationsPlugin, CdrsPlugin, SessionsPlugin, TariffsPlugin, TokensPlugin, CommandsPlugin, ChargingProfilesPlugin, PaymentsPlugin, InvoiceReconciliationPlugin, BookingsPlugin, HubClientInfoPlugin];
 
 /** Adapter types shipped with the gateway, selected by `modules.<id>.adapter` / `adapters.<name>.type`. */
 export const BUILT_IN_ADAPTERS: AdapterFactory[] = [localAdapterFactory, steveAdapterFactory, tmsAdapterFactory, proxyAdapterFactory];

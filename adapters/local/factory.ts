@@ -15,7 +15,7 @@ export const createLocalAdapterFactory = (modules: readonly LocalModule[]) => de
   type: "local",
   portNames: modules.flatMap((m) => m.portNames),
   async create(settings, { store, log, config, validateCanonical, changes }): Promise<Adapter> {
-    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties, changes }) }));
+    const parts = modules.map((m) => ({ module: m, ...m.create(store, { settings, log, parties: config.parties, changes, validateCanonical }) }));
     const ports: Partial<PortMap> = Object.assign({}, ...parts.map((p) => p.ports));
     const seedFile = typeof settings.seed === "string" ? settings.seed : undefined;
     return {

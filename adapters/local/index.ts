@@ -8,6 +8,7 @@ import { localCommands } from "./commands";
 import { localChargingProfiles } from "./chargingprofiles";
 import { localPayments } from "./payments";
 import { localInvoiceReconciliation } from "./invoicereconciliation";
+import { localBookings } from "./bookings";
 
 /** The `local` adapter with every module it implements. */
 export const localAdapterFactory = createLocalAdapterFactory([
@@ -20,4 +21,5 @@ export const localAdapterFactory = createLocalAdapterFactory([
   localChargingProfiles,
   localPayments,
   localInvoiceReconciliation,
+  localBookings,
 ]);

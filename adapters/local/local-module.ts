@@ -1,4 +1,4 @@
-import type { ChangeFeed, PartyRef, PortMap, PortName, Store } from "../kit";
+import type { AdapterDeps, ChangeFeed, PartyRef, PortMap, PortName, Store } from "../kit";
 import type { Logger } from "pino";
 
 /** What a module may use besides the store: the adapter's settings (`adapters.local`), the logger and our own parties. */
@@ -8,6 +8,8 @@ export interface LocalModuleContext {
   parties: readonly PartyRef[];
   /** where changes of our own data the module makes itself are reported (payments: a terminal it activated) */
   changes?: ChangeFeed;
+  /** the 2.3.0 check of a module's objects taken from the settings (bookings: `adapters.local.bookings`) */
+  validateCanonical?: AdapterDeps["validateCanonical"];
 }
 
 /**

@@ -102,8 +102,8 @@ export interface BookingsSenderPort {
   updateBooking(bookingId: string, change: (current: Booking) => Booking, ctx: PortContext): Promise<Booking | undefined>;
   /** holds the slot of a new booking (stored, PENDING): its period, location, booking_option */
   reserve(booking: Booking, ctx: PortContext): Promise<ReservationAnswer>;
-  /** moves the hold of `current` (RESERVED) to `changed`; on REJECTED or FAILED the old hold stays */
-  rebook(current: Booking, changed: Booking, ctx: PortContext): Promise<ReservationAnswer>;
+  /** moves the hold of `current` (RESERVED) to `changed` at once (no PENDING); on REJECTED or FAILED the old hold stays */
+  rebook(current: Booking, changed: Booking, ctx: PortContext): Promise<Exclude<ReservationAnswer, { status: "PENDING" }>>;
   /** frees the slot of a booking that ended without a session (canceled, no-show) */
   release(booking: Booking, ctx: PortContext): Promise<void>;
 }

@@ -1,0 +1,158 @@
+import type { OcpiRequest, RouteSpec } from "../../core/contract/module-plugin";
+import type { UpdatablePort } from "../../core/modules/update-stored";
+import { changeStored, patchStored, putWhole, written, type ChangeRule } from "../../core/modules/receiver-writes";
+import { checkBodyIdentity } from "../../core/modules/receiver-rules";
+import { invalid, notFound } from "../../core/contract/errors";
+import { sameCiString } from "../../core/model/common-schemas";
+import { BOOKING_LOCATIONS, type Booking, type BookingLocation, type Calendar } from "./model";
+import type { BookingsReceiverPort } from "./ports";
+import { bookingLocationType, bookingType, calendarType } from "./translate";
+
+const OWNER = "/:country_code/:party_id";
+const LOCATION = `${OWNER}/${BOOKING_LOCATIONS}/:booking_location_id`;
+const CALENDAR = `${LOCATION}/:calendar_id`;
+const BOOKING = `${OWNER}/:booking_id`;
+
+/** The Receiver port's bookings as the generic PUT/PATCH rules take them. */
+export const bookingsOf = (port: BookingsReceiverPort): UpdatablePort<string, Booking> => ({
+  get: (owner, id, ctx) => port.getBooking(owner, id, ctx),
+  put: (owner, booking, ctx) => port.putBooking(owner, booking, ctx),
+});
+
+const locationsOf = (port: BookingsReceiverPort): UpdatablePort<string, BookingLocation> => ({
+  get: (owner, id, ctx) => port.getLocation(owner, id, ctx),
+  put: (owner, location, ctx) => port.putLocation(owner, location, ctx),
+});
+
+/** A change must leave a valid BookingLocation or Booking, whatever the partner's strictness. */
+const LOCATION_CHANGES: ChangeRule<BookingLocation> = { type: bookingLocationType, alwaysRefused: true };
+const BOOKING_CHANGES: ChangeRule<Booking> = { type: bookingType, alwaysRefused: true };
+
+const idOf = (req: OcpiRequest, param: string): string => {
+  const id = req.params[param];
+  if (id.length > 36) throw invalid(`path ${param} must be at most 36 characters`);
+  return id;
+};
+
+/** The location with `calendar` put in place of the one with its id (or added), and the location's last_updated moved along. */
+const withCalendar = (location: BookingLocation, calendar: Calendar): BookingLocation => {
+  const others = (location.calendars ?? []).filter((c) => !sameCiString(c.id, calendar.id));
+  const last_updated = calendar.last_updated > location.last_updated ? calendar.last_updated : location.last_updated;
+  return { ...location, calendars: [...others, calendar], last_updated };
+};
+
+/**
+ * Receiver interface (we are the eMSP; OCPI 2.3.0 Bookings extension): the CPO pushes its BookingLocations
+ * (a Calendar alone too: a change of a Calendar also moves its BookingLocation's last_updated) and our
+ * Bookings on every status change. GET, PUT and PATCH; the owner in the path is the CPO's party, checked
+ * against the partner's parties by the kernel and against the body here.
+ */
+export const receiverRoutes = (port: BookingsReceiverPort): RouteSpec[] => {
+  const locations = locationsOf(port);
+  const bookings = bookingsOf(port);
+  return [
+    {
+      method: "GET",
+      path: LOCATION,
+      response: bookingLocationType,
+      handle: async (req) => {
+        const location = await port.getLocation(req.owner!, idOf(req, "booking_location_id"), req.port);
+        if (!location) throw notFound("BookingLocation");
+        return { data: location };
+      },
+    },
+    {
+      method: "PUT",
+      path: LOCATION,
+      body: { type: bookingLocationType, mode: "full" },
+      handle: async (req) => putWhole(req, locations, { id: idOf(req, "booking_location_id") }),
+    },
+    {
+      method: "PATCH",
+      path: LOCATION,
+      body: { type: bookingLocationType, mode: "patch" },
+      handle: async (req) => {
+        const id = idOf(req, "booking_location_id");
+        const fragment = req.body as Partial<BookingLocation>;
+        const patched = await patchStored(req, locations, id, { id }, (current) => ({ ...current, ...fragment }), LOCATION_CHANGES);
+        if (!patched) throw notFound("BookingLocation");
+        return written();
+      },
+    },
+    {
+      method: "GET",
+      path: CALENDAR,
+      response: calendarType,
+      handle: async (req) => {
+        const location = await port.getLocation(req.owner!, idOf(req, "booking_location_id"), req.port);
+        const calendar = location?.calendars?.find((c) => sameCiString(c.id, req.params.calendar_id));
+        if (!calendar) throw notFound("Calendar");
+        return { data: calendar };
+      },
+    },
+    {
+      method: "PUT",
+      path: CALENDAR,
+      body: { type: calendarType, mode: "full" },
+      handle: async (req) => {
+        const calendarId = idOf(req, "calendar_id");
+        checkBodyIdentity(req.body as Record<string, unknown>, req.owner!, { id: calendarId });
+        const calendar = { ...(req.body as Calendar), id: (req.body as Calendar).id ?? calendarId };
+        const changed = await changeStored(req, locations, idOf(req, "booking_location_id"), (l) => withCalendar(l, calendar), LOCATION_CHANGES, "PUT");
+        if (!changed) throw notFound("BookingLocation");
+        return written();
+      },
+    },
+    {
+      method: "PATCH",
+      path: CALENDAR,
+      body: { type: calendarType, mode: "patch" },
+      handle: async (req) => {
+        const calendarId = idOf(req, "calendar_id");
+        checkBodyIdentity(req.body as Record<string, unknown>, req.owner!, { id: calendarId });
+        let found = false;
+        const changed = await changeStored(
+          req,
+          locations,
+          idOf(req, "booking_location_id"),
+          (l) => {
+            const current = l.calendars?.find((c) => sameCiString(c.id, calendarId));
+            found = current !== undefined;
+            return current ? withCalendar(l, { ...current, ...(req.body as Partial<Calendar>) }) : l;
+          },
+          LOCATION_CHANGES,
+        );
+        if (!changed || !found) throw notFound("Calendar");
+        return written();
+      },
+    },
+    {
+      method: "GET",
+      path: BOOKING,
+      response: bookingType,
+      handle: async (req) => {
+        const booking = await port.getBooking(req.owner!, idOf(req, "booking_id"), req.port);
+        if (!booking) throw notFound("Booking");
+        return { data: booking };
+      },
+    },
+    {
+      method: "PUT",
+      path: BOOKING,
+      body: { type: bookingType, mode: "full" },
+      handle: async (req) => putWhole(req, bookings, { id: idOf(req, "booking_id") }),
+    },
+    {
+      method: "PATCH",
+      path: BOOKING,
+      body: { type: bookingType, mode: "patch" },
+      handle: async (req) => {
+        const id = idOf(req, "booking_id");
+        const fragment = req.body as Partial<Booking>;
+        const patched = await patchStored(req, bookings, id, { id }, (current) => ({ ...current, ...fragment }), BOOKING_CHANGES);
+        if (!patched) throw notFound("Booking");
+        return written();
+      },
+    },
+  ];
+};
