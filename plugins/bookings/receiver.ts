@@ -74,7 +74,13 @@ export const receiverRoutes = (port: BookingsReceiverPort): RouteSpec[] => {
       handle: async (req) => {
         const id = idOf(req, "booking_location_id");
         const fragment = req.body as Partial<BookingLocation>;
-        const patched = await patchStored(req, locations, id, { id }, (current) => ({ ...current, ...fragment }), LOCATION_CHANGES);
+        // booking_terms are merged field by field: the spec's own terms PATCH example sends only the fields it changes
+        const merge = (current: BookingLocation): BookingLocation => ({
+          ...current,
+          ...fragment,
+          ...(fragment.booking_terms && current.booking_terms ? { booking_terms: { ...current.booking_terms, ...fragment.booking_terms } } : {}),
+        });
+        const patched = await patchStored(req, locations, id, { id }, merge, LOCATION_CHANGES);
         if (!patched) throw notFound("BookingLocation");
         return written();
       },

@@ -100,7 +100,8 @@ const bookingLocationShape = () => ({
 });
 
 export const bookingLocationSchema = () => z.looseObject(bookingLocationShape());
-export const bookingLocationPatchSchema = () => patchOf(bookingLocationShape(), "2.3.0");
+/** booking_terms may come in part: merged into the stored ones field by field (the spec's terms PATCH example; docs/bookings.md) */
+export const bookingLocationPatchSchema = () => patchOf({ ...bookingLocationShape(), booking_terms: bookingTerms().partial().optional() }, "2.3.0");
 export const calendarPatchSchema = () => patchOf(calendarShape(), "2.3.0");
 
 export const bookingRequestSchema = () =>
