@@ -11,6 +11,7 @@ import { isObj, readTypedStrings } from "./typed-strings";
 import { MESSAGES } from "./schema-messages";
 import { msg, nullAsAbsent, PARTY_REF_RE } from "./schema/blocks";
 import { cacheSchema } from "./schema/cache";
+import { auditSchema } from "./schema/audit";
 import { moduleIdKey, moduleRouteSchema } from "./schema/modules";
 import { partySchema } from "./schema/parties";
 import { partnerSchema } from "./schema/partner";
@@ -33,6 +34,7 @@ export const gatewayConfigSchema = z
     ),
     partners: nullAsAbsent(z.array(partnerSchema).default([])),
     cache: cacheSchema,
+    audit: auditSchema,
   })
   // Cross-field rules. `when` makes them run even when other fields failed, so
   // every problem is reported in one go; the value may be partly invalid here.

@@ -248,7 +248,18 @@ export interface GatewayConfig {
   partners: PartnerConfig[];
   /** cache of sender GET answers (README "Cache"); absent: DEFAULT_CACHE_CONFIG */
   cache?: CacheConfig;
+  /** the CDR audit (README "Auditing CDRs and invoices"); absent: DEFAULT_AUDIT_CONFIG */
+  audit?: AuditConfig;
 }
+
+export interface AuditConfig {
+  /** how far a CDR's amount may be from the re-priced one and still match, in the CDR's currency; default 0.01 */
+  tolerance: number;
+  /** per currency (ISO 4217), overriding `tolerance` */
+  tolerance_by_currency: Record<string, number>;
+}
+
+export const DEFAULT_AUDIT_CONFIG: AuditConfig = { tolerance: 0.01, tolerance_by_currency: {} };
 
 export interface CacheConfig {
   /** seconds an answer may be served from the cache, per module; 0 or not listed: not cached */

@@ -117,7 +117,7 @@ describe("malformed configs are rejected with precise path: message", () => {
     [
       "unknown key without a close match",
       yamlWith((c) => (c.logging = { level: "debug" })),
-      "logging: unknown key (allowed here: server, parties, store, modules, adapters, partners, cache)",
+      "logging: unknown key (allowed here: server, parties, store, modules, adapters, partners, cache, audit)",
     ],
     ["store type redis without url", yamlWith((c) => (c.store = { type: "redis" })), "store.url: is required"],
     [

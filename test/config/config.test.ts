@@ -43,6 +43,7 @@ describe("example gateway.config.yaml", () => {
         },
       ],
       cache: { ttl_seconds: { locations: 60, tariffs: 300, tokens: 60, sessions: 10, cdrs: 60 }, max_entries: 1000, redis: true },
+      audit: { tolerance: 0.01, tolerance_by_currency: {} },
     });
   });
 
@@ -246,5 +247,13 @@ describe("maskSecrets", () => {
   it("keeps a partner without token_a without one", () => {
     const c = parseConfig(yamlWith((x) => delete x.partners[0].token_a), {});
     expect(maskSecrets(c).partners[0]).not.toHaveProperty("token_a");
+  });
+});
+
+describe("audit", () => {
+  const base = "server:\n  public_url: https://gw.example.com/\nparties:\n  - { country_code: DE, party_id: AB1, role: EMSP, business_details: { name: X } }\n";
+
+  it("takes a tolerance and tolerances per currency", () => {
+    expect(parseConfig(`${base}audit:\n  tolerance: 0.02\n  tolerance_by_currency: { JPY: 1 }\n`, {}).audit).toEqual({ tolerance: 0.02, tolerance_by_currency: { JPY: 1 } });
   });
 });
