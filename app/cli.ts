@@ -12,6 +12,7 @@ import { runOutboxCommand } from "./outbox-command";
 import { runProbeCommand } from "./probe/probe-command";
 import { runTerminalsCommand } from "./terminals-command";
 import { runInvoicesCommand } from "./invoices-command";
+import { runBookingsCommand } from "./bookings-command";
 import { applyHeapGrowth } from "./heap-growth";
 
 const USAGE = `Usage:
@@ -23,6 +24,7 @@ const USAGE = `Usage:
   ocpi-gateway probe <versions_url> --token TOKEN [--json]
   ocpi-gateway terminals list|get|activate|deactivate|assign|update|facs <partner> … (terminals --help)
   ocpi-gateway invoices add|list <partner> … (invoices --help)
+  ocpi-gateway bookings request|cancel|get|list|locations <partner> … (bookings --help)
 
 The config file defaults to $GATEWAY_CONFIG, then ./gateway.config.yaml.`;
 
@@ -33,6 +35,7 @@ const main = async (argv: string[]): Promise<number> => {
   // its own flags (--location, --evse, --body…): parsed by the command
   if (argv[0] === "terminals") return runTerminalsCommand(argv.slice(1), out, err);
   if (argv[0] === "invoices") return runInvoicesCommand(argv.slice(1), out, err);
+  if (argv[0] === "bookings") return runBookingsCommand(argv.slice(1), out, err);
   const { values, positionals } = parseArgs({
     args: argv,
     options: {

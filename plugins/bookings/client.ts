@@ -38,12 +38,16 @@ export class BookingsClient {
   async request(partnerId: string, body: unknown): Promise<Booking> {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("Request body with a BookingRequest is required");
     const ours = this.config.parties.find((p) => p.role === "EMSP") ?? this.config.parties[0];
+    const given = body as RequestInput;
+    const requester = { country_code: given.country_code ?? ours.country_code, party_id: given.party_id ?? ours.party_id };
+    // a token given without its owner is the requester's
+    const tokens = Array.isArray(given.tokens) ? given.tokens.map((token) => ({ ...requester, ...token })) : given.tokens;
     const request = checked<BookingRequest>(bookingRequestType, {
-      country_code: ours.country_code,
-      party_id: ours.party_id,
       request_id: randomUUID(),
-      authorization_reference: randomUUID().slice(0, 36),
-      ...(body as RequestInput),
+      authorization_reference: randomUUID(),
+      ...given,
+      ...requester,
+      ...(tokens === undefined ? {} : { tokens }),
     });
     return this.send(partnerId, request);
   }

@@ -87,6 +87,12 @@ export class BookingsPlugin extends DataModulePlugin<BookingsSenderPort, Booking
     return receiverRoutes(port);
   }
 
+  /** Our eMSP side's calls to CPO partners (the CLI); undefined unless we serve the bookings Receiver. */
+  get client(): BookingsClient | undefined {
+    const receiver = this.ports.RECEIVER;
+    return receiver && new BookingsClient(this.partners, receiver, this.registry, this.config);
+  }
+
   adminRoutes(role: InterfaceRole, port: unknown): AdminRoute[] {
     if (role === "SENDER") return cpoAdminRoutes(this.deskOf(port as BookingsSenderPort));
     return emspAdminRoutes(new BookingsClient(this.partners, port as BookingsReceiverPort, this.registry, this.config));
