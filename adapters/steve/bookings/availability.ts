@@ -36,7 +36,7 @@ export function calendarSpan(settings: SteveBookingSettings, now: Date): Span {
   return { from, to: from + settings.horizon_days * DAY_MS };
 }
 
-/** `within` less the `busy` spans, cut to the grid of `step` ms from `grid` (none when 0). */
+/** `within` less the `busy` spans, cut to the grid of `step` ms from `grid`. */
 export function freeSpans(within: Span, busy: Span[], step: number, grid: number): Span[] {
   const free: Span[] = [];
   let cursor = within.from;
@@ -47,7 +47,6 @@ export function freeSpans(within: Span, busy: Span[], step: number, grid: number
     cursor = Math.max(cursor, b.to);
   }
   if (cursor < within.to) free.push({ from: cursor, to: within.to });
-  if (!step) return free;
   const up = (ms: number) => grid + Math.ceil((ms - grid) / step) * step;
   const down = (ms: number) => grid + Math.floor((ms - grid) / step) * step;
   return free.map((s) => ({ from: up(s.from), to: down(s.to) })).filter((s) => s.from < s.to);
@@ -88,7 +87,8 @@ export async function bookingLocationsOf(ctx: PollContext, settings: SteveBookin
   const span = calendarSpan(settings, ctx.now);
   const within = { from: Math.max(span.from, window.from ?? span.from), to: Math.min(span.to, window.to ?? span.to) };
   const busy = within.from < within.to ? await busyOf(ctx, book, locations, within) : new Map();
-  const step = (settings.timeslot_increment ?? 0) * MINUTE_MS;
+  // on the increment's grid, or at least on whole seconds, as DateTimes are written
+  const step = (settings.timeslot_increment ?? 0) * MINUTE_MS || 1000;
   const calendar = (evse: Evse): Calendar => {
     const free = UNBOOKABLE.has(evse.status) || within.from >= within.to ? [] : freeSpans(within, busy.get(ciKey(evse.uid)) ?? [], step, span.from);
     return {

@@ -160,8 +160,10 @@ export class BookingFollower {
     }
   }
 
+  /** Reports an event; a booking the CPO's side canceled frees its EVSE (the plugin releases only what it cancels itself). */
   private async report(sink: BookingStatusSink, booking: Booking, event: BookingEvent): Promise<void> {
     const report = await sink.report(booking.id, event, this.ctx());
     if (report.outcome !== "applied") this.o.log.info({ booking: booking.id, status: event.status, outcome: report.outcome }, "steve: booking event not applied");
+    else if (event.status === "CANCELED" && booking.booking_option?.evse_uid) await this.o.book.unhold(booking.booking_option.evse_uid, booking.id);
   }
 }

@@ -6,7 +6,7 @@ import { mapSession, transactionUpdatedAt, type TransactionContext } from "../ma
 import type { FulfilledBooking } from "../bookings/follow";
 import type { Cdr, Location, PricedSession, Session, Tariff } from "../ocpi";
 import { pendingStartKey, type PendingStart } from "../rest/commands";
-import { KEYS, type PollContext, type PublishedSession } from "./context";
+import { iso, KEYS, type PollContext, type PublishedSession } from "./context";
 import { loadLocations } from "./locations";
 import { priceTransaction, tariffsOf } from "./pricing";
 
@@ -44,7 +44,7 @@ export function cdrOf(sources: Parameters<typeof mapCdrSkeleton>[0], location: L
   const { tariff, charging_periods, total_cost, total_fixed_cost, total_energy_cost, total_time_cost, total_parking_time, total_parking_cost, total_reservation_cost } = priced;
   const cdr = { ...skeleton, ...booked, tariffs: [tariff as unknown as NonNullable<Cdr["tariffs"]>[number]], charging_periods, total_cost, total_parking_time } as Cdr;
   // A booked session's CDR starts with the booked period, which its booking fee prices (the tariff engine's start).
-  if (booking) cdr.start_date_time = priced.start_date_time;
+  if (booking) cdr.start_date_time = iso(new Date(priced.start_date_time));
   // Only the cost parts that occurred: absent ones stay absent, as the tariff engine returns them.
   const parts = { total_fixed_cost, total_energy_cost, total_time_cost, total_parking_cost, total_reservation_cost };
   Object.assign(cdr, Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined)));
