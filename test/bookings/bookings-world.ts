@@ -1,7 +1,7 @@
 import pino from "pino";
 import { Gateway } from "../../app/gateway";
 import { testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
-import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
+import { freePorts, ocpiRequest, writeGatewayConfig, type HttpResult } from "../support/gateway-process";
 import { EMS_CDR_TOKEN } from "../support/ocpi-objects";
 
 /**
@@ -85,6 +85,8 @@ export const requestBody = (origin: number, fromMinutes: number, toMinutes: numb
 export interface Emsp {
   gateway: Gateway;
   url: string;
+  /** its config file, which the CLI runs on beside it */
+  configFile: string;
   /** the token this eMSP calls the CPO with */
   tokenAtCpo: string;
   /** the token the CPO calls this eMSP with */
@@ -143,21 +145,19 @@ export const startWorld = async (origin = Math.floor(Date.now() / 1000) * 1000):
   );
   await cpo.listen();
   const emspAt = async (port: number, party: PartySpec, partner: string): Promise<Emsp> => {
-    const gateway = await Gateway.create(
-      testGatewayConfig({
-        port,
-        party,
-        modules: EMSP_MODULES,
-        server: { admin_token: ADMIN_TOKEN },
-        partners: [{ id: "cpo", token_a: `bookings-A-${party.party_id.toLowerCase()}-${cpoPort}`, versions_url: versionsUrlOf(cpoPort) }],
-      }),
-      silent,
-    );
+    const written = writeGatewayConfig({
+      port,
+      party,
+      modules: EMSP_MODULES,
+      server: { admin_token: ADMIN_TOKEN },
+      partners: [{ id: "cpo", token_a: `bookings-A-${party.party_id.toLowerCase()}-${cpoPort}`, versions_url: versionsUrlOf(cpoPort) }],
+    });
+    const gateway = await Gateway.create(written.config, silent);
     await gateway.listen();
     await gateway.credentials.register("cpo");
     const tokenAtCpo = (await gateway.registry.get("cpo"))!.tokenToPartner!;
     const cpoToken = (await cpo.registry.get(partner))!.tokenToPartner!;
-    return { gateway, url: `http://127.0.0.1:${port}`, tokenAtCpo, cpoToken };
+    return { gateway, url: `http://127.0.0.1:${port}`, configFile: written.file, tokenAtCpo, cpoToken };
   };
   const emsp = await emspAt(emsPort, EMS, "emsp");
   const other = await emspAt(othPort, OTH, "other");
