@@ -8,6 +8,8 @@ import type { AdminRoute } from "./admin-route";
 import type { SyncSpec } from "./sync-spec";
 import type { PushSpec } from "./push-spec";
 import type { PartnerExtension } from "../../config/types";
+import type { Registry } from "prom-client";
+import type { PartnerFigure } from "./partner-figure";
 
 
 export interface OcpiRequest<B = any> {
@@ -132,6 +134,10 @@ export interface ModulePlugin {
    * such a request puts its own URL there and relays the result to the sender (core/hub/result-relay.ts).
    */
   responseUrlOf?(role: InterfaceRole, method: string, rest: string): ResponseUrlSpot | undefined;
+  /** figures about a partner for its card on the status page (core/admin/status-page), read when the page is asked */
+  partnerFigures?(partnerId: string, now: number): Promise<readonly PartnerFigure[]>;
+  /** Prometheus metrics the module counts itself (a prom-client Registry), scraped with the gateway's (core/metrics) */
+  readonly metrics?: Registry;
 }
 
 export const portNameOf = (module: ModuleId, role: InterfaceRole): string => `${module}.${role}`;

@@ -23,6 +23,7 @@ export type GaugeCollector = (set: (labels: Record<string, string>, value: numbe
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
+  private readonly included: Registry[] = [];
   /** the last hour per partner, for the status page */
   readonly hourly = new HourlyFigures();
 
@@ -151,8 +152,15 @@ export class GatewayMetrics {
   }
 
   /** The exposition text (`text/plain; version=0.0.4`). */
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /** Metrics a module counts itself (ModulePlugin.metrics), served with these. */
+  include(registry: Registry): void {
+    if (!this.included.includes(registry)) this.included.push(registry);
+  }
+
+  async text(): Promise<string> {
+    const own = await this.registry.metrics();
+    const theirs = await Promise.all(this.included.map((r) => r.metrics()));
+    return [own, ...theirs].filter((t) => t.trim()).join("\n");
   }
 
   get contentType(): string {

@@ -85,7 +85,9 @@ const partnerCard = (p: PartnerStatus): string => {
 <h2>${esc(p.id)} <span class="badge ${statusClass(p.status)}">${esc(p.status)}</span> <span class="badge ${statusClass(p.connection)}">${esc(p.connection)}</span></h2>
 <table><tr><th>version</th><td>${esc(p.version ?? "—")}</td></tr><tr><th>roles</th><td>${esc(p.roles.join(", ") || "—")}</td></tr>
 <tr><th>last call to it</th><td>${p.lastCall ? `${esc(time(p.lastCall.at))} (${esc(p.lastCall.result)})` : "—"}</td></tr></table>
-<div class="figures"><div><b data-figure="requests">${p.requests}</b>requests, 1 h</div><div><b data-figure="error-rate">${esc(errorRate)}</b>errors</div><div><b data-figure="latency">${p.requests ? `${p.meanMs.toFixed(1)} ms` : "—"}</b>mean time</div><div><b data-figure="pending">${p.pending}</b>pending commands</div></div>
+<div class="figures"><div><b data-figure="requests">${p.requests}</b>requests, 1 h</div><div><b data-figure="error-rate">${esc(errorRate)}</b>errors</div><div><b data-figure="latency">${p.requests ? `${p.meanMs.toFixed(1)} ms` : "—"}</b>mean time</div><div><b data-figure="pending">${p.pending}</b>pending commands</div>${p.figures
+    .map((f) => `<div><b data-figure="${esc(f.id)}"${f.alarming && f.value ? ' class="bad"' : ""}>${f.value}</b>${esc(f.label)}</div>`)
+    .join("")}</div>
 ${hourChart(p.lastHour, `${p.id}: requests, errors and answer time over the last hour`)}
 <h3>Sync</h3>${syncs}
 <h3>Outbox</h3><p><b data-figure="outbox-depth">${p.outbox.depth}</b> queued · <b>${p.outbox.deadLetters}</b> dead letters</p>${head}

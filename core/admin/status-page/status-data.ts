@@ -8,6 +8,7 @@ import type { TolerantReader } from "../../model/tolerant-reader";
 import type { Store } from "../../contract/store";
 import type { HourlyFigures, MinuteFigures } from "../../metrics/hourly-figures";
 import { SyncStates } from "../../sync/sync-state";
+import type { PartnerFigure } from "../../contract/partner-figure";
 
 /** What the status page shows, gathered from the store and this instance's figures. */
 export interface StatusData {
@@ -36,6 +37,8 @@ export interface PartnerStatus {
   losses: string[];
   repairs: string[];
   pending: number;
+  /** what modules show about the partner (ModulePlugin.partnerFigures) */
+  figures: PartnerFigure[];
 }
 
 export interface StatusSources {
@@ -58,6 +61,9 @@ export const gatherStatus = async (s: StatusSources): Promise<StatusData> => {
   const losses = s.lossy.seenLosses();
   const repairs = s.reader.repairs();
   const states = new SyncStates(s.store);
+  const figured = [...new Set(s.served.map((m) => m.plugin))].filter((p) => p.partnerFigures);
+  const figuresOf = async (id: string): Promise<PartnerFigure[]> =>
+    (await Promise.all(figured.map((p) => p.partnerFigures!(id, now).catch(() => [])))).flat();
   const partners = await Promise.all(
     ids.map(async (id): Promise<PartnerStatus> => {
       const record = records.get(id);
@@ -101,6 +107,7 @@ export const gatherStatus = async (s: StatusSources): Promise<StatusData> => {
         losses: losses.filter((l) => l.partner === id).map((l) => `${l.object}.${l.field} (to ${l.version})`),
         repairs: repairs.filter((r) => r.partner === id).map((r) => `${r.type} ${r.field}: ${r.repair} ×${r.count}`),
         pending: kinds.reduce((n, k) => n + (k.counts.byPartner[id] ?? 0), 0),
+        figures: await figuresOf(id),
       };
     }),
   );
