@@ -11,6 +11,7 @@ import {
   type DataChange,
   type PartyRef,
   type PortContext,
+  type ReservationAnswer,
   type Session,
   type Store,
 } from "../kit";
@@ -27,7 +28,9 @@ import { BookingRecords } from "./booking-records";
  * resource whose `available_timeslots` are the periods it can be booked in), and from the seed file's
  * `bookings`. What is free is those timeslots less what bookings hold (booking-holds.ts); bookings are kept
  * in the gateway's store (booking-records.ts). A request is decided at once: RESERVED when a calendar is
- * free for its whole period, else REJECTED. A session of one of our parties reported whole on the change
+ * free for its whole period, else REJECTED; with `adapters.local.booking_decision_ms` the answer is PENDING
+ * and the decision is reported through the sink that much later (a backend that decides asynchronously;
+ * a decision still waiting when the gateway stops is lost: the booking stays PENDING). A session of one of our parties reported whole on the change
  * feed (a backend's POST /admin/v1/events) is handed to the sink, which fulfils the booking it matches.
  *
  * RECEIVER (we are the eMSP): the BookingLocations and Bookings CPO partners push, per CPO party.
@@ -57,6 +60,20 @@ export const localBookings: LocalModule = {
         .filter((l) => sameParty(l, party))
         .sort((a, b) => a.last_updated.localeCompare(b.last_updated) || ciKey(a.id).localeCompare(ciKey(b.id)));
     const bookedAt = (booking: Booking) => locationOf(booking, booking.booking_requests[0].booking_request.booking_location_id);
+
+    // `adapters.local.booking_decision_ms`: the simulated backend answers PENDING and reports its decision this much later
+    const decisionMs = typeof context?.settings.booking_decision_ms === "number" ? context.settings.booking_decision_ms : 0;
+    const timers = new Set<NodeJS.Timeout>();
+    /** The answer now, or PENDING and the answer through the sink after `decisionMs`. */
+    const decided = (booking: Booking, answer: ReservationAnswer, ctx: PortContext): ReservationAnswer => {
+      if (!decisionMs || answer.status === "PENDING") return answer;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        sink?.report(booking.id, answer, ctx).catch((error) => context?.log.error({ err: error, booking: booking.id }, "local: reporting a booking decision failed"));
+      }, decisionMs);
+      timers.add(timer);
+      return { status: "PENDING" };
+    };
 
     let sink: BookingStatusSink | undefined;
     const unsubscribe = context?.changes?.subscribe((change: DataChange) => sessionSeen(change));
@@ -89,8 +106,8 @@ export const localBookings: LocalModule = {
       updateBooking: (id, change, ctx) => records.modify(ctx.party, id, change),
       async reserve(booking, ctx) {
         const location = bookedAt(booking);
-        if (location && (await holds.hold(ctx.party, location, booking))) return { status: "RESERVED" };
-        return { status: "REJECTED", reason: "no calendar is free for the whole period" };
+        const held = location !== undefined && (await holds.hold(ctx.party, location, booking));
+        return decided(booking, held ? { status: "RESERVED" } : { status: "REJECTED", reason: "no calendar is free for the whole period" }, ctx);
       },
       async rebook(_current, changed, ctx) {
         const location = bookedAt(changed);
@@ -114,7 +131,10 @@ export const localBookings: LocalModule = {
     return {
       ports: { "bookings.SENDER": sender, "bookings.RECEIVER": receiver },
       seed: async (object) => add(object as BookingLocation, "seed bookings"),
-      stop: () => unsubscribe?.(),
+      stop: () => {
+        unsubscribe?.();
+        for (const timer of timers) clearTimeout(timer);
+      },
     };
   },
 };

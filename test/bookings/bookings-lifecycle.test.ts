@@ -36,6 +36,18 @@ describe("bookings: the lifecycle", () => {
       object: sessionOf({ owner: CPO_PARTY, id, status: "ACTIVE", start: at(world.origin, 0), kwh: 0, token, place: LOC1 }),
     });
 
+  it("answers PENDING when the backend decides later, and pushes its decision through the lifecycle", async () => {
+    await world.close();
+    world = await startWorld({ decisionMs: 300 });
+    const booking = await request(requestBody(world.origin, 120, 180));
+    expect([booking.reservation_status, booking.booking_requests[0].request_status]).toEqual(["PENDING", "PENDING"]);
+    await statusAtEmsp(booking.id, "RESERVED");
+    expect((await heldBy(world.emsp, booking.id))!.booking_requests[0].request_status).toBe("ACCEPTED");
+    const taken = await request(requestBody(world.origin, 150, 200));
+    expect(taken.reservation_status).toBe("PENDING");
+    await statusAtEmsp(taken.id, "REJECTED");
+  });
+
   it("marks a RESERVED booking NO_SHOW when nothing started by its noshow_timeout, pushes it, and frees the slot", async () => {
     // BL-SOON's noshow_timeout is 0: due as soon as the period starts, two seconds from now
     const soon = { location_id: "LOC2", booking_location_id: "BL-SOON", tokens: [EMS_CDR_TOKEN] };

@@ -127,14 +127,16 @@ export const until = async (what: string, check: () => Promise<boolean>, timeout
 
 const EMSP_MODULES = { bookings: { adapter: "local", roles: ["RECEIVER"] }, cdrs: { adapter: "local", roles: ["RECEIVER"] } };
 
-export const startWorld = async (origin = Math.floor(Date.now() / 1000) * 1000): Promise<BookingsWorld> => {
+/** `decisionMs`: the CPO's `local` backend answers PENDING and decides that much later (adapters.local.booking_decision_ms). */
+export const startWorld = async ({ decisionMs }: { decisionMs?: number } = {}): Promise<BookingsWorld> => {
+  const origin = Math.floor(Date.now() / 1000) * 1000;
   const [cpoPort, emsPort, othPort] = await freePorts(3);
   const cpo = await Gateway.create(
     testGatewayConfig({
       port: cpoPort,
       party: CPO,
       modules: { bookings: { adapter: "local" }, sessions: { adapter: "local" }, cdrs: { adapter: "local" } },
-      adapters: { local: { bookings: bookingLocations(origin) } },
+      adapters: { local: { bookings: bookingLocations(origin), ...(decisionMs ? { booking_decision_ms: decisionMs } : {}) } },
       server: { admin_token: ADMIN_TOKEN, booking_check_interval_ms: 100 },
       partners: [
         { id: "emsp", token_a: `bookings-A-ems-${cpoPort}`, versions_url: versionsUrlOf(emsPort) },
