@@ -54,6 +54,14 @@ describe("ocpi-gateway bookings", () => {
     expect(JSON.parse(held.stdout).canceled).toEqual({ cancellation_reason: "TRAFFIC", who_canceled: "EMSP" });
   });
 
+  it("follows a PENDING booking with --wait until the CPO decides it", async () => {
+    await world.close();
+    world = await startWorld({ decisionMs: 1000 });
+    const requested = await bookings("request", "cpo", ...requestArgs(120, 180), "--wait", "20");
+    expect([requested.code, requested.stderr]).toEqual([0, ""]);
+    expect(requested.stdout).toMatch(/ RESERVED  request /);
+  });
+
   it("exits 1 naming the field or the reason when a request is refused", async () => {
     const noPeriod = await bookings("request", "cpo", "--location", "LOC1", "--booking-location", "BL-MAIN");
     expect(noPeriod.code).toBe(1);

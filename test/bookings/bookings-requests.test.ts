@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { removeTempDirs } from "../support/gateway-config";
 import { EMS_CDR_TOKEN } from "../support/ocpi-objects";
+import { ocpiRequest } from "../support/gateway-process";
 import { admin, at, atCpo, heldBy, requestBody, startWorld, until, type BookingsWorld, type Json } from "./bookings-world";
 
 /**
@@ -36,8 +37,18 @@ describe("bookings: availability, requests, changes and cancellations", () => {
     expect(outside.body.data[0].calendars[0].available_timeslots).toEqual([]);
     const calendar = await atCpo(world, world.emsp, "GET", "/booking_locations/bl-main/CAL1");
     expect(calendar.body.data.id).toBe("CAL1");
+    // the eMSP's backend reads them through its gateway's admin API
+    const viaAdmin = await admin(world.emsp.url, "GET", "/bookings/cpo/booking_locations");
+    expect(viaAdmin.body.data.map((l: Json) => l.id)).toEqual(["BL-MAIN", "BL-SOON"]);
     const bad = await atCpo(world, world.emsp, "GET", "/booking_locations?timeslot_from=tomorrow");
     expect([bad.status, bad.body.status_code, bad.body.status_message]).toEqual([200, 2001, expect.stringContaining("timeslot_from")]);
+  });
+
+  it("pulls the CPO's BookingLocations into the eMSP's Receiver (sync)", async () => {
+    const pull = await admin(world.emsp.url, "POST", "/sync/cpo/bookings");
+    expect(pull.body.status_code).toBe(1000);
+    const held = await ocpiRequest("GET", `${world.emsp.url}/ocpi/2.3.0/receiver/bookings/NL/CPO/booking_locations/BL-SOON`, { token: world.emsp.cpoToken });
+    expect(held.body.data).toMatchObject({ id: "BL-SOON", location_id: "LOC2", calendars: [{ id: "CAL2" }] });
   });
 
   it("reserves a free slot at once, pushes the Booking to the eMSP, and takes the slot out of the calendar", async () => {
