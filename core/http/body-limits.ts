@@ -305,7 +305,8 @@ const refuseBody = (req: IncomingMessage, limits: BodyLimits, error: unknown, re
 export const readRawBody = (req: IncomingMessage, res: ServerResponse, limits: BodyLimits, scanner?: JsonScanner): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
-    const declared = encoding === "identity" ? Number(req.headers["content-length"]) : 0;
+    // no Content-Length (a GET, a chunked body): 0, its weight counted as it comes; NaN would be taken as heavy
+    const declared = encoding === "identity" ? Number(req.headers["content-length"] ?? 0) || 0 : 0;
     if (declared > limits.max_body_bytes) return refuseBody(req, limits, bodyTooLarge(limits), reject);
     let inflater: Transform | undefined;
     if (encoding === "gzip" || encoding === "x-gzip") inflater = createGunzip();

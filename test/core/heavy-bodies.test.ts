@@ -153,6 +153,8 @@ describe("a heavy body and a normal request", () => {
     const read = await send(gateway, "GET", tokenPath("NORMAL")).answer;
     expect([read.status, read.body.status_code]).toEqual([200, 1000]);
     await expectTaken(put(gateway, tokenPath("SMALL"), tokenBody("SMALL", { note: "a normal body" })));
+    // a small body without a Content-Length is weighed as it comes, not taken for heavy (it was, and waited out the pause)
+    await expectTaken(put(gateway, tokenPath("CHUNKED"), tokenBody("CHUNKED", { note: "sent chunked" }), { chunked: true }));
     expect(waiting.answered()).toBe(false);
 
     // the client gives up: the request ends without an answer
