@@ -139,6 +139,7 @@ export class Gateway {
       };
       await createAdapters(config, factories, deps, adapters);
       const ops = Operations.create(container, config, log, store, adapters);
+      for (const plugin of plugins) if (plugin.metrics) ops.metrics.include(plugin.metrics);
       const problems = portProblems(config, plugins, adapters);
       if (problems.length) throw new StartupError(problems);
       for (const adapter of adapters.values()) await adapter.start?.();

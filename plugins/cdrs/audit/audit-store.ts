@@ -1,0 +1,155 @@
+import type { Store } from "../../../core/contract/store";
+import { ciKey } from "../../../core/model/common-schemas";
+import type { Cdr } from "../model";
+import type { CdrAudit, Direction, Verdict } from "./model";
+import type { VersionNumber } from "../../../core/protocol/types";
+
+/**
+ * The CDR audit in the gateway's store (any store: SQLite, Redis, Redis
+ * Cluster; only single-collection operations are used):
+ * - `cdrs:audit:seen`: every CDR ever queued, so each is audited once;
+ * - `cdrs:audit:queue`: CDRs waiting for the worker, oldest first, the CDR itself in the entry;
+ * - `cdrs:audit`: the audits, by audit key, ordered by when they were made;
+ * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: summaries, for the lists;
+ * - `cdrs:audit:id`: CDR id (case-insensitive) → the audit keys of CDRs with that id.
+ */
+const SEEN = "cdrs:audit:seen";
+const QUEUE = "cdrs:audit:queue";
+const RESULTS = "cdrs:audit";
+const BY_ID = "cdrs:audit:id";
+const NO_PARTNER = "-";
+const byPartner = (partner: string) => `cdrs:audit:p:${partner}`;
+const byPartnerVerdict = (partner: string, verdict: Verdict) => `cdrs:audit:p:${partner}:${verdict}`;
+const byVerdict = (verdict: Verdict) => `cdrs:audit:v:${verdict}`;
+
+/** A CDR waiting to be audited: the CDR as it passed, and who it passed with. */
+export interface QueuedCdr {
+  key: string;
+  direction: Direction;
+  /** the partner it came from (received); for ours, found when audited */
+  partner?: string;
+  version?: VersionNumber;
+  cdr: Cdr;
+}
+
+/** What a list shows of an audit. */
+export interface AuditSummary {
+  key: string;
+  cdr_id: string;
+  partner?: string;
+  direction: Direction;
+  country_code: string;
+  party_id: string;
+  verdict: Verdict;
+  audited_at: string;
+  currency: string;
+  total_cost: number | undefined;
+  differences: number;
+  reason?: string;
+}
+
+export const summaryOf = (a: CdrAudit): AuditSummary => ({
+  key: a.key,
+  cdr_id: a.cdr_id,
+  ...(a.partner ? { partner: a.partner } : {}),
+  direction: a.direction,
+  country_code: a.owner.country_code,
+  party_id: a.owner.party_id,
+  verdict: a.verdict,
+  audited_at: a.audited_at,
+  currency: a.currency,
+  total_cost: a.amounts.total_cost,
+  differences: a.differences.length,
+  ...(a.reason ? { reason: a.reason } : {}),
+});
+
+export interface AuditQuery {
+  partner?: string;
+  verdict?: Verdict;
+  /** audited at or after, epoch ms */
+  since?: number;
+  offset: number;
+  limit: number;
+}
+
+export class AuditStore {
+  constructor(private readonly store: Store) {}
+
+  /** Queues a CDR the first time it is seen; false when it was seen before. */
+  async enqueue(entry: QueuedCdr, now = Date.now()): Promise<boolean> {
+    if (!(await this.store.putIfAbsent(SEEN, entry.key, 1, now))) return false;
+    await this.store.put(QUEUE, entry.key, entry, now);
+    return true;
+  }
+
+  /** The oldest queued CDRs. */
+  async next(limit: number): Promise<QueuedCdr[]> {
+    return (await this.store.range<QueuedCdr>(QUEUE, { offset: 0, limit })).items;
+  }
+
+  async queued(): Promise<number> {
+    return (await this.store.range(QUEUE, { offset: 0, limit: 1 })).total;
+  }
+
+  async get(key: string): Promise<CdrAudit | undefined> {
+    return this.store.get<CdrAudit>(RESULTS, key);
+  }
+
+  /** The audits of CDRs with this id (any owner, either direction). */
+  async byId(id: string): Promise<CdrAudit[]> {
+    const keys = (await this.store.get<string[]>(BY_ID, ciKey(id))) ?? [];
+    return (await Promise.all(keys.map((key) => this.get(key)))).filter((a): a is CdrAudit => a !== undefined);
+  }
+
+  /** Keeps audits and takes their CDRs off the queue: per collection one bulk write. */
+  async record(audits: readonly CdrAudit[]): Promise<void> {
+    const groups = new Map<string, { key: string; value: unknown; sortKey: number }[]>();
+    const add = (collection: string, key: string, value: unknown, sortKey: number) => {
+      const list = groups.get(collection) ?? [];
+      list.push({ key, value, sortKey });
+      groups.set(collection, list);
+    };
+    const ids = new Map<string, string[]>();
+    for (const audit of audits) {
+      const at = Date.parse(audit.audited_at);
+      const summary = summaryOf(audit);
+      const partner = audit.partner ?? NO_PARTNER;
+      add(RESULTS, audit.key, audit, at);
+      add(byPartner(partner), audit.key, summary, at);
+      add(byPartnerVerdict(partner, audit.verdict), audit.key, summary, at);
+      add(byVerdict(audit.verdict), audit.key, summary, at);
+      ids.set(ciKey(audit.cdr_id), [...(ids.get(ciKey(audit.cdr_id)) ?? []), audit.key]);
+    }
+    await this.store.batch(async () => {
+      const known = await Promise.all([...ids.keys()].map((id) => this.store.get<string[]>(BY_ID, id)));
+      [...ids].forEach(([id, keys], i) => add(BY_ID, id, [...new Set([...(known[i] ?? []), ...keys])], 0));
+      await Promise.all([...groups].map(([collection, entries]) => this.store.putAll(collection, entries)));
+      await Promise.all(audits.map((audit) => this.store.delete(QUEUE, audit.key)));
+    });
+  }
+
+  /** A page of summaries, oldest audit first (every list of the gateway is ordered by its sort key). */
+  async list(query: AuditQuery): Promise<{ items: AuditSummary[]; total: number }> {
+    const collection =
+      query.partner !== undefined
+        ? query.verdict
+          ? byPartnerVerdict(query.partner, query.verdict)
+          : byPartner(query.partner)
+        : query.verdict
+          ? byVerdict(query.verdict)
+          : undefined;
+    const range = { ...(query.since !== undefined ? { from: query.since } : {}), offset: query.offset, limit: query.limit };
+    if (collection) return this.store.range<AuditSummary>(collection, range);
+    const page = await this.store.range<CdrAudit>(RESULTS, range);
+    return { items: page.items.map(summaryOf), total: page.total };
+  }
+
+  /** How many of the partner's CDRs were audited since `since`, and how many of them mismatch. */
+  async counts(partner: string, since: number): Promise<{ audited: number; mismatches: number }> {
+    const [all, mismatches] = await Promise.all([
+      this.store.range(byPartner(partner), { from: since, offset: 0, limit: 1 }),
+      this.store.range(byPartnerVerdict(partner, "mismatch"), { from: since, offset: 0, limit: 1 }),
+    ]);
+    return { audited: all.total, mismatches: mismatches.total };
+  }
+}

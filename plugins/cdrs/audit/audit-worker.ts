@@ -1,0 +1,107 @@
+import { setImmediate as yieldToRequests } from "node:timers/promises";
+import type { Logger } from "pino";
+import type { BackgroundService } from "../../../core/contract/background";
+import type { Store } from "../../../core/contract/store";
+import { Lease } from "../../../core/sync/lease";
+import { auditCdr } from "./audit-cdr";
+import type { AuditInputs } from "./audit-inputs";
+import type { AuditStore } from "./audit-store";
+import type { CdrAudit } from "./model";
+
+const LOCK = "cdrs:audit:worker";
+const LOCK_TTL_MS = 30_000;
+
+export interface AuditWorkerOptions {
+  /** CDRs taken off the queue at once */
+  batch: number;
+  /** CDRs audited between two yields to the event loop, so requests are answered between them */
+  slice: number;
+  /** how often the queue is looked at when nothing woke the worker, ms */
+  pollMs: number;
+}
+
+export const DEFAULT_WORKER_OPTIONS: AuditWorkerOptions = { batch: 1000, slice: 50, pollMs: 1000 };
+
+/**
+ * Audits the queued CDRs in the background, oldest first, one instance at a
+ * time (a store lease): in batches, yielding to the event loop every `slice`
+ * CDRs, so the requests of partners are answered while it works. Woken when a
+ * CDR is queued on this instance, and polls for those queued elsewhere.
+ */
+export class AuditWorker implements BackgroundService {
+  readonly name = "cdr-audit";
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly store: Store,
+    private readonly audits: AuditStore,
+    private readonly inputs: AuditInputs,
+    private readonly log: Logger,
+    private readonly onAudited: (audit: CdrAudit) => void,
+    private readonly options: AuditWorkerOptions = DEFAULT_WORKER_OPTIONS,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Something was queued: drain (again, once the current run ends). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((error: unknown) => {
+        this.log.error({ err: error }, "CDR audit failed; retried at the next poll");
+        return 0;
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Audits everything queued; resolves to how many were audited (0 when another instance holds the lease). */
+  async drain(): Promise<number> {
+    const lease = await Lease.acquire(this.store, LOCK, LOCK_TTL_MS);
+    if (!lease) return 0;
+    let audited = 0;
+    try {
+      for (;;) {
+        const queued = await this.audits.next(this.options.batch);
+        if (!queued.length || lease.lost) return audited;
+        const batch = this.inputs.batch();
+        const results: CdrAudit[] = [];
+        for (const entry of queued) {
+          const audit = auditCdr(entry.cdr, await batch.contextOf(entry, new Date().toISOString()));
+          batch.audited(audit);
+          results.push(audit);
+          if (results.length % this.options.slice === 0) await yieldToRequests();
+        }
+        if (lease.lost) return audited;
+        await this.audits.record(results);
+        for (const audit of results) this.onAudited(audit);
+        audited += results.length;
+      }
+    } finally {
+      await lease.release();
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import type { Store } from "../../../core/contract/store";
+import { SqliteStore } from "../../../core/store/sqlite-store";
+import { RedisStore } from "../../../core/store/redis-store";
+import { startRedisCluster, type RedisCluster } from "../../support/redis-cluster";
+import { AuditStore } from "../../../plugins/cdrs/audit/audit-store";
+import { auditKey } from "../../../plugins/cdrs/audit/model";
+import { audit, exampleCdr } from "./cdr-audit.fixtures";
+
+/** The CDR audit's store on each store the gateway runs on: a CDR queued once, audits listed by partner, verdict and time. */
+const redisUrl = process.env.REDIS_URL;
+if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
+let cluster: Promise<RedisCluster> | undefined;
+afterAll(async () => (await cluster)?.stop(), 30_000);
+
+const STORES: [string, () => Promise<Store>][] = [
+  ["SQLite", async () => SqliteStore.open(":memory:")],
+  ["Redis", () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: `test:cdr-audit:${randomUUID()}:` })],
+  ["Redis Cluster", async () => RedisStore.connect({ target: { nodes: (await (cluster ??= startRedisCluster())).urls.slice(0, 2) }, keyPrefix: `test:cdr-audit:${randomUUID()}:` })],
+];
+
+describe.each(STORES)("CDR audit store on %s", (_name, open) => {
+  let store: Store;
+  let audits: AuditStore;
+  beforeEach(async () => {
+    store = await open();
+    audits = new AuditStore(store);
+  });
+  afterEach(() => store.close());
+
+  const cdr = (id: string) => ({ ...exampleCdr("2.3.0/cdr_example.json"), id });
+  const entry = (id: string) => ({ key: auditKey("received", { country_code: "BE", party_id: "BEC" }, id), direction: "received" as const, partner: "cpo-a", cdr: cdr(id) });
+
+  it("queues a CDR once, however often it passes", async () => {
+    expect(await audits.enqueue(entry("A1"))).toBe(true);
+    expect(await audits.enqueue(entry("A1"))).toBe(false);
+    expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["A1"]);
+  });
+
+  it("records audits off the queue, lists them by partner, verdict and time, and finds them by CDR id", async () => {
+    for (const id of ["A1", "A2", "A3"]) await audits.enqueue(entry(id));
+    const at = (minute: number) => `2024-06-03T10:0${minute}:00Z`;
+    const match = audit(cdr("A1"), { partner: "cpo-a", now: at(1) });
+    const mismatch = audit({ ...cdr("A2"), total_cost: { before_taxes: 3 } }, { partner: "cpo-a", now: at(2) });
+    const other = audit(cdr("A3"), { partner: "cpo-b", now: at(3) });
+    await audits.record([match, mismatch, other]);
+    expect(await audits.queued()).toBe(0);
+    const ids = async (query: Parameters<AuditStore["list"]>[0]) => (await audits.list(query)).items.map((s) => s.cdr_id);
+    expect(await ids({ offset: 0, limit: 10 })).toEqual(["A1", "A2", "A3"]);
+    expect(await ids({ partner: "cpo-a", offset: 0, limit: 10 })).toEqual(["A1", "A2"]);
+    expect(await ids({ partner: "cpo-a", verdict: "mismatch", offset: 0, limit: 10 })).toEqual(["A2"]);
+    expect(await ids({ verdict: "match", offset: 0, limit: 10 })).toEqual(["A1", "A3"]);
+    expect(await ids({ since: Date.parse(at(2)), offset: 0, limit: 10 })).toEqual(["A2", "A3"]);
+    expect(await ids({ offset: 1, limit: 1 })).toEqual(["A2"]);
+    expect((await audits.list({ partner: "cpo-a", offset: 0, limit: 1 })).total).toBe(2);
+    expect(await audits.counts("cpo-a", Date.parse(at(0)))).toEqual({ audited: 2, mismatches: 1 });
+    expect((await audits.byId("a2")).map((a) => [a.key, a.verdict, a.differences[0].field])).toEqual([["received/BE/BEC/A2", "mismatch", "total_cost.before_taxes"]]);
+  });
+});
