@@ -210,7 +210,7 @@ describe("ConfigError", () => {
     const err = errorOf(text);
     const expected = [
       "server.port: must be an integer between 1 and 65535",
-      "server.colour: unknown key (allowed here: port, host, public_url, max_page_limit, token_grace_seconds, request_timeout_ms, log_level, hub_party_id, admin_token, command_timeout_seconds, inbound, metrics, shutdown_delay_ms, heap_growth_percent, hub)",
+      "server.colour: unknown key (allowed here: port, host, public_url, max_page_limit, token_grace_seconds, request_timeout_ms, log_level, hub_party_id, admin_token, command_timeout_seconds, booking_check_interval_ms, inbound, metrics, shutdown_delay_ms, heap_growth_percent, hub)",
       "parties[0].country_code: must be exactly 2 uppercase letters (ISO 3166-1 alpha-2)",
       "store.url: is required",
       "partners[0].token_a: environment variable MISSING_TOKEN is not set and has no default (write ${MISSING_TOKEN:-default} to give one)",
