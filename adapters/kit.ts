@@ -85,6 +85,8 @@ export { PROFILE_OPERATIONS } from "../plugins/chargingprofiles/model";
 
 // --- pricing for backends that know meter values but not prices -----------------------------------------
 export { priceSession } from "../plugins/tariffs/engine";
+/** a booking as `priceSession`'s `reservation`, so that its booking fee is priced (plugins/bookings/pricing.ts) */
+export { bookingTimeline } from "../plugins/bookings/pricing";
 export type * from "../plugins/tariffs/engine";
 
 /** Every port an adapter may implement, by its name `<module>.<ROLE>`. */

@@ -85,10 +85,12 @@ export const changeRefusal = (booking: Booking, now: number): string | undefined
  * A RESERVED booking nobody came for: no session started by noshow_timeout minutes after its start, or, without
  * a noshow_timeout, by the end of its period.
  */
-export const noShowDue = (booking: Booking, now: number): boolean => {
-  if (booking.reservation_status !== "RESERVED") return false;
+export const noShowDue = (booking: Booking, now: number): boolean => booking.reservation_status === "RESERVED" && now >= noShowAt(booking);
+
+/** When a booking nobody came for becomes a no-show, epoch ms: noshow_timeout minutes after its start, else its end. */
+export const noShowAt = (booking: Booking): number => {
   const timeout = booking.booking_terms.noshow_timeout;
-  return now >= (timeout === undefined ? endOf(booking) : startOf(booking) + timeout * MINUTE_MS);
+  return timeout === undefined ? endOf(booking) : startOf(booking) + timeout * MINUTE_MS;
 };
 
 /** When a session may start on the booking: from its start (early_start_time minutes before when early_start_allowed) to its end. */

@@ -1,5 +1,7 @@
 import { priceSession } from "../../plugins/tariffs/engine";
 import type { Tariff } from "../../plugins/tariffs/model";
+import type { Booking } from "../../plugins/bookings/model";
+import { bookingTimeline } from "../../plugins/bookings/pricing";
 import { BERLIN, excl, timeline } from "./tariff-engine.fixtures";
 
 /** Booking fees (OCPI 2.3.0 Bookings extension: TariffRestrictions `booking`) priced by the tariff engine, hand-computed. */
@@ -38,5 +40,41 @@ describe("tariff engine: elements with a booking restriction", () => {
     const reserved = priceSession({ tariffs: [tariff], time_zone: BERLIN, session, reservation: { start: "2024-06-03T09:30:00Z", end: "2024-06-03T10:00:00Z", expired: false } });
     expect(reserved.total_reservation_cost).toBeUndefined();
     expect(excl(priceSession({ tariffs: [tariff], time_zone: BERLIN, session }))).toBe(3);
+  });
+});
+
+describe("bookingTimeline: a Booking as the tariff engine prices it", () => {
+  const booking = (noshow_timeout?: number): Booking => ({
+    id: "B1",
+    country_code: "NL",
+    party_id: "GWY",
+    request_id: "R1",
+    location_id: "LOC1",
+    period: { start_date_time: "2024-06-03T10:00:00Z", end_date_time: "2024-06-03T11:00:00Z" },
+    reservation_status: "RESERVED",
+    authorization_reference: "A1",
+    booking_terms: { supported_access_methods: ["TOKEN"], change_until_minutes: 0, cancel_until_minutes: 0, noshow_timeout },
+    booking_requests: [
+      {
+        request_status: "ACCEPTED",
+        request_received: "2024-06-03T09:30:00Z",
+        booking_request: {
+          country_code: "DE",
+          party_id: "EMS",
+          request_id: "R1",
+          location_id: "LOC1",
+          booking_location_id: "BL1",
+          period: { start_date_time: "2024-06-03T10:00:00Z", end_date_time: "2024-06-03T11:00:00Z" },
+          authorization_reference: "A1",
+        },
+      },
+    ],
+    last_updated: "2024-06-03T09:30:00Z",
+  });
+
+  it("runs from the request to the session's start, or to the no-show", () => {
+    expect(bookingTimeline(booking(), "2024-06-03T10:05:00Z")).toEqual({ start: "2024-06-03T09:30:00Z", end: "2024-06-03T10:05:00Z", expired: false, booking: true });
+    expect(bookingTimeline(booking(15))).toEqual({ start: "2024-06-03T09:30:00Z", end: "2024-06-03T10:15:00Z", expired: true, booking: true });
+    expect(bookingTimeline(booking()).end).toBe("2024-06-03T11:00:00Z");
   });
 });
