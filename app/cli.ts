@@ -13,6 +13,7 @@ import { runProbeCommand } from "./probe/probe-command";
 import { runTerminalsCommand } from "./terminals-command";
 import { runInvoicesCommand } from "./invoices-command";
 import { runBookingsCommand } from "./bookings-command";
+import { runAuditCommand } from "./audit-command";
 import { applyHeapGrowth } from "./heap-growth";
 
 const USAGE = `Usage:
@@ -25,6 +26,7 @@ const USAGE = `Usage:
   ocpi-gateway terminals list|get|activate|deactivate|assign|update|facs <partner> … (terminals --help)
   ocpi-gateway invoices add|list <partner> … (invoices --help)
   ocpi-gateway bookings request|cancel|get|list|locations <partner> … (bookings --help)
+  ocpi-gateway audit cdrs <partner> [--since DATETIME] [--verdict VERDICT] [--csv|--json] (audit --help)
 
 The config file defaults to $GATEWAY_CONFIG, then ./gateway.config.yaml.`;
 
@@ -36,6 +38,7 @@ const main = async (argv: string[]): Promise<number> => {
   if (argv[0] === "terminals") return runTerminalsCommand(argv.slice(1), out, err);
   if (argv[0] === "invoices") return runInvoicesCommand(argv.slice(1), out, err);
   if (argv[0] === "bookings") return runBookingsCommand(argv.slice(1), out, err);
+  if (argv[0] === "audit") return runAuditCommand(argv.slice(1), out, err);
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
