@@ -73,6 +73,28 @@ describe("bookings: availability, requests, changes and cancellations", () => {
     expect(outside.reservation_status).toBe("REJECTED");
   });
 
+  it("gives one slot to one of two requests that come at the same time", async () => {
+    const answers = await Promise.all([request(requestBody(world.origin, 120, 180)), request({ ...requestBody(world.origin, 120, 180), tokens: [] }, world.other)]);
+    expect(answers.map((b) => b.reservation_status).sort()).toEqual(["REJECTED", "RESERVED"]);
+  });
+
+  it("pages the bookings list with X-Total-Count and Link", async () => {
+    for (const [from, to] of [[60, 90], [120, 150], [180, 210]]) await request(requestBody(world.origin, from, to));
+    const first = await atCpo(world, world.emsp, "GET", "?limit=2");
+    expect([first.headers["x-total-count"], first.body.data.length]).toEqual(["3", 2]);
+    expect(first.headers.link).toContain("offset=2");
+    const rest = await atCpo(world, world.emsp, "GET", "?limit=2&offset=2");
+    expect([rest.body.data.length, rest.headers.link]).toEqual([1, undefined]);
+  });
+
+  it("answers bodies that are no BookingRequest with an OCPI envelope below HTTP 500", async () => {
+    for (const body of ["not json", "[]", "null", JSON.stringify({ period: 5 }), JSON.stringify({ tokens: "x", period: { start_date_time: "x" } })]) {
+      const answer = await atCpo(world, world.emsp, "POST", "", body);
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.body.status_code).toBeGreaterThanOrEqual(2000);
+    }
+  });
+
   it("changes a booking by a new POST with the same request_id", async () => {
     const booking = await request(requestBody(world.origin, 120, 180));
     const last = booking.booking_requests[0].booking_request;
