@@ -11,10 +11,11 @@ describe("locations module", () => {
     // partner's push): a partner cannot hold our party, and the sender serves ours.
     let own: Harness;
     const ADMIN = "admin-token-for-own-location-events";
-    beforeAll(async () => {
+    // a gateway per test: the window queries list every Location of ours, the other test's too
+    beforeEach(async () => {
       own = await startHarness({ plugins: [LocationsPlugin], localModules: [localLocations], modules: ["locations"], partnerRoles: [cpo("NL", "TNM")], adminToken: ADMIN });
     });
-    afterAll(() => own.close());
+    afterEach(() => own.close());
     const event = async (kind: "upsert" | "patch", path: string[], object: unknown) => {
       const res = await own.http
         .post("/admin/v1/events")
