@@ -7,10 +7,12 @@ import type { BackgroundServices } from "../core/contract/background";
 import { Forwarder, type ForwardingDeps } from "../core/hub/forwarder";
 import { isHub } from "../core/hub/hub-config";
 import { withForwardedEndpoints } from "../core/hub/forwarded-endpoints";
+import type { StreamedGets } from "../core/host/forwarded-get";
 
 /**
- * The forwarding middleware of a hub (core/hub/forwarder.ts), or undefined
- * when the gateway is none. Bodies and answers are translated with the
+ * The forwarding middleware of a hub (core/hub/forwarder.ts) and its
+ * forwarded GETs streamed before Koa (core/host/forwarded-get.ts), or
+ * undefined when the gateway is none. Bodies and answers are translated with the
  * object types of the plugins' own routes, whether or not this gateway
  * serves the module itself; its version details list the modules it
  * forwards (core/hub/forwarded-endpoints.ts).
@@ -21,7 +23,7 @@ export const hubForwarding = (
   plugins: readonly ModulePlugin[],
   served: readonly ServedModule[],
   background: BackgroundServices,
-): Middleware | undefined => {
+): { middleware: Middleware; gets: StreamedGets } | undefined => {
   if (!isHub(config)) return undefined;
   const routes = new Map<string, readonly RouteSpec[]>();
   const routesOf = (module: string, role: InterfaceRole): readonly RouteSpec[] => {
@@ -52,5 +54,5 @@ export const hubForwarding = (
   });
   const forwarding = forwarder.middleware();
   const endpoints = withForwardedEndpoints(config, deps.registry, plugins);
-  return (ctx, next) => forwarding(ctx, () => endpoints(ctx, next));
+  return { middleware: (ctx, next) => forwarding(ctx, () => endpoints(ctx, next)), gets: forwarder };
 };

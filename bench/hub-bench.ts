@@ -39,7 +39,7 @@ const partner = (id: string, extra: Partial<PartnerConfig>): PartnerConfig => ({
  * Issue #13: authenticated `GET /ocpi/2.3.0/sender/locations?limit=50`
  * (1,000 Locations, a cached page) straight to a CPO gateway, and the same
  * through a hub gateway forwarding to it (routing headers to the CPO's
- * party; both on 2.3.0, so streamed through http-proxy), in one run: full
+ * party; both on 2.3.0, so streamed), in one run: full
  * load for throughput, a fixed rate and one request at a time for the
  * hub's added latency. Both gateways are pinned to the server core, so
  * through the hub that core runs two processes per request: the CPU each
@@ -52,7 +52,7 @@ export const benchHub = async (seconds: number): Promise<HubBench> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-hub-"));
   const children: ChildProcess[] = [];
   try {
-    const cached = await startPair(dir, "cached", children);
+    const cached = await startPair(dir, "cached", children, { cpo: 0, hub: 0 });
     const { direct, viaHub } = cached;
     const before = cpuMs(cached.cpo);
     const full = await load("direct to the CPO (baseline)", direct.url, direct.headers, seconds);
@@ -65,7 +65,7 @@ export const benchHub = async (seconds: number): Promise<HubBench> => {
     const sequential = { direct: await oneAtATime(direct), viaHub: await oneAtATime(viaHub) };
 
     // The same with a page the CPO reads from its store every time, and the hub on a core of its own (shared with the load generator).
-    const uncached = await startPair(dir, "uncached", children);
+    const uncached = await startPair(dir, "uncached", children, { cpo: 0, hub: 1 });
     const uncachedDirect = await load("direct to the CPO, uncached page (baseline of the next row)", uncached.direct.url, uncached.direct.headers, seconds);
     const uncachedForwarded = await load("through the hub, uncached page, hub on the load generator's core", uncached.viaHub.url, uncached.viaHub.headers, seconds);
 
@@ -86,7 +86,7 @@ export const benchHub = async (seconds: number): Promise<HubBench> => {
   }
 };
 
-interface Target {
+export interface Target {
   url: string;
   headers: Record<string, string>;
 }
@@ -94,10 +94,10 @@ interface Target {
 /**
  * A CPO gateway (1,000 Locations; `uncached`: cache TTL 0, every page read
  * from its store) and a hub gateway registered with each other and with a
- * bench client each, as credentials exchanges would leave them. The CPO is
- * on the server core; the hub too, or (uncached) on the load generator's.
+ * bench client each, as credentials exchanges would leave them, each on the
+ * core given (0: the server core, 1: the load generator's).
  */
-const startPair = async (parent: string, kind: "cached" | "uncached", children: ChildProcess[]) => {
+export const startPair = async (parent: string, kind: "cached" | "uncached", children: ChildProcess[], cores: { cpo: 0 | 1; hub: 0 | 1 }) => {
   const cpoDir = mkdtempSync(path.join(parent, `cpo-${kind}-`));
   const hubDir = mkdtempSync(path.join(parent, `hub-${kind}-`));
   const [cpoPort, hubPort] = [await freePort(), await freePort()];
@@ -156,8 +156,8 @@ const startPair = async (parent: string, kind: "cached" | "uncached", children: 
     await waitForOutput(child, "listening on");
     return child.pid!;
   };
-  const cpo = await start("cpo", cpoConfig, cpoDir, 0);
-  const hub = await start("hub", hubConfig, hubDir, kind === "cached" ? 0 : 1);
+  const cpo = await start("cpo", cpoConfig, cpoDir, cores.cpo);
+  const hub = await start("hub", hubConfig, hubDir, cores.hub);
 
   const direct: Target = { url: `http://${HOST}:${cpoPort}/ocpi/2.3.0/sender/locations?limit=50`, headers: { Authorization: `Token ${Buffer.from(directToken).toString("base64")}` } };
   const viaHub: Target = {
@@ -171,11 +171,11 @@ const startPair = async (parent: string, kind: "cached" | "uncached", children: 
     },
   };
   if ((await sample(direct)) !== (await sample(viaHub))) throw new Error("the page through the hub differs from the direct one");
-  return { direct, viaHub, cpo, hub };
+  return { direct, viaHub, cpo, hub, cpoOrigin: `http://${HOST}:${cpoPort}` };
 };
 
 /** A process on the load generator's core (core 1), when taskset exists. */
-const spawnOnLoadCore = (args: string[]): ChildProcess =>
+export const spawnOnLoadCore = (args: string[]): ChildProcess =>
   existsSync(TASKSET)
     ? spawn(TASKSET, ["-c", "1", process.execPath, ...args], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -194,7 +194,7 @@ const register = async (config: GatewayConfig, partnerId: string, result: Parame
 };
 
 /** One page, checked to be a page of 50; its data, to compare the two paths. */
-const sample = async (target: Target): Promise<string> => {
+export const sample = async (target: Target): Promise<string> => {
   const response = await fetch(target.url, { headers: target.headers });
   const body = (await response.json()) as { status_code?: number; data?: unknown[] };
   if (response.status !== 200 || body.status_code !== 1000 || body.data?.length !== 50) throw new Error(`${target.url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
@@ -226,7 +226,7 @@ const oneAtATime = async (target: Target): Promise<Percentiles> => {
 };
 
 /** User plus system CPU time of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
-const cpuMs = (pid: number): number => {
+export const cpuMs = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
@@ -241,7 +241,7 @@ export const hubTable = (result: HubBench): { title: string; lines: string[] } =
     title: "Hub forwarding",
     lines: [
       `Authenticated \`GET /ocpi/2.3.0/sender/locations?limit=50\` (1,000 Locations, cached page) straight to a CPO gateway and through a hub gateway forwarding it ` +
-        `(routing headers to the CPO's party, both 2.3.0: streamed through http-proxy), one run (\`npm run bench -- hub\`). Both gateways are pinned to the one server core, ` +
+        `(routing headers to the CPO's party, both 2.3.0: streamed), one run (\`npm run bench -- hub\`). Both gateways are pinned to the one server core, ` +
         `so through the hub that core runs both processes for every request; the last two rows serve an uncached page (cache TTL 0) and run the hub on the load generator's core. Target: ≥ ${HUB_RATIO_TARGET} × direct.`,
       "",
       "| path | requests/s | p50 ms | p99 ms | × direct | non-2xx | errors |",

@@ -11,6 +11,7 @@ import { benchUncached, uncachedTable } from "./uncached-bench";
 import { benchReceivers, receiversTable } from "./receivers-bench";
 import { benchSteve, steveTable } from "./steve-bench";
 import { benchHub, hubTable } from "./hub-bench";
+import { benchHubVsProxy, hubProxyTable } from "./hub-proxy-bench";
 import { benchBodyLimits, bodyLimitsTable } from "./body-limits-bench";
 
 /**
@@ -55,6 +56,7 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
     const { title, lines } = hubTable(result);
     writeResults(title, lines);
     writeRatios(title, result.ratios);
+    await hubVsProxy(seconds);
   },
   // under a minute: the worst bodies within the body limits, and a normal client beside them (issue #23)
   "body-limits": async (seconds) => {
@@ -66,8 +68,17 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
     writeResults("Memory: RSS after 100,000 and 1,000,000 cached GET /locations?limit=50", memoryTable(await benchCacheMemory(storesAsked()))),
 };
 
+/** Issue #26 target 2: the hub's forwarding against a minimal streaming proxy (part of `hub`; alone: `npm run bench -- hub-proxy`). */
+const hubVsProxy = async (seconds: number): Promise<void> => {
+  const result = await benchHubVsProxy(seconds);
+  const { title, lines } = hubProxyTable(result);
+  writeResults(title, lines);
+  writeRatios(title, result.ratios);
+};
+
 /** Run only when asked by name (`npm run bench -- profile`): the profiler slows the gateway, so its figures are not results. */
 const ON_REQUEST: Record<string, (seconds: number) => Promise<void>> = {
+  "hub-proxy": hubVsProxy,
   // SQLite unless BENCH_STORES names the stores (redis: the Redis store, and the cache's second tier on it)
   profile: async (seconds) => {
     for (const store of process.env.BENCH_STORES ? storesAsked() : ["SQLite" as const]) {

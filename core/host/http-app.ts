@@ -16,6 +16,7 @@ import { type AdminRoute } from "../contract/admin-route";
 import { translationLossesRoute } from "../admin/translation-losses";
 import { accessLog } from "./access-log";
 import { CachedGets } from "./cached-get";
+import { ForwardedGets } from "./forwarded-get";
 import type { ObservedRequest } from "../http/observed-request";
 import type { Adapter } from "../contract/adapter";
 import { adapterInbound } from "../http/adapter-inbound";
@@ -45,7 +46,7 @@ export const buildHttpApp = (
   app.use(errorEnvelope(k.log));
   app.use(adapterInbound(adapters, bodyLimitsOf(k.config)));
   // requests addressed to a partner's party go on from here, their bodies unread (streamed)
-  if (k.forward) app.use(k.forward);
+  if (k.forward) app.use(k.forward.middleware);
   app.use(jsonBody(bodyLimitsOf(k.config)));
 
   const router = new Router();
@@ -68,29 +69,34 @@ export const buildHttpApp = (
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(unknownOcpiPath(k, new Set(served.filter((s) => !s.plugin.configurationModule).map((s) => s.plugin.module))));
-  app.answerCachedGets(cachedGets);
+  app.answerBeforeKoa(cachedGets ?? (k.forward && new ForwardedGets(k.forward.gets, k.log, modules, ops?.observe)));
   return app;
 };
 
+/** Requests answered before Koa when they check out, the others handed to Koa (`next`). */
+interface EntranceBeforeKoa {
+  handle(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<void>;
+}
+
 /**
- * Koa, with cached GETs that check out answered before it
- * (core/host/cached-get.ts) once the middleware is complete. Middleware
- * added to the app afterwards (a test's observer in front) must see every
- * request: then Koa serves them all.
+ * Koa, with cached GETs (core/host/cached-get.ts) or, on a hub, forwarded
+ * GETs (core/host/forwarded-get.ts) that check out answered before it once
+ * the middleware is complete. Middleware added to the app afterwards (a
+ * test's observer in front) must see every request: then Koa serves them all.
  */
 class GatewayApp extends Koa {
-  private cachedGets?: { gets: CachedGets; middleware: readonly Koa.Middleware[] };
+  private before?: { entrance: EntranceBeforeKoa; middleware: readonly Koa.Middleware[] };
 
-  answerCachedGets(gets: CachedGets | undefined): void {
-    this.cachedGets = gets && { gets, middleware: [...this.middleware] };
+  answerBeforeKoa(entrance: EntranceBeforeKoa | undefined): void {
+    this.before = entrance && { entrance, middleware: [...this.middleware] };
   }
 
   override callback(): ReturnType<Koa["callback"]> {
     const koa = super.callback();
-    const fast = this.cachedGets;
+    const fast = this.before;
     const unchanged = fast && fast.middleware.length === this.middleware.length && fast.middleware.every((m, i) => m === this.middleware[i]);
     if (!fast || !unchanged) return koa;
-    return ((req: IncomingMessage, res: ServerResponse) => fast.gets.handle(req, res, koa)) as ReturnType<Koa["callback"]>;
+    return ((req: IncomingMessage, res: ServerResponse) => fast.entrance.handle(req, res, koa)) as ReturnType<Koa["callback"]>;
   }
 }
 

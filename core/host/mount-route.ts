@@ -10,6 +10,7 @@ import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "../modules/served-modules";
+import type { StreamedGets } from "./forwarded-get";
 import { sameParty } from "../protocol/types";
 import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
 import { envelope } from "../http/envelope";
@@ -32,8 +33,11 @@ export interface KernelServices {
   log: Logger;
   /** serves cacheable GETs and invalidates on receiver writes; absent: every request reaches the plugin */
   cache?: ResponseCache;
-  /** the hub's forwarding of requests addressed to partners' parties (core/hub/forwarder.ts), before bodies are read; absent: not a hub */
-  forward?: Middleware;
+  /**
+   * the hub's forwarding of requests addressed to partners' parties (core/hub/forwarder.ts), before bodies are
+   * read, and its forwarded GETs streamed before Koa (core/host/forwarded-get.ts); absent: not a hub
+   */
+  forward?: { middleware: Middleware; gets: StreamedGets };
 }
 
 const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };

@@ -3,7 +3,7 @@ import https from "node:https";
 import { publicOnlyLookup } from "../client/guarded-dispatcher";
 
 /**
- * Node agents for forwarded requests (http-proxy speaks node:http): origins
+ * Node agents for streamed forwarded requests (core/hub/stream-forward.ts): origins
  * the operator named may resolve anywhere; all others only to public
  * addresses, checked at connect time. The two kinds never share a pool.
  */
@@ -16,9 +16,9 @@ export class ForwardAgents {
     },
   };
 
-  for(url: URL, publicOnly: boolean): http.Agent {
+  for(protocol: string, publicOnly: boolean): http.Agent {
     const pool = publicOnly ? this.agents.publicOnly : this.agents.named;
-    return url.protocol === "https:" ? pool.https : pool.http;
+    return protocol === "https:" ? pool.https : pool.http;
   }
 
   destroy(): void {

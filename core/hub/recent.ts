@@ -7,7 +7,7 @@
  * reaches forwarding within `ttlMs`.
  */
 export class Recent<T> {
-  private readonly values = new Map<string, { value: Promise<T>; until: number }>();
+  private readonly values = new Map<string, { value: Promise<T>; until: number; settled?: T }>();
 
   constructor(private readonly ttlMs: number) {}
 
@@ -16,10 +16,20 @@ export class Recent<T> {
     const known = this.values.get(key);
     if (known && known.until > now) return known.value;
     const value = read();
-    this.values.set(key, { value, until: now + this.ttlMs });
+    const entry: { value: Promise<T>; until: number; settled?: T } = { value, until: now + this.ttlMs };
+    this.values.set(key, entry);
     // a failed read is not remembered
-    value.catch(() => this.values.delete(key));
+    value.then(
+      (settled) => (entry.settled = settled),
+      () => this.values.delete(key),
+    );
     return value;
+  }
+
+  /** The value while it is remembered and read (no promise to wait for); undefined otherwise. */
+  known(key: string): T | undefined {
+    const known = this.values.get(key);
+    return known && known.until > Date.now() ? known.settled : undefined;
   }
 
   forget(key: string): void {

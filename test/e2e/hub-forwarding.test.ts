@@ -67,7 +67,7 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(line.requestId).not.toBe("req-list-0001");
     expect(line.partner).toBe("hub");
 
-    // the same version on both sides: streamed through http-proxy, answer headers rewritten the same way
+    // the same version on both sides: streamed (core/hub/stream-forward.ts), answer headers rewritten the same way
     const streamed = await viaHub("GET", "/2.2.1/sender/locations?limit=2", { headers: { "X-Request-ID": "req-stream-1", "X-Correlation-ID": "corr-stream-1" } });
     expect(streamed.body.status_code).toBe(1000);
     expect(streamed.body.data.map((l: Json) => l.id)).toEqual(["LOC1", "LOC2"]);

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import type { Forwarder, PreparedStream } from "../hub/forwarder";
+import { OcpiError } from "../contract/errors";
+import { Status } from "../protocol/status";
+import { envelope } from "../http/envelope";
+import { earlierIds, requestIdsOf } from "../http/request-ids";
+import { requestScope, routeOfPath } from "../http/request-scope";
+import type { ObservedRequest } from "../http/observed-request";
+import { recordRequest, type RouteScope } from "./access-log";
+import { JSON_CONTENT_TYPE } from "./rendered-answer";
+
+/** Koa's request handler. */
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** What the hub's forwarding offers this entrance (core/hub/forwarder.ts). */
+export type StreamedGets = Pick<Forwarder, "prepareGet" | "sendGet">;
+
+/** Only paths of the versions with routing headers are forwarded; anything else goes to Koa unlooked at. */
+const FORWARDED_PREFIXES = ["/ocpi/2.2.1/", "/ocpi/2.3.0/"];
+
+/**
+ * A hub's forwarded GETs answered before Koa: a GET without a body that the
+ * hub streams to a receiver of the same version — decided, admitted
+ * (core/edge/admit.ts) and routed by the same code as in Koa's middleware
+ * (Forwarder.prepareGet), sent by the same stream (core/hub/stream-forward.ts:
+ * the receiver's host policy, token, ids and routing headers; the answer's
+ * headers rewritten) — without Koa's context and middleware around it. Its
+ * ids, access line and metrics are the kernel's (requestIdsOf,
+ * recordRequest); a receiver that gives no answer is answered with the hub
+ * error Koa's error envelope would give.
+ *
+ * Anything else, and anything refused before the receiver is called (a bad
+ * token or header, an unknown receiver: Koa answers the refusal), goes to
+ * Koa untouched but for its ids, which it keeps (earlierIds).
+ */
+export class ForwardedGets {
+  constructor(
+    private readonly gets: StreamedGets,
+    private readonly log: Logger,
+    private readonly modules: ReadonlySet<string>,
+    private readonly observe?: (request: ObservedRequest) => void,
+  ) {}
+
+  /** Streams `req` when it is a forwarded GET that checks out, else hands it to `next` (Koa); settles when either has. */
+  handle(req: IncomingMessage, res: ServerResponse, next: Handler): Promise<void> {
+    const url = req.url ?? "";
+    // a GET with a body goes through Koa's body limits and stream, as every body does
+    if (req.method !== "GET" || req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined || !FORWARDED_PREFIXES.some((p) => url.startsWith(p)))
+      return next(req, res);
+    const mark = url.indexOf("?");
+    const path = mark < 0 ? url : url.slice(0, mark);
+    const started = process.hrtime.bigint();
+    const ids = requestIdsOf(req.headers);
+    const labels = routeOfPath(path, this.modules);
+    const scope: RouteScope = { module: labels.module, interface: labels.interface, ...ids };
+    return requestScope.run(scope, async () => {
+      const prepared = await this.gets.prepareGet(req, path, mark < 0 ? "" : url.slice(mark + 1), ids);
+      if (!prepared) {
+        earlierIds.set(req, ids);
+        return next(req, res);
+      }
+      const answer = await this.send(req, res, prepared, path, ids);
+      recordRequest(this.log, scope, { method: "GET", path, ...answer }, started, this.observe);
+    });
+  }
+
+  /** The stream, or the hub error (4002, 4003) when the receiver gave no answer, as an envelope with the request's ids. */
+  private async send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    prepared: PreparedStream,
+    path: string,
+    ids: { requestId: string; correlationId: string },
+  ): Promise<{ httpStatus: number; statusCode?: number }> {
+    try {
+      await this.gets.sendGet(req, res, prepared);
+      return { httpStatus: res.statusCode };
+    } catch (error) {
+      const refusal = error instanceof OcpiError ? error : undefined;
+      if (!refusal) this.log.error({ err: error, requestId: ids.requestId, path, method: "GET" }, "unexpected error");
+      const [httpStatus, statusCode, message] = refusal ? [refusal.httpStatus, refusal.statusCode, refusal.message] : [500, Status.SERVER_ERROR, `Internal error; request id ${ids.requestId}`];
+      if (!res.headersSent && !res.destroyed) {
+        const body = JSON.stringify(envelope(undefined, statusCode, message));
+        res
+          .writeHead(httpStatus, { ...refusal?.headers, "X-Request-ID": ids.requestId, "X-Correlation-ID": ids.correlationId, "Content-Type": JSON_CONTENT_TYPE, "Content-Length": Buffer.byteLength(body) })
+          .end(body);
+      }
+      return { httpStatus, statusCode };
+    }
+  }
+}
