@@ -36,7 +36,7 @@ export type { AdapterDeps, TokenOwnerAnswer } from "../core/contract/adapter";
 /** thrown by a port when the backend cannot answer now: HTTP 503 + 3000 naming it */
 export { BackendUnavailableError } from "../core/contract/errors";
 export type { ChangeFeed, DataChange } from "../core/contract/change-feed";
-export type { Store, RangeQuery, StoredPage, UpdateDecision } from "../core/contract/store";
+export type { Store, RangeQuery, StoredJsonPage, StoredPage, UpdateDecision } from "../core/contract/store";
 export type { ChangesPort, ChangeOutcome } from "../core/contract/push-spec";
 /** a client of a backend that speaks OCPI (`deps.ocpiBackend`, the proxy adapter) */
 export type { OcpiBackend, OcpiBackendSpec } from "../core/contract/ocpi-backend";

@@ -18,6 +18,7 @@ export const localCdrs: LocalModule = {
     const cdrs = new TokenOwnedCollection<Cdr>(store, "cdrs", context?.parties ?? []);
     const sender: CdrsSenderPort = {
       list: (page, ctx) => cdrs.list(ctx.party, page, ctx.scope),
+      listJson: (page, ctx) => cdrs.listJson(ctx.party, page, ctx.scope),
     };
     const receiver: CdrsReceiverPort = {
       get: (owner, id) => cdrs.get(owner, id),

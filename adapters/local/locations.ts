@@ -24,6 +24,7 @@ export const localLocations: LocalModule = {
     };
     const sender: LocationsSenderPort = {
       list: (page, ctx) => (page.published ? published : locations).list(ctx.party, page),
+      listJson: (page, ctx) => (page.published ? published : locations).listJson(ctx.party, page),
       get: (id, ctx) => locations.get(ctx.party, id),
     };
     const receiver: LocationsReceiverPort = {

@@ -1,4 +1,6 @@
-import { ciKey, parseDateTime, partyKey, type Page, type PageRequest, type PartyRef, type PutOutcome, type Store } from "../kit";
+import { ciKey, parseDateTime, partyKey, type Page, type PageRequest, type PartyRef, type PutOutcome, type Store, type StoredJsonPage } from "../kit";
+
+
 
 /**
  * Objects of one module, kept per owning party in the gateway's store and
@@ -23,6 +25,11 @@ export class OwnedCollection<T extends { last_updated: string }> {
 
   list(owner: PartyRef, page: PageRequest): Promise<Page<T>> {
     return this.store.range<T>(this.collection(owner), { from: page.dateFrom, to: page.dateTo, offset: page.offset, limit: page.limit });
+  }
+
+  /** `list` as the JSON text the objects are stored as (one JSON array text), not parsed. */
+  listJson(owner: PartyRef, page: PageRequest): Promise<StoredJsonPage> {
+    return this.store.rangeJson(this.collection(owner), { from: page.dateFrom, to: page.dateTo, offset: page.offset, limit: page.limit });
   }
 
   get(owner: PartyRef, key: string): Promise<T | undefined> {

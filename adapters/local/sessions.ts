@@ -43,6 +43,7 @@ export const localSessions: LocalModule = {
 
     const sender: SessionsSenderPort = {
       list: (page, ctx: PortContext) => sessions.list(ctx.party, page, ctx.scope),
+      listJson: (page, ctx: PortContext) => sessions.listJson(ctx.party, page, ctx.scope),
       get: (sessionId, ctx) => sessions.get(ctx.party, sessionId),
       async setChargingPreferences(sessionId, prefs, ctx) {
         const session = await sessions.get(ctx.party, sessionId);

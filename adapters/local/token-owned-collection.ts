@@ -1,4 +1,4 @@
-import { inScope, partyKey, sameParty, type Page, type PageRequest, type PartyRef, type PartyScope, type PutOutcome, type Store } from "../kit";
+import { inScope, partyKey, sameParty, type StoredJsonPage, type Page, type PageRequest, type PartyRef, type PartyScope, type PutOutcome, type Store } from "../kit";
 import { OwnedCollection } from "./owned-collection";
 
 /** What Sessions and CDRs share: an owner of their token (`cdr_token`), the eMSP whose driver charges. */
@@ -41,6 +41,14 @@ export class TokenOwnedCollection<T extends TokenOwned> {
     if (!scope) return this.objects.list(owner, page);
     if (!scope.relay && scope.parties.length === 1) return this.byToken.list(this.indexOwner(owner, scope.parties[0]), page);
     return this.filtered(owner, page, scope);
+  }
+
+  /** `list` as the JSON text each object is stored as: unparsed from the store where no filter reads them (no scope, or one party's index). */
+  async listJson(owner: PartyRef, page: PageRequest, scope?: PartyScope): Promise<StoredJsonPage> {
+    if (!scope) return this.objects.listJson(owner, page);
+    if (!scope.relay && scope.parties.length === 1) return this.byToken.listJson(this.indexOwner(owner, scope.parties[0]), page);
+    const { items, total } = await this.filtered(owner, page, scope);
+    return { json: JSON.stringify(items), count: items.length, total };
   }
 
   /** Reads the owner's list chunk by chunk, counting what is in scope and keeping the page's share: memory O(page). */

@@ -1,7 +1,7 @@
 import type { BodyMode, ObjectType, TranslationLoss } from "./object-type";
 import type { RequestContext } from "./request-context";
 import type { HttpMethod, InterfaceRole, ModuleId, PartyRef, Role, VersionNumber } from "../protocol/types";
-import type { Page, PageRequest } from "./page";
+import type { JsonPage, Page, PageRequest } from "./page";
 import type { PortContext } from "./port-context";
 import type { PartyScope } from "./party-scope";
 import type { AdminRoute } from "./admin-route";
@@ -29,8 +29,8 @@ export interface OcpiRequest<B = any> {
 export interface OcpiReply {
   /** canonical data; translated down to the request's version by the kernel when the route declares `response` */
   data?: unknown;
-  /** paginated routes answer a page instead of data */
-  page?: Page;
+  /** paginated routes answer a page instead of data: of objects, or of their stored JSON (JsonPage) */
+  page?: Page | JsonPage;
   httpStatus?: number;
   headers?: Record<string, string>;
   /** override of status_code for a successful reply, rarely needed */
@@ -62,6 +62,11 @@ export interface RouteSpec {
    * e.g. Sessions and CDRs belong to their token's owner), which joins the key.
    */
   cache?: boolean | "per-scope";
+  /**
+   * For a route answering JsonPages: what its objects, parsed, need before they are translated to a
+   * version that does not take their stored JSON as it is (Sessions: their Location, for 2.1.1).
+   */
+  completeItems?(items: unknown[]): Promise<unknown[]>;
   handle(req: OcpiRequest): Promise<OcpiReply>;
 }
 

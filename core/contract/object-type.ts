@@ -61,4 +61,11 @@ export interface ObjectType<T = Record<string, unknown>> {
   schema(version: VersionNumber, mode: BodyMode): z.ZodType;
   up(wire: unknown, version: VersionNumber, tx: TranslationContext): T;
   down(canonical: T, version: VersionNumber, tx: TranslationContext): unknown;
+  /**
+   * The wire JSON in `version` of the canonical objects whose `JSON.stringify` is `json` (one object, or
+   * a JSON array of them), read off the text without parsing it, when `down` would leave each object as
+   * it is and drop nothing (2.3.0, the canonical version, for most types); undefined when they have to be
+   * parsed and translated. A type without it is always translated.
+   */
+  wireJson?(json: string, version: VersionNumber): string | undefined;
 }

@@ -5,6 +5,27 @@ export interface Page<T = unknown> {
   total: number;
 }
 
+/**
+ * A page of canonical objects as the store keeps them: the JSON array text of their texts (each
+ * `JSON.stringify` of the object), not parsed. The kernel splices it into the answer as it is when the
+ * version's rendering leaves the objects unchanged (`ObjectType.wireJson`: 2.3.0, the canonical version),
+ * so such a page is neither parsed nor serialised again; for any other version it parses it and
+ * translates as usual.
+ */
+export interface JsonPage {
+  /** `[` + the objects' JSON texts, comma-separated + `]` */
+  json: string;
+  /** how many objects `json` holds */
+  count: number;
+  /** all objects matching the filters, ignoring offset and limit */
+  total: number;
+}
+
+export const isJsonPage = (page: Page | JsonPage): page is JsonPage => (page as JsonPage).json !== undefined;
+
+/** How many objects a page holds. */
+export const pageLength = (page: Page | JsonPage): number => (isJsonPage(page) ? page.count : page.items.length);
+
 /** A page request as adapters receive it: never the whole collection. */
 export interface PageRequest {
   offset: number;

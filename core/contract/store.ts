@@ -31,6 +31,16 @@ export interface StoredPage<T> {
   total: number;
 }
 
+/** A page of entries as the store keeps them: their JSON texts, unparsed, joined into one JSON array text. */
+export interface StoredJsonPage {
+  /** `[` + the entries' JSON texts, comma-separated, in the page's order + `]` */
+  json: string;
+  /** how many entries `json` holds */
+  count: number;
+  /** number of entries within [from, to), ignoring offset and limit */
+  total: number;
+}
+
 /** One entry of `putAll`: as `put`'s arguments, the sort key given. */
 export interface StoreEntry<T> {
   key: string;
@@ -125,10 +135,11 @@ export interface Store {
   /** Entries ordered by sort key then key, within the query's bounds. */
   range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;
   /**
-   * `range`, each value as the JSON text the store keeps, not parsed: `JSON.stringify` of the value written,
-   * so `JSON.parse` of it is what `range` answers. For a page answered as it was stored (core/contract/page.ts JsonPage).
+   * `range` as the JSON texts the store keeps, not parsed (each `JSON.stringify` of the value written), in
+   * one JSON array text: `JSON.parse` of it is `range`'s items. For a page answered as it was stored
+   * (core/contract/page.ts JsonPage).
    */
-  rangeJson(collection: string, query: RangeQuery): Promise<StoredPage<string>>;
+  rangeJson(collection: string, query: RangeQuery): Promise<StoredJsonPage>;
   /**
    * Runs `work`, whose writes are committed together where the store can:
    * SQLite makes them one transaction (other writers wait until it is

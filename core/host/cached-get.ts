@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { OcpiReply, RouteSpec } from "../contract/module-plugin";
-import type { PartnerIdentity } from "../contract/request-context";
+import type { Logger } from "pino";
+import type { PartyConfig } from "../../config/types";
+import type { OcpiReply, OcpiRequest, RouteSpec } from "../contract/module-plugin";
+import type { PartnerIdentity, RequestContext } from "../contract/request-context";
 import { partyKey, type VersionNumber } from "../protocol/types";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "../modules/served-modules";
 import { readRoutingHeaders } from "../http/routing-headers";
-import { pageHeaders, parsePageRequest, parseQuery, type Query } from "../http/pagination";
+import { flatQuery, pageHeaders, parsePageRequest, parseQuery, type Query } from "../http/pagination";
 import { type PageRequest } from "../contract/page";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
 import { requestScope, routeOfPath } from "../http/request-scope";
 import { Status } from "../protocol/status";
 import { answerHeaders, resolveParty, type KernelServices } from "./mount-route";
-import { admit, hasRoutingHeaders } from "../edge/admit";
-import { JSON_CONTENT_TYPE, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
+import { admit, hasRoutingHeaders, type Admission } from "../edge/admit";
+import { JSON_CONTENT_TYPE, answerBody, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
 import { recordRequest, type RouteScope } from "./access-log";
 import { type ObservedRequest } from "../http/observed-request";
 
@@ -46,20 +48,26 @@ const MAX_QUERIES = 256;
 const MAX_HEADER_SETS = 32;
 
 /**
- * Cached GETs answered before Koa: a request for a route without path
- * parameters whose answer is already cached and rendered in the partner's
- * version is checked exactly as the kernel checks it (authentication,
- * version and module allowed, routing headers, list parameters) and
- * answered with the bytes and headers the kernel would send, written
- * straight to node:http. Its access line and metrics are the kernel's
- * (recordRequest, and the cache counts the hit).
+ * Cacheable GETs answered before Koa: a request for a route without path
+ * parameters that the response cache serves (`RouteSpec.cache`) is checked
+ * exactly as the kernel checks it (authentication, version and module
+ * allowed, routing headers, list parameters) and answered with the bytes and
+ * headers the kernel would send, written straight to node:http: the cached
+ * answer already rendered in the partner's version, or, when there is none
+ * (a miss, or a module cached for 0 s), the kernel's own request run here
+ * (the cache's read-through, the route's handler, the rendering: a page of
+ * stored JSON spliced as it is, core/host/rendered-answer.ts). Its access
+ * line and metrics are the kernel's (recordRequest, and the cache counts
+ * the hit or the miss).
  *
  * Anything else, or anything that does not check out (no token, a bad
- * header, a miss, fields the translation dropped and has to log), goes to
- * Koa untouched, which answers it with the whole chain, errors included.
- * Nothing is recorded for a request handed on, except its ids, which it
- * keeps (earlierIds). A hub decides on forwarding before the kernel, so
- * there every request goes through Koa.
+ * header, a cached answer whose fields the translation dropped and has to
+ * log, a handler that throws or answers another status than 200), goes to
+ * Koa untouched, which answers it with the whole chain, errors included
+ * (a handler that threw here runs again there: GETs only read). Nothing is
+ * recorded for a request handed on, except its ids, which it keeps
+ * (earlierIds). A hub decides on forwarding before the kernel, so there
+ * every request goes through Koa.
  */
 export class CachedGets {
   private readonly targets = new Map<string, Target>();
@@ -128,24 +136,65 @@ export class CachedGets {
     const { maxPageLimit } = profile;
     const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
     const found = k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope }, generation);
-    const reply = found instanceof Promise ? await found : found;
-    // another status may have rules of its own for the body (Koa drops it for 204 and 304): Koa answers those
-    if (!reply || (reply.httpStatus ?? 200) !== 200) return false;
-    const rendered = k.cache.memo(reply)?.get(renderedKey(version, route, partner.record.roles[0])) as Rendered | undefined;
-    if (!rendered?.data || rendered.drops.length > 0) return false;
-
-    const statusCode = reply.statusCode ?? Status.SUCCESS;
-    const body = envelopeBytes(rendered as Rendered & { data: Buffer }, statusCode);
-    const answer = this.headersOf(target, reply, partner, `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`, () => {
+    const cached = found instanceof Promise ? await found : found;
+    const headersOf = (reply: OcpiReply) => () => {
       const headers = [...answerHeaders(served, version, profile, party, routing.from, reply)];
       if (reply.page) headers.push(...pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, path, query));
       return [...headers.flat(), "Content-Type", JSON_CONTENT_TYPE];
-    });
+    };
+    let reply: OcpiReply;
+    let body: Buffer;
+    let answer: string[];
+    if (cached) {
+      reply = cached;
+      // another status may have rules of its own for the body (Koa drops it for 204 and 304): Koa answers those
+      if ((reply.httpStatus ?? 200) !== 200) return false;
+      const rendered = k.cache.memo(reply)?.get(renderedKey(version, route, partner.record.roles[0])) as Rendered | undefined;
+      if (!rendered?.data || rendered.drops.length > 0) return false;
+      body = envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
+      answer = this.headersOf(target, reply, partner, `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`, headersOf(reply));
+    } else {
+      // Not in the cache: the kernel's request (core/host/mount-route.ts) for a GET without path parameters or body, run here.
+      reply = await k.cache.serve(route, this.request(target, admitted, party, scope, query, page));
+      if ((reply.httpStatus ?? 200) !== 200) return false;
+      const tx = (name: string) => k.lossy.context(partner.id, name, version, {}, partner.record.roles[0]);
+      const rendered = await answerBody(reply, route, version, tx, partner.record.roles[0], k.cache.memo(reply));
+      body = Buffer.isBuffer(rendered) ? rendered : Buffer.from(JSON.stringify(rendered));
+      answer = headersOf(reply)();
+    }
+
+    const statusCode = reply.statusCode ?? Status.SUCCESS;
     const headers = ["X-Request-ID", scope.requestId!, "X-Correlation-ID", scope.correlationId!, ...answer, "Content-Length", String(body.length)];
     res.writeHead(200, headers).end(body);
-    k.cache.peekServed(plugin.module);
+    if (cached) k.cache.peekServed(plugin.module);
     recordRequest(k.log, scope, { method: "GET", path, httpStatus: 200, statusCode }, started, this.observe);
     return true;
+  }
+
+  /** The OcpiRequest the kernel makes of an admitted GET without path parameters or body (mountRoute's, to the letter). */
+  private request(target: Target, admitted: Admission, party: PartyConfig, scope: RouteScope, query: Query, page: PageRequest): OcpiRequest {
+    const { served, version } = target;
+    const { partner, profile, from, to } = admitted;
+    const { log: root } = this.k;
+    const module = served.plugin.module;
+    let log: Logger | undefined;
+    const rc: RequestContext = {
+      requestId: scope.requestId!,
+      correlationId: scope.correlationId!,
+      version,
+      module,
+      role: served.role,
+      partner,
+      profile,
+      from,
+      to,
+      party,
+      get log() {
+        return (log ??= root.child({ requestId: this.requestId, partner: partner.id, module }));
+      },
+    };
+    const port = { partnerId: partner.id, party, version, correlationId: rc.correlationId, scope: admitted.scope, parties: undefined };
+    return { ctx: rc, params: {}, query: flatQuery(query), body: undefined, page, owner: undefined, port };
   }
 
   /** The header set `key` (the request's query and routing) of a reply for a partner, built once by `build`. */

@@ -13,9 +13,7 @@ import type { ServedModule } from "../modules/served-modules";
 import type { StreamedGets } from "./forwarded-get";
 import { sameParty } from "../protocol/types";
 import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
-import { envelope } from "../http/envelope";
-import { JSON_CONTENT_TYPE, envelopeBytes, render, renderedKey, translateDown, type Rendered } from "./rendered-answer";
-import { Status } from "../protocol/status";
+import { JSON_CONTENT_TYPE, answerBody } from "./rendered-answer";
 import { invalid, invalidFields } from "../contract/errors";
 import { routingHeaders } from "../http/routing-headers";
 import { admit } from "../edge/admit";
@@ -96,20 +94,9 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     for (const [name, value] of answerHeaders(served, version, profile, party, routing.from, reply)) ctx.set(name, value);
     if (reply.page) for (const [name, value] of pageHeaders(reply.page, page, profile.maxPageLimit, k.config.server.public_url, ctx.path, ctx.query)) ctx.set(name, value);
     ctx.status = reply.httpStatus ?? 200;
-    const memo = k.cache?.memo(reply);
-    if (memo) {
-      // A cached answer: its data part is serialised once per version (and owner the translation may fill in).
-      const key = renderedKey(version, route, pathOwner ?? partner.record.roles[0]);
-      let rendered = memo.get(key) as Rendered | undefined;
-      if (rendered) for (const drop of rendered.drops) tx(drop.object).dropped(drop.field, drop.why);
-      else memo.set(key, (rendered = render(reply, route, version, tx)));
-      if (rendered.data !== undefined) {
-        ctx.set("Content-Type", JSON_CONTENT_TYPE);
-        ctx.body = envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
-        return;
-      }
-    }
-    ctx.body = envelope(translateDown(reply, route, version, tx), reply.statusCode);
+    const answer = await answerBody(reply, route, version, tx, pathOwner ?? partner.record.roles[0], k.cache?.memo(reply));
+    if (Buffer.isBuffer(answer)) ctx.set("Content-Type", JSON_CONTENT_TYPE);
+    ctx.body = answer;
   };
 
 const readBody = async (

@@ -1,10 +1,15 @@
 import type { OcpiReply, RouteSpec } from "../contract/module-plugin";
 import type { PartyRef, VersionNumber } from "../protocol/types";
 import type { TranslationContext } from "../contract/object-type";
-import { ocpiTimestamp } from "../http/envelope";
+import { envelope, ocpiTimestamp, type Envelope } from "../http/envelope";
+import { isJsonPage, type JsonPage, type Page } from "../contract/page";
+import { Status } from "../protocol/status";
+
+/** A reply whose page, if any, is of objects (a JsonPage parsed: objectReply). */
+export type ObjectReply = Omit<OcpiReply, "page"> & { page?: Page };
 
 /** The reply's data in the partner's version. */
-export const translateDown = (reply: OcpiReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): unknown => {
+export const translateDown = (reply: ObjectReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): unknown => {
   const down = (item: unknown) =>
     route.response && item !== null && item !== undefined ? route.response.down(item, version, tx(route.response.name)) : item;
   if (reply.page) return reply.page.items.map(down);
@@ -35,7 +40,7 @@ export interface Rendered {
 export const renderedKey = (version: VersionNumber, route: RouteSpec, owner: PartyRef | undefined): string =>
   `${version}|${route.method} ${route.path}|${owner ? `${owner.country_code}*${owner.party_id}` : ""}`;
 
-export const render = (reply: OcpiReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): Rendered => {
+export const render = (reply: ObjectReply, route: RouteSpec, version: VersionNumber, tx: (name: string) => TranslationContext): Rendered => {
   const drops = new Map<string, Drop>();
   const recording = (object: string): TranslationContext => {
     const inner = tx(object);
@@ -51,6 +56,24 @@ export const render = (reply: OcpiReply, route: RouteSpec, version: VersionNumbe
   return { data: json === undefined ? undefined : Buffer.from(json), drops: [...drops.values()] };
 };
 
+/**
+ * A JsonPage's data in `version` when the route's type takes the objects' stored JSON as it is
+ * (ObjectType.wireJson; a route without a response type sends its objects untranslated): the page's
+ * text, byte for byte what translating and serialising the parsed objects gives. Undefined when they
+ * have to be translated.
+ */
+export const splicedPage = (page: JsonPage, route: RouteSpec, version: VersionNumber): Rendered | undefined => {
+  const wire = route.response ? route.response.wireJson?.(page.json, version) : page.json;
+  return wire === undefined ? undefined : { data: Buffer.from(wire), drops: [] };
+};
+
+/** The reply with a JsonPage's objects parsed and completed by the route (RouteSpec.completeItems), for translation. */
+export const objectReply = async (reply: OcpiReply & { page: JsonPage }, route: RouteSpec): Promise<ObjectReply> => {
+  const parsed = JSON.parse(reply.page.json) as unknown[];
+  const items = route.completeItems ? await route.completeItems(parsed) : parsed;
+  return { ...reply, page: { items, total: reply.page.total } };
+};
+
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 const ENVELOPE_END = Buffer.from("}");
 
@@ -63,4 +86,35 @@ export const envelopeBytes = (rendered: Rendered & { data: Buffer }, statusCode:
   const bytes = Buffer.concat([head, rendered.data, ENVELOPE_END]);
   rendered.envelope = { second, statusCode, bytes };
   return bytes;
+};
+
+/**
+ * The body of the answer to `reply` in `version`: the envelope's bytes (JSON) where the data part is
+ * serialised here (a cached reply's, once per version and owner, kept in its `memo`; a JsonPage's, spliced
+ * as stored or translated), else the envelope for Koa to serialise. `owner`: whom the translation may
+ * fill in (2.1.1 objects lack owner fields); `tx` logs what it drops, again for each partner served a
+ * memoised rendering.
+ */
+export const answerBody = async (
+  reply: OcpiReply,
+  route: RouteSpec,
+  version: VersionNumber,
+  tx: (name: string) => TranslationContext,
+  owner: PartyRef | undefined,
+  memo?: Map<string, unknown>,
+): Promise<Buffer | Envelope> => {
+  const jsonPage = reply.page && isJsonPage(reply.page) ? (reply as OcpiReply & { page: JsonPage }) : undefined;
+  if (memo || jsonPage) {
+    const key = renderedKey(version, route, owner);
+    let rendered = memo?.get(key) as Rendered | undefined;
+    if (rendered) for (const drop of rendered.drops) tx(drop.object).dropped(drop.field, drop.why);
+    else {
+      rendered = jsonPage
+        ? (splicedPage(jsonPage.page, route, version) ?? render(await objectReply(jsonPage, route), route, version, tx))
+        : render(reply as ObjectReply, route, version, tx);
+      memo?.set(key, rendered);
+    }
+    if (rendered.data !== undefined) return envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
+  }
+  return envelope(translateDown(reply as ObjectReply, route, version, tx), reply.statusCode);
 };

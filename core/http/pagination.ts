@@ -1,7 +1,7 @@
 import type { Context } from "koa";
 import { invalid } from "../contract/errors";
 import { parseDateTime } from "../protocol/datetime";
-import type { Page, PageRequest } from "../contract/page";
+import { pageLength, type JsonPage, type Page, type PageRequest } from "../contract/page";
 
 const nonNegativeInt = (name: string, raw: string | undefined, min: number): number | undefined => {
   if (raw === undefined || raw === "") return undefined;
@@ -52,13 +52,14 @@ export const parsePageRequest = (query: Query, maxLimit: number): PageRequest =>
  * the next page that keeps the original filters, built on the public URL
  * so it is right behind a reverse proxy. No Link on the last page.
  */
-export const pageHeaders = (page: Page, request: PageRequest, maxLimit: number, publicUrl: string, path: string, query: Query): [string, string][] => {
+export const pageHeaders = (page: Page | JsonPage, request: PageRequest, maxLimit: number, publicUrl: string, path: string, query: Query): [string, string][] => {
   const headers: [string, string][] = [
     ["X-Total-Count", String(page.total)],
     ["X-Limit", String(maxLimit)],
   ];
-  const nextOffset = request.offset + page.items.length;
-  if (page.items.length === 0 || nextOffset >= page.total) return headers;
+  const length = pageLength(page);
+  const nextOffset = request.offset + length;
+  if (length === 0 || nextOffset >= page.total) return headers;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (key === "offset" || key === "limit" || value === undefined) continue;

@@ -11,6 +11,8 @@ export const silentTranslation = (params: Record<string, string> = {}): Translat
 export interface VersionedTranslator<T> {
   up: (wire: any, tx: TranslationContext) => T;
   down: (canonical: T, tx: TranslationContext) => unknown;
+  /** ObjectType.wireJson for this version: the text, when `down` leaves the objects it serialises as they are */
+  wireJson?: (json: string) => string | undefined;
 }
 
 export interface ObjectTypeDefinition<T> {
@@ -40,6 +42,11 @@ export const defineObjectType = <T>(def: ObjectTypeDefinition<T>): ObjectType<T>
   down(canonical, version, tx) {
     const translator = def.translators[version];
     return translator ? translator.down(canonical, tx) : canonical;
+  },
+  wireJson(json, version) {
+    const translator = def.translators[version];
+    // no translator: `down` answers the canonical object itself
+    return translator ? translator.wireJson?.(json) : json;
   },
 });
 

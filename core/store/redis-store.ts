@@ -1,6 +1,6 @@
 import type { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredPage, type UpdateDecision } from "../contract/store";
+import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredJsonPage, type StoredPage, type UpdateDecision } from "../contract/store";
 import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type RedisTarget } from "./redis-connection";
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
 import { RedisSharedReads } from "./shared-reads";
@@ -221,11 +221,16 @@ export class RedisStore implements Store {
   }
 
   async range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>> {
-    const page = await this.rangeJson(collection, query);
-    return { total: page.total, items: page.items.map((json) => JSON.parse(json) as T) };
+    const { total, items } = await this.rangeOfJson(collection, query);
+    return { total, items: items.map((json) => JSON.parse(json) as T) };
   }
 
-  async rangeJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {
+  async rangeJson(collection: string, query: RangeQuery): Promise<StoredJsonPage> {
+    const { total, items } = await this.rangeOfJson(collection, query);
+    return { json: `[${items.join(",")}]`, count: items.length, total };
+  }
+
+  private async rangeOfJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {
     const [total, ...items] = await this.run(() =>
       this.redis.storeRange(
         ...this.keys(collection),

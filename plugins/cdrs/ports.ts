@@ -1,5 +1,5 @@
 import type { PageRequest } from "../../core/contract/page";
-import type { Page } from "../../core/contract/page";
+import type { JsonPage, Page } from "../../core/contract/page";
 import type { PortContext } from "../../core/contract/port-context";
 import type { PartyRef } from "../../core/protocol/types";
 import type { Cdr } from "./model";
@@ -11,6 +11,8 @@ import type { Cdr } from "./model";
  */
 export interface CdrsSenderPort {
   list(page: PageRequest, ctx: PortContext): Promise<Page<Cdr>>;
+  /** optional: `list` as the JSON the CDRs are stored as (a JsonPage, answered without parsing them) */
+  listJson?(page: PageRequest, ctx: PortContext): Promise<JsonPage>;
 }
 
 /** Receiver interface (eMSP side): CDRs partners pushed, per owning CPO party. CDRs are immutable. */

@@ -11,6 +11,7 @@ export const senderRoutes = (port: CdrsSenderPort): RouteSpec[] => [
     // The list depends on who asks (CDRs belong to their token's owner): cached per partner scope.
     cache: "per-scope",
     response: cdrType,
-    handle: async (req) => ({ page: await port.list(req.page, req.port) }),
+    // stored JSON when the adapter offers it (spliced as it is in 2.3.0: core/host/rendered-answer.ts)
+    handle: async (req) => ({ page: await (port.listJson ? port.listJson(req.page, req.port) : port.list(req.page, req.port)) }),
   },
 ];

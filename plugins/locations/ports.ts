@@ -1,5 +1,5 @@
 import type { PageRequest } from "../../core/contract/page";
-import type { Page } from "../../core/contract/page";
+import type { JsonPage, Page } from "../../core/contract/page";
 import type { PortContext } from "../../core/contract/port-context";
 import type { PartyRef } from "../../core/protocol/types";
 import type { UpdatablePort } from "../../core/modules/update-stored";
@@ -20,6 +20,8 @@ export interface LocationsSenderPort {
    * and to published ones when `page.published` is set (apply it natively, so pages stay full and totals right)
    */
   list(page: PageRequest, ctx: PortContext): Promise<Page<Location>>;
+  /** optional: `list` as the JSON the Locations are stored as (a JsonPage, answered without parsing them) */
+  listJson?(page: PageRequest, ctx: PortContext): Promise<JsonPage>;
   /** one of `ctx.party`'s Locations, published or not */
   get(locationId: string, ctx: PortContext): Promise<Location | undefined>;
 }

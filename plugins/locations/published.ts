@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../../core/contract/page";
+import type { JsonPage, Page, PageRequest } from "../../core/contract/page";
 import type { PortContext } from "../../core/contract/port-context";
 import type { Location } from "./model";
 import type { LocationsSenderPort } from "./ports";
@@ -22,3 +22,19 @@ export const publishedPage = async (port: LocationsSenderPort, page: PageRequest
   const items = answer.items.filter(isPublished);
   return { items, total: answer.total - (answer.items.length - items.length) };
 };
+
+/**
+ * The page a partner's list answers: `publishedPage`, or its stored JSON when the adapter offers that
+ * (`listJson`). `JSON.stringify` writes a Location's publish false as `"publish":false`, so a page
+ * without that text holds only published Locations and needs no parsing; one with it (the flag, or the
+ * same text in a nested object) is parsed, filtered and serialised again.
+ */
+export const publishedListPage = async (port: LocationsSenderPort, page: PageRequest, ctx: PortContext): Promise<Page<Location> | JsonPage> => {
+  if (!port.listJson) return publishedPage(port, page, ctx);
+  const answer = await port.listJson({ ...page, published: true }, ctx);
+  if (!answer.json.includes(UNPUBLISHED)) return answer;
+  const items = (JSON.parse(answer.json) as Location[]).filter(isPublished);
+  return { json: JSON.stringify(items), count: items.length, total: answer.total - (answer.count - items.length) };
+};
+
+const UNPUBLISHED = '"publish":false';

@@ -5,7 +5,7 @@ import type { Evse, Location } from "./model";
 import type { LocationsSenderPort } from "./ports";
 import { connectorType, evseType, locationType } from "./translate";
 import { findConnector, findEvse } from "./merge";
-import { isPublished, publishedPage } from "./published";
+import { isPublished, publishedListPage } from "./published";
 
 /**
  * Sender interface (CPO side): our party's published Locations, as a
@@ -31,7 +31,7 @@ export const senderRoutes = (port: LocationsSenderPort): RouteSpec[] => {
       paginated: true,
       cache: true,
       response: locationType,
-      handle: async (req) => ({ page: await publishedPage(port, req.page, req.port) }),
+      handle: async (req) => ({ page: await publishedListPage(port, req.page, req.port) }),
     },
     { method: "GET", path: "/:location_id", cache: true, response: locationType, handle: async (req) => ({ data: await location(req) }) },
     { method: "GET", path: "/:location_id/:evse_uid", cache: true, response: evseType, handle: async (req) => ({ data: await evse(req) }) },

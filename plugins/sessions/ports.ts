@@ -1,4 +1,4 @@
-import type { Page } from "../../core/contract/page";
+import type { JsonPage, Page } from "../../core/contract/page";
 import type { PageRequest } from "../../core/contract/page";
 import type { PortContext } from "../../core/contract/port-context";
 import type { UpdatablePort } from "../../core/modules/update-stored";
@@ -13,6 +13,8 @@ import type { ChargingPreferences, ChargingPreferencesResponse, Session } from "
 export interface SessionsSenderPort {
   /** `ctx.party`'s sessions in `ctx.scope`, filtered on last_updated (from inclusive, to exclusive), oldest first. */
   list(page: PageRequest, ctx: PortContext): Promise<Page<Session>>;
+  /** optional: `list` as the JSON the sessions are stored as (a JsonPage, answered without parsing them) */
+  listJson?(page: PageRequest, ctx: PortContext): Promise<JsonPage>;
   /** One of `ctx.party`'s sessions whatever its token owner (the plugin decides who may see it); undefined when unknown. */
   get(sessionId: string, ctx: PortContext): Promise<Session | undefined>;
   /**

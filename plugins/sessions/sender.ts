@@ -1,6 +1,6 @@
 import type { RouteSpec } from "../../core/contract/module-plugin";
 import { invalid, notFound } from "../../core/contract/errors";
-import type { ChargingPreferences } from "./model";
+import type { ChargingPreferences, Session } from "./model";
 import type { SessionsSenderPort } from "./ports";
 import { chargingPreferencesType, sessionType } from "./translate";
 import { tokenOwnerInScope } from "./token-owner";
@@ -18,9 +18,13 @@ export const senderRoutes = (port: SessionsSenderPort, locations: SessionLocatio
     // The list depends on who asks (sessions belong to their token's owner): cached per partner scope.
     cache: "per-scope",
     response: sessionType,
+    // a page of stored JSON translated to another version gets its Locations then (2.1.1 embeds them)
+    completeItems: (items) => locations.attachAll(items as Session[]),
     handle: async (req) => {
       // Sessions is the one list where date_from is required (OCPI 2.2.1 Sessions module); the kernel treats it as optional.
       if (!req.query.date_from) throw invalid("query parameter date_from is required for the sessions list");
+      // stored JSON when the adapter offers it (spliced as it is in 2.3.0: core/host/rendered-answer.ts)
+      if (port.listJson) return { page: await port.listJson(req.page, req.port) };
       // whatever the caller's version: the page may be cached and then served to a 2.1.1 partner too
       const page = await port.list(req.page, req.port);
       return { page: { ...page, items: await locations.attachAll(page.items) } };

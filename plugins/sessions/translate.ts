@@ -66,9 +66,13 @@ const filterPeriods = (periods: ChargingPeriod[], known: Set<string>, version: s
   return out;
 };
 
+/** The internal members as `JSON.stringify` writes their names: stored sessions holding neither go out as they are stored. */
+const INTERNAL_NAMES = [`"${LOCATION_211}":`, `"${OWN_LOCATION}":`];
+
 const v230: VersionedTranslator<Session> = {
   up: (wire) => clean(wire) as Session,
   down: ({ [LOCATION_211]: _internal, [OWN_LOCATION]: _own, ...session }) => session,
+  wireJson: (json) => (INTERNAL_NAMES.some((name) => json.includes(name)) ? undefined : json),
 };
 
 const v221: VersionedTranslator<Session> = {

@@ -71,12 +71,17 @@ export function rangeAndLockRules({ store: storeOf, factory, fresh, keysOf }: Co
       for (const value of values) await store.put(c, value.id, value, value.n);
       await store.update<Doc & { extra?: string }>(c, "k2", (current) => ({ value: { ...current!, extra: "x" } }));
       const written = [values[0], values[1], { ...values[2], extra: "x" }, values[3]].map((v) => JSON.stringify(v));
-      expect(await store.rangeJson(c, { offset: 0, limit: 10 })).toEqual({ items: written, total: 4 });
-      expect(await store.rangeJson(c, { from: 1, to: 3, offset: 1, limit: 10 })).toEqual({ items: [written[2]], total: 2 });
-      expect(await store.rangeJson(c, { offset: 3, limit: 10 })).toEqual({ items: [written[3]], total: 4 });
-      const parsed = await store.range(c, { offset: 1, limit: 2 });
-      expect((await store.rangeJson(c, { offset: 1, limit: 2 })).items.map((json) => JSON.parse(json))).toEqual(parsed.items);
-      expect(await store.rangeJson(fresh("json-empty"), { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+      const array = (texts: string[]) => `[${texts.join(",")}]`;
+      expect(await store.rangeJson(c, { offset: 0, limit: 10 })).toEqual({ json: array(written), count: 4, total: 4 });
+      expect(await store.rangeJson(c, { from: 1, to: 3, offset: 1, limit: 10 })).toEqual({ json: array([written[2]]), count: 1, total: 2 });
+      expect(await store.rangeJson(c, { offset: 3, limit: 10 })).toEqual({ json: array([written[3]]), count: 1, total: 4 });
+      expect(await store.rangeJson(c, { offset: 0, limit: 0 })).toEqual({ json: "[]", count: 0, total: 4 });
+      expect(await store.rangeJson(fresh("json-empty"), { offset: 0, limit: 10 })).toEqual({ json: "[]", count: 0, total: 0 });
+      // front, remembered positions and back of a larger collection: the same entries, in the same order, as range
+      const big = fresh("json-big");
+      await store.batch(() => Promise.all(Array.from({ length: 700 }, (_, i) => store.put<Doc>(big, `k${(i * 337) % 700}`, { id: `k${i}`, n: i % 41 }, i % 41))));
+      for (const offset of [0, 100, 300, 520, 680])
+        expect(JSON.parse((await store.rangeJson(big, { offset, limit: 30 })).json)).toEqual((await store.range(big, { offset, limit: 30 })).items);
     });
 
     it("pages bounds that hold every entry, or all but the first or last, exactly", async () => {
