@@ -38,20 +38,44 @@ const formatter = (timeZone: string): Intl.DateTimeFormat => {
 const partsOf = (ms: number, timeZone: string): Record<string, string> =>
   Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
 
+const DAYS = ["SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY"];
+
 export const localTime = (ms: number, timeZone: string): LocalTime => {
-  const p = partsOf(ms, timeZone);
+  // the wall clock is UTC moved by the zone's offset; read off a Date in UTC, it is the zone's local time
+  const wall = new Date(Math.floor(ms / 1000) * 1000 + offsetAt(ms, timeZone));
   return {
-    date: `${p.year}-${p.month}-${p.day}`,
-    minuteOfDay: Number(p.hour) * 60 + Number(p.minute),
-    dayOfWeek: p.weekday.toUpperCase(),
+    date: wall.toISOString().slice(0, 10),
+    minuteOfDay: wall.getUTCHours() * 60 + wall.getUTCMinutes(),
+    dayOfWeek: DAYS[wall.getUTCDay()],
   };
 };
 
-/** How far the zone's wall clock is ahead of UTC at this instant, in ms. */
-const offsetAt = (ms: number, timeZone: string): number => {
+/** How far the zone's wall clock is ahead of UTC at this instant, in ms, read from Intl. */
+const offsetFromIntl = (ms: number, timeZone: string): number => {
   const p = partsOf(ms, timeZone);
   const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
   return wall - Math.floor(ms / 1000) * 1000;
+};
+
+/**
+ * Offsets by zone and quarter of an hour (UTC), where the offset is the same at both ends of the quarter:
+ * zones change their offset at whole quarters of an hour, so within such a quarter it is constant. Intl is slow
+ * (most of the time of pricing a session went there); this asks it twice per quarter instead of per instant.
+ */
+const QUARTER_MS = 900_000;
+const offsets = new Map<string, number | null>();
+
+const offsetAt = (ms: number, timeZone: string): number => {
+  const quarter = Math.floor(ms / QUARTER_MS);
+  const key = `${timeZone} ${quarter}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    const first = offsetFromIntl(quarter * QUARTER_MS, timeZone);
+    offset = first === offsetFromIntl((quarter + 1) * QUARTER_MS - 1000, timeZone) ? first : null;
+    if (offsets.size >= 100_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset ?? offsetFromIntl(ms, timeZone);
 };
 
 /**
