@@ -43,7 +43,7 @@ const cpuSeconds = (pid: number | undefined): number | undefined => {
  * shared machine the load generator and the server may not get their cores,
  * which skews requests/s but not CPU time per request.
  */
-const measured = async (server: ChildProcess, ...args: Parameters<typeof load>): Promise<MeasuredRun> => {
+export const measured = async (server: ChildProcess, ...args: Parameters<typeof load>): Promise<MeasuredRun> => {
   const before = cpuSeconds(server.pid);
   const result = await load(...args);
   const after = cpuSeconds(server.pid);

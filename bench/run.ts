@@ -7,7 +7,7 @@ import { profileCachedLocations, profileTable } from "./cpu-profile";
 import { benchCachedLocations } from "./cache-bench";
 import { benchPull, pullTable } from "./pull-bench";
 import { benchPushFanOut, pushTable } from "./push-bench";
-import { benchUncached, uncachedTable } from "./uncached-bench";
+import { benchUncached, uncachedRatios, uncachedTable } from "./uncached-bench";
 import { benchReceivers, receiversTable } from "./receivers-bench";
 import { benchSteve, steveTable } from "./steve-bench";
 import { benchHub, hubTable } from "./hub-bench";
@@ -31,8 +31,10 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
   cache: async (seconds) =>
     writeResults("Cached vs uncached GET /locations?limit=50, adapter artificially slow (50 ms per call)", table(await benchCachedLocations(seconds))),
   uncached: async (seconds) => {
-    const { title, lines } = uncachedTable(await benchUncached(seconds, storesAsked()));
+    const rows = await benchUncached(seconds, storesAsked());
+    const { title, lines } = uncachedTable(rows);
     writeResults(title, lines);
+    writeRatios(title, uncachedRatios(rows));
   },
   receivers: async (seconds) => {
     const { title, lines } = receiversTable(await benchReceivers(seconds, storesAsked()));
