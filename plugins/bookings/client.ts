@@ -3,7 +3,7 @@ import type { GatewayConfig } from "../../config/types";
 import type { PartnerClient } from "../../core/client/partner-client";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import { PartnerCallError } from "../../core/client/ocpi-client";
-import { OcpiError, invalid, invalidFields, notFound } from "../../core/contract/errors";
+import { OcpiError, describeIssues, invalid, invalidFields, notFound } from "../../core/contract/errors";
 import { Status } from "../../core/protocol/status";
 import { issuesOf } from "../../core/model/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
@@ -42,7 +42,7 @@ export class BookingsClient {
     const requester = { country_code: given.country_code ?? ours.country_code, party_id: given.party_id ?? ours.party_id };
     // a token given without its owner is the requester's
     const tokens = Array.isArray(given.tokens) ? given.tokens.map((token) => ({ ...requester, ...token })) : given.tokens;
-    const request = checked<BookingRequest>(bookingRequestType, {
+    const request = checkedRequest({
       request_id: randomUUID(),
       authorization_reference: randomUUID(),
       ...given,
@@ -84,7 +84,7 @@ export class BookingsClient {
     const answer = await relayed(() =>
       this.partners.call(partnerId, { module: MODULE, role: "SENDER", method: "POST", path: "", body: { type: bookingRequestType, value: request } }),
     );
-    const booking = checked<Booking>(bookingType, answer.envelope.data, "the CPO's answer");
+    const booking = answeredBooking(answer.envelope.data);
     await this.receiver.putBooking({ country_code: booking.country_code.toUpperCase(), party_id: booking.party_id.toUpperCase() }, booking, this.ctx(partnerId));
     return booking;
   }
@@ -109,11 +109,18 @@ export class BookingsClient {
   }
 }
 
-/** `value` checked as the canonical (2.3.0) object; 2001 naming the field otherwise. */
-const checked = <T>(type: typeof bookingType | typeof bookingRequestType, value: unknown, what = "the body"): T => {
-  const parsed = type.schema("2.3.0", "full").safeParse(withoutNulls(value));
-  if (!parsed.success) throw what === "the body" ? invalidFields(issuesOf(parsed.error)) : new OcpiError(Status.CLIENT_API_UNREACHABLE, `${what} is not a Booking`, 502);
-  return parsed.data as T;
+/** The backend's BookingRequest checked as the canonical (2.3.0) object; 2001 naming the field otherwise. */
+const checkedRequest = (value: unknown): BookingRequest => {
+  const parsed = bookingRequestType.schema("2.3.0", "full").safeParse(withoutNulls(value));
+  if (!parsed.success) throw invalidFields(issuesOf(parsed.error));
+  return parsed.data as BookingRequest;
+};
+
+/** The CPO's answer checked as a Booking; one that is none is the CPO's failure: 3001 on HTTP 502, naming the fields. */
+const answeredBooking = (value: unknown): Booking => {
+  const parsed = bookingType.schema("2.3.0", "full").safeParse(withoutNulls(value));
+  if (!parsed.success) throw new OcpiError(Status.CLIENT_API_UNREACHABLE, `The CPO answered no valid Booking: ${describeIssues(issuesOf(parsed.error))}`, 502);
+  return parsed.data as Booking;
 };
 
 /** A call to the CPO partner, its failures as answers: its 404 and 2xxx as they came, anything else 3001 on HTTP 502. */
