@@ -115,25 +115,44 @@ describe("a Redis for the cache that goes away and comes back", () => {
     await get(b, `${LIST}/LOC1`);
     const warm = backend.senderCalls;
 
-    // Requests in flight on both instances while redis-server stops.
+    // Requests in flight on both instances while redis-server stops. The traffic lasts 100 ms before the stop
+    // and 300 ms after it, and at least ROUNDS requests of every lane on either side however slowly a loaded
+    // machine answers: the counts below are the lanes', not the clock's.
+    const ROUNDS = 3;
     const statuses: number[] = [];
     let running = true;
+    let stopped = false;
+    const lanes = [a, b].flatMap((gw) => [0, 1, 2].map((lane) => ({ gw, lane, before: 0, after: 0 })));
     const traffic = Promise.all(
-      [a, b].flatMap((gw) =>
-        [0, 1, 2].map(async (lane) => {
-          for (let i = 0; running; i++) {
-            const path = i % 2 === 0 ? `${LIST}/LOC${1 + lane}` : `${LIST}?limit=2&offset=${(i + lane) % 4}`;
-            statuses.push((await gw.http.get(path).set("Authorization", gw.auth[EMSP.id])).status);
-          }
-        }),
-      ),
+      lanes.map(async (counts) => {
+        const { gw, lane } = counts;
+        for (let i = 0; running; i++) {
+          const sentAfterStop = stopped;
+          const path = i % 2 === 0 ? `${LIST}/LOC${1 + lane}` : `${LIST}?limit=2&offset=${(i + lane) % 4}`;
+          statuses.push((await gw.http.get(path).set("Authorization", gw.auth[EMSP.id])).status);
+          if (sentAfterStop) counts.after++;
+          else counts.before++;
+        }
+      }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    /** at least `ms`, and until every lane has sent `enough` (a failing lane fails the wait) */
+    const trafficFor = (ms: number, enough: (counts: (typeof lanes)[number]) => boolean) =>
+      Promise.race([
+        traffic,
+        Promise.all([
+          new Promise((resolve) => setTimeout(resolve, ms)),
+          (async () => {
+            while (!lanes.every(enough)) await new Promise((resolve) => setTimeout(resolve, 20));
+          })(),
+        ]),
+      ]);
+    await trafficFor(100, (counts) => counts.before >= ROUNDS);
     await redis.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    stopped = true;
+    await trafficFor(300, (counts) => counts.after >= ROUNDS);
     running = false;
     await traffic;
-    expect(statuses.length).toBeGreaterThan(20);
+    expect(statuses.length).toBeGreaterThanOrEqual(2 * ROUNDS * lanes.length);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
 
     // Redis is down: the in-process tier answers a repeated GET; changes still invalidate it.
