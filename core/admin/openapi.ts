@@ -57,6 +57,12 @@ export const ADMIN_OPERATIONS: Record<string, Operation> = {
   "POST /invoices/{partner}": { summary: "Issues an Invoice Reconciliation record to the partner (body: invoice_id, cdrs, id?, to?) and pushes it", body: "InvoiceReconciliationRecord" },
   "PUT /invoices/{partner}/{id}": { summary: "Replaces invoice_id and cdrs of a record issued to the partner, pushed by PUT", body: "InvoiceReconciliationRecord" },
   "DELETE /invoices/{partner}/{id}": { summary: "Withdraws a record issued to the partner (it was wrong), pushed by DELETE" },
+  "POST /bookings/{partner}": { summary: "Sends a BookingRequest to the partner (a CPO); answers its Booking, held and followed by its pushes", body: "BookingRequest" },
+  "POST /bookings/{partner}/{booking_id}/cancel": { summary: "Cancels a booking held from the partner: its last request again with canceled (body: { cancellation_reason? })" },
+  "GET /bookings/{partner}": { summary: "The partner's (a CPO's) list of our bookings" },
+  "GET /bookings/{partner}/booking_locations": { summary: "The partner's BookingLocations with their free timeslots" },
+  "GET /bookings/{partner}/{booking_id}": { summary: "A booking as we hold it: the CPO's answer, then each status change it pushed" },
+  "POST /bookings/own/{country_code}/{party_id}/{booking_id}/cancel": { summary: "As the CPO: cancels one of our RESERVED bookings (body: { cancellation_reason }); pushed to its eMSP" },
 };
 
 /** "/admin/v1/outbox/:partner/dead-letters" → "/outbox/{partner}/dead-letters" */

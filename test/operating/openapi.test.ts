@@ -11,7 +11,7 @@ import { ADMIN_OPERATIONS, mountedAdminRoutes, openApiPath } from "../../core/ad
  */
 
 const ADMIN = "openapi-admin-token-0123456789";
-const ALL_MODULES = ["locations", "sessions", "cdrs", "tariffs", "tokens", "commands", "chargingprofiles", "payments"];
+const ALL_MODULES = ["locations", "sessions", "cdrs", "tariffs", "tokens", "commands", "chargingprofiles", "payments", "bookings"];
 
 const servedModules = (wanted: string[]) => Object.fromEntries(wanted.map((m) => [m, { adapter: "local" }]));
 
