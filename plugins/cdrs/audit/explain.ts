@@ -14,6 +14,8 @@ export const money = (n: number): string => {
   return Number.isInteger(Math.round(r * 10_000) / 100) ? r.toFixed(2) : String(r);
 };
 
+const iso = (ms: number): string => new Date(Math.round(ms)).toISOString().replace(".000Z", "Z");
+
 const num = (n: number): string => String(Math.round(n * 10_000) / 10_000 + 0);
 
 const UNIT: Record<string, { per: string; of: (q: number) => string; step: (s: number) => string }> = {
@@ -68,7 +70,7 @@ export const lineText = (line: TracedLine, all: TracedLine[], tariff: Tariff): s
   const element = tariff.elements[line.element];
   const quantity = line.dimension === "FLAT" ? "once" : `consumed ${unit.of(line.consumed)}, billed ${unit.of(line.billed)}`;
   return (
-    `${line.dimension} ${line.from} to ${line.to} (${line.phase}): element #${line.element} (${restrictionsText(element?.restrictions)}), ` +
+    `${line.dimension} ${iso(line.from)} to ${iso(line.to)} (${line.phase}): element #${line.element} (${restrictionsText(element?.restrictions)}), ` +
     `${money(line.component.price)} per ${unit.per}, ${quantity}${stepText(line, all)}: ${money(line.cost.beforeTaxes)} excl. tax, ` +
     `${taxText(line, tariff)} → ${FIELD_OF[line.bucket]}`
   );

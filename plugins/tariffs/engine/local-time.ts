@@ -40,13 +40,29 @@ const partsOf = (ms: number, timeZone: string): Record<string, string> =>
 
 const DAYS = ["SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY"];
 
+const DAY_MS = 86_400_000;
+
+/** YYYY-MM-DD of a day counted from 1970-01-01, remembered (a session's days recur across sessions). */
+const dayNames = new Map<number, string>();
+const dateOfDay = (day: number): string => {
+  let date = dayNames.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (dayNames.size >= 100_000) dayNames.clear();
+    dayNames.set(day, date);
+  }
+  return date;
+};
+
 export const localTime = (ms: number, timeZone: string): LocalTime => {
-  // the wall clock is UTC moved by the zone's offset; read off a Date in UTC, it is the zone's local time
-  const wall = new Date(Math.floor(ms / 1000) * 1000 + offsetAt(ms, timeZone));
+  // the wall clock is UTC moved by the zone's offset: its day and minute, counted as UTC ones, are the zone's local ones
+  const wall = Math.floor(ms / 1000) * 1000 + offsetAt(ms, timeZone);
+  const day = Math.floor(wall / DAY_MS);
   return {
-    date: wall.toISOString().slice(0, 10),
-    minuteOfDay: wall.getUTCHours() * 60 + wall.getUTCMinutes(),
-    dayOfWeek: DAYS[wall.getUTCDay()],
+    date: dateOfDay(day),
+    minuteOfDay: Math.floor((wall - day * DAY_MS) / 60_000),
+    // 1970-01-01 was a Thursday
+    dayOfWeek: DAYS[(((day + 4) % 7) + 7) % 7],
   };
 };
 
@@ -63,17 +79,18 @@ const offsetFromIntl = (ms: number, timeZone: string): number => {
  * (most of the time of pricing a session went there); this asks it twice per quarter instead of per instant.
  */
 const QUARTER_MS = 900_000;
-const offsets = new Map<string, number | null>();
+const offsets = new Map<string, Map<number, number | null>>();
 
 const offsetAt = (ms: number, timeZone: string): number => {
   const quarter = Math.floor(ms / QUARTER_MS);
-  const key = `${timeZone} ${quarter}`;
-  let offset = offsets.get(key);
+  let zone = offsets.get(timeZone);
+  if (!zone) offsets.set(timeZone, (zone = new Map()));
+  let offset = zone.get(quarter);
   if (offset === undefined) {
     const first = offsetFromIntl(quarter * QUARTER_MS, timeZone);
     offset = first === offsetFromIntl((quarter + 1) * QUARTER_MS - 1000, timeZone) ? first : null;
-    if (offsets.size >= 100_000) offsets.clear();
-    offsets.set(key, offset);
+    if (zone.size >= 100_000) zone.clear();
+    zone.set(quarter, offset);
   }
   return offset ?? offsetFromIntl(ms, timeZone);
 };
@@ -94,8 +111,8 @@ export const instantOf = (date: string, minuteOfDay: number, timeZone: string): 
 export const datesBetween = (fromDate: string, toDate: string): string[] => {
   const dates: string[] = [];
   const [y, m, d] = fromDate.split("-").map(Number);
-  for (let day = Date.UTC(y, m - 1, d); ; day += 86_400_000) {
-    const date = new Date(day).toISOString().slice(0, 10);
+  for (let day = Date.UTC(y, m - 1, d) / DAY_MS; ; day++) {
+    const date = dateOfDay(day);
     dates.push(date);
     if (date >= toDate) return dates;
   }

@@ -289,8 +289,8 @@ export const priceSessionTraced = (input: PricingInput): { priced: PricedSession
     lines: [...reservationLines, ...sessionLines].map((line, i) => ({
       dimension: line.dimension,
       phase: line.period.phase,
-      from: iso(line.period.from),
-      to: iso(line.period.to),
+      from: line.period.from,
+      to: line.period.to,
       element: line.element,
       component: line.component,
       consumed: line.consumed,
@@ -301,5 +301,6 @@ export const priceSessionTraced = (input: PricingInput): { priced: PricedSession
     unbounded,
     bounded: total,
   };
-  return { priced: Object.fromEntries(Object.entries(priced).filter(([, v]) => v !== undefined)) as PricedSession, trace };
+  for (const key of Object.keys(priced) as (keyof PricedSession)[]) if (priced[key] === undefined) delete priced[key];
+  return { priced, trace };
 };

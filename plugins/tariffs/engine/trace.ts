@@ -12,9 +12,9 @@ import type { Phase } from "./restrictions";
 export interface TracedLine {
   dimension: TariffDimensionType;
   phase: Phase;
-  /** the period the line prices, RFC 3339 */
-  from: string;
-  to: string;
+  /** the period the line prices, epoch ms */
+  from: number;
+  to: number;
   /** index of the tariff element that priced it */
   element: number;
   component: PriceComponent;
