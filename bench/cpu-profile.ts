@@ -15,7 +15,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   /** the node sampled, one per sample */
   samples: number[];
@@ -82,7 +82,7 @@ export const profileCachedLocations = async (
 };
 
 /** Self time by function and place (file:line, shortened to the project or package), largest first, per request; idle left out. */
-const perRequest = (profile: Profile, requests: number, top: number): { frames: Frame[]; busyMicros: number } => {
+export const perRequest = (profile: Profile, requests: number, top: number): { frames: Frame[]; busyMicros: number } => {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const sampleMicros = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
   // from the first request's headers on: module loading and start-up are not the requests' time

@@ -1,9 +1,10 @@
 import path from "node:path";
 import os from "node:os";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 import { HOST, freePort, load, spawnOnServerCore, stop, waitForOutput, type LoadResult, type RatioBar } from "./support";
 import { cpuMs, sample, startPair, type Target } from "./hub-bench";
+import { perRequest, type Frame, type Profile } from "./cpu-profile";
 
 const STREAM_PROXY = path.resolve(__dirname, "stream-proxy.js");
 
@@ -18,9 +19,17 @@ export interface ForwarderRun {
   receiverMicros: number;
 }
 
+/** A forwarder's CPU profile over every request it served (BENCH_CPU_PROF): the frames with the most self time, µs per request. */
+export interface ForwarderProfile {
+  frames: Frame[];
+  busyMicros: number;
+  requests: number;
+}
+
 export interface HubProxyBench {
   rounds: { proxy: ForwarderRun; hub: ForwarderRun }[];
   ratios: RatioBar[];
+  profiles?: { hub: ForwarderProfile; proxy: ForwarderProfile };
 }
 
 /**
@@ -36,6 +45,9 @@ export interface HubProxyBench {
 export const benchHubVsProxy = async (seconds: number, rounds = 2): Promise<HubProxyBench> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-hub-proxy-"));
   const children: ChildProcess[] = [];
+  // requests each forwarder served, for its profile's µs per request
+  const served = { hub: 1, proxy: 1 };
+  let measured: HubProxyBench["rounds"] = [];
   try {
     const pair = await startPair(dir, "cached", children, { cpo: 1, hub: 0 });
     const proxyPort = await freePort();
@@ -52,31 +64,44 @@ export const benchHubVsProxy = async (seconds: number, rounds = 2): Promise<HubP
       const [before, receiverBefore] = [cpuMs(pid), cpuMs(pair.cpo)];
       const result = await load(name, target.url, target.headers, length);
       const requests = Math.max(1, result.requestsPerSecond * length);
+      served[pid === pair.hub ? "hub" : "proxy"] += requests;
       return { load: result, cpuMicros: (1000 * (cpuMs(pid) - before)) / requests, receiverMicros: (1000 * (cpuMs(pair.cpo) - receiverBefore)) / requests };
     };
     // both sides' code warm and their pools of connections open
     await run("warm-up", viaProxy, proxy.pid!, 2);
     await run("warm-up", pair.viaHub, pair.hub, 2);
-    const measured: HubProxyBench["rounds"] = [];
     for (let i = 0; i < rounds; i++) {
       const viaStreamProxy = await run("minimal node:http streaming proxy (baseline)", viaProxy, proxy.pid!, seconds);
       const viaHub = await run("hub gateway forwarding (streamed, same version)", pair.viaHub, pair.hub, seconds);
       measured.push({ proxy: viaStreamProxy, hub: viaHub });
     }
-    const sum = (pick: (r: HubProxyBench["rounds"][number]) => number) => measured.reduce((total, r) => total + pick(r), 0);
-    const throughput = sum((r) => r.hub.load.requestsPerSecond) / sum((r) => r.proxy.load.requestsPerSecond);
-    const cpu = sum((r) => r.proxy.cpuMicros) / sum((r) => r.hub.cpuMicros);
-    return {
-      rounds: measured,
-      ratios: [
-        { label: "hub / streaming proxy, requests/s (one core)", ratio: throughput, target: PROXY_RATIO_TARGET },
-        { label: "hub / streaming proxy, by CPU per request", ratio: cpu, target: PROXY_RATIO_TARGET },
-      ],
-    };
   } finally {
     for (const child of children) await stop(child);
     rmSync(dir, { recursive: true, force: true });
   }
+  const sum = (pick: (r: HubProxyBench["rounds"][number]) => number) => measured.reduce((total, r) => total + pick(r), 0);
+  const throughput = sum((r) => r.hub.load.requestsPerSecond) / sum((r) => r.proxy.load.requestsPerSecond);
+  const cpu = sum((r) => r.proxy.cpuMicros) / sum((r) => r.hub.cpuMicros);
+  return {
+    rounds: measured,
+    ratios: [
+      { label: "hub / streaming proxy, requests/s (one core)", ratio: throughput, target: PROXY_RATIO_TARGET },
+      { label: "hub / streaming proxy, by CPU per request", ratio: cpu, target: PROXY_RATIO_TARGET },
+    ],
+    profiles: profilesOf(served),
+  };
+};
+
+/** The profiles the hub and the proxy wrote when they stopped (BENCH_CPU_PROF=<dir>), per request each served; none without. */
+const profilesOf = (served: { hub: number; proxy: number }): HubProxyBench["profiles"] => {
+  const dir = process.env.BENCH_CPU_PROF;
+  const read = (file: string, requests: number): ForwarderProfile | undefined => {
+    const at = dir && path.join(dir, file);
+    if (!at || !existsSync(at)) return undefined;
+    return { ...perRequest(JSON.parse(readFileSync(at, "utf8")) as Profile, requests, 15), requests: Math.round(requests) };
+  };
+  const [hub, proxy] = [read("hub-cached.cpuprofile", served.hub), read("stream-proxy.cpuprofile", served.proxy)];
+  return hub && proxy ? { hub, proxy } : undefined;
 };
 
 /** The section's table: each round's two runs, requests/s and CPU per request, and the ratios over all rounds. */
@@ -103,6 +128,21 @@ export const hubProxyTable = (result: HubProxyBench): { title: string; lines: st
       ...rows,
       "",
       `Over all rounds: requests/s ${throughput.ratio.toFixed(2)} × the proxy (${met(throughput)}); CPU per request ${cpu.ratio.toFixed(2)} × the proxy's (proxy µs / hub µs, ${met(cpu)}).`,
+      ...(result.profiles ? profileLines(result.profiles) : []),
     ],
   };
+};
+
+/** Both forwarders' top frames side by side (node --cpu-prof, which slows them: µs here are not the table's). */
+const profileLines = (profiles: NonNullable<HubProxyBench["profiles"]>): string[] => {
+  const cell = (frame?: Frame) => (frame ? `\`${frame.frame.replace(/\|/g, "\\|")}\` | ${frame.micros.toFixed(1)}` : " | ");
+  return [
+    "",
+    `CPU profiles of this run (BENCH_CPU_PROF; under the profiler): the hub ${profiles.hub.busyMicros.toFixed(0)} µs per request in all (${profiles.hub.requests} requests), ` +
+      `the proxy ${profiles.proxy.busyMicros.toFixed(0)} µs (${profiles.proxy.requests}); the frames with the most self time, µs per request:`,
+    "",
+    "| hub frame | µs | proxy frame | µs |",
+    "|---|---:|---|---:|",
+    ...profiles.hub.frames.map((frame, i) => `| ${cell(frame)} | ${cell(profiles.proxy.frames[i])} |`),
+  ];
 };

@@ -16,6 +16,9 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 /** What the hub's forwarding offers this entrance (core/hub/forwarder.ts). */
 export type StreamedGets = Pick<Forwarder, "prepareGet" | "sendGet">;
 
+/** Paths whose labels are kept (a crawl asks one list path again and again); past this they start over. */
+const MAX_LABELS = 256;
+
 /** Only paths of the versions with routing headers are forwarded; anything else goes to Koa unlooked at. */
 const FORWARDED_PREFIXES = ["/ocpi/2.2.1/", "/ocpi/2.3.0/"];
 
@@ -35,6 +38,9 @@ const FORWARDED_PREFIXES = ["/ocpi/2.2.1/", "/ocpi/2.3.0/"];
  * Koa untouched but for its ids, which it keeps (earlierIds).
  */
 export class ForwardedGets {
+  /** module and interface of a path, as the access log names them (routeOfPath), per path seen */
+  private readonly labels = new Map<string, { module: string; interface?: string }>();
+
   constructor(
     private readonly gets: StreamedGets,
     private readonly log: Logger,
@@ -52,7 +58,12 @@ export class ForwardedGets {
     const path = mark < 0 ? url : url.slice(0, mark);
     const started = process.hrtime.bigint();
     const ids = requestIdsOf(req.headers);
-    const labels = routeOfPath(path, this.modules);
+    let labels = this.labels.get(path);
+    if (!labels) {
+      labels = routeOfPath(path, this.modules);
+      if (this.labels.size >= MAX_LABELS) this.labels.clear();
+      this.labels.set(path, labels);
+    }
     const scope: RouteScope = { module: labels.module, interface: labels.interface, ...ids };
     return requestScope.run(scope, async () => {
       const prepared = await this.gets.prepareGet(req, path, mark < 0 ? "" : url.slice(mark + 1), ids);

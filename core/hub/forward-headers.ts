@@ -56,34 +56,42 @@ const NEXT_LINK = /<([^>]+)>\s*;\s*rel="?next"?/i;
  * not, call the receiver itself). Its ids are dropped: the sender's own stay.
  * `raw` is the answer's headers as they came, name and value in turn
  * (IncomingMessage.rawHeaders), repeated ones read as node:http reads them;
- * the result is added to `out`.
+ * they are added to `out` the same way, name and value in turn (as
+ * ServerResponse.writeHead takes them).
  */
-export const answerHeadersOf = (raw: readonly string[], prefix: HeaderPrefix, linkBase: string, out: Record<string, string> = {}): Record<string, string> => {
+export const answerHeadersOf = (raw: readonly string[], prefix: HeaderPrefix, linkBase: string, out: string[] = []): string[] => {
   let names = ANSWER_NAMES.get(prefix);
   if (!names) ANSWER_NAMES.set(prefix, (names = new AnswerNames(prefix)));
+  const start = out.length;
   let link: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const key = names.of(raw[i]);
     if (key === null) continue;
     const value = raw[i + 1];
-    if (key === "link") link = link === undefined ? value : `${link}, ${value}`;
-    else if (out[key] === undefined) out[key] = value;
-    else if (!FIRST_ONLY.has(key)) out[key] = `${out[key]}, ${value}`;
+    if (key === "link") {
+      link = link === undefined ? value : `${link}, ${value}`;
+      continue;
+    }
+    let at = start;
+    while (at < out.length && out[at] !== key) at += 2;
+    if (at >= out.length) out.push(key, value);
+    else if (!FIRST_ONLY.has(key)) out[at + 1] = `${out[at + 1]}, ${value}`;
   }
   if (link !== undefined) {
     const match = NEXT_LINK.exec(link);
-    if (match) out.link = `<${linkBase}${searchOf(match[1])}>; rel="next"`;
+    if (match) out.push("link", `<${linkBase}${searchOf(match[1])}>; rel="next"`);
   }
   return out;
 };
 
-/** The same for headers already read into an object (an answer read whole). */
-export const answerHeaders = (headers: IncomingHttpHeaders, prefix: HeaderPrefix, linkBase: string): Record<string, string> =>
-  answerHeadersOf(
-    Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [name, Array.isArray(value) ? value.join(", ") : value])),
-    prefix,
-    linkBase,
-  );
+/** The same for headers already read into an object (an answer read whole), as an object. */
+export const answerHeaders = (headers: IncomingHttpHeaders, prefix: HeaderPrefix, linkBase: string): Record<string, string> => {
+  const raw = Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [name, Array.isArray(value) ? value.join(", ") : value]));
+  const pairs = answerHeadersOf(raw, prefix, linkBase);
+  const out: Record<string, string> = {};
+  for (let i = 0; i < pairs.length; i += 2) out[pairs[i]] = pairs[i + 1];
+  return out;
+};
 
 /** A query (its "?" included) of characters only, which WHATWG URL parsing leaves as they are (its special-query percent-encode set excluded). */
 const PLAIN_QUERY = /^\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;

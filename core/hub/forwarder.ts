@@ -176,7 +176,7 @@ export class Forwarder {
     const { inbound } = decided;
     if (route.target.version !== inbound.version || this.responseUrlOf(inbound.module, inbound.role, "GET", inbound.rest)) return undefined;
     const plan = this.planOf(route, inbound, path, query, ids.correlationId, req.headers);
-    plan.own = { "X-Request-ID": ids.requestId, "X-Correlation-ID": ids.correlationId };
+    plan.own = ["X-Request-ID", ids.requestId, "X-Correlation-ID", ids.correlationId];
     return { plan, route };
   }
 
@@ -225,7 +225,7 @@ export class Forwarder {
       timeoutMs: this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms,
       senderPrefix: inbound.profile.headerPrefix,
       linkBase: `${this.deps.config.server.public_url}${path}`,
-      own: {},
+      own: [],
     };
   }
 

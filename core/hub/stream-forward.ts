@@ -19,8 +19,8 @@ export interface StreamPlan {
   senderPrefix: HeaderPrefix;
   /** base of the rewritten Link headers: our URL of the path the sender called */
   linkBase: string;
-  /** headers the sender's answer carries besides the receiver's (its own request ids, when Koa has not set them) */
-  own: Record<string, string>;
+  /** headers the sender's answer carries besides the receiver's, name and value in turn (its own request ids, when Koa has not set them) */
+  own: string[];
 }
 
 /** How a streamed exchange ended before its answer began: the receiver gave none (`timedOut`: within the plan's timeout). */
@@ -61,7 +61,7 @@ export const streamTo = (
     const outgoing = transport.request(
       { hostname: plan.hostname, port: plan.port, method: req.method, path: plan.path, headers: plan.headers, agent: plan.agent, setHost: false },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answerHeadersOf(answer.rawHeaders, plan.senderPrefix, plan.linkBase, { ...plan.own }));
+        res.writeHead(answer.statusCode ?? 502, answerHeadersOf(answer.rawHeaders, plan.senderPrefix, plan.linkBase, [...plan.own]));
         answer.on("error", () => res.destroy());
         answer.pipe(res);
         events.onAnswer?.();
