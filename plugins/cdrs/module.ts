@@ -55,7 +55,7 @@ export class CdrsPlugin extends DataModulePlugin<CdrsSenderPort, CdrsReceiverPor
   adminRoutes(): AdminRoute[] {
     if (this.auditRoutesGiven) return [];
     this.auditRoutesGiven = true;
-    return auditAdminRoutes(this.auditing.audits);
+    return auditAdminRoutes(this.auditing.audits, (id) => this.auditing.byId(id));
   }
 
   partnerFigures(partnerId: string, now: number): Promise<readonly PartnerFigure[]> {

@@ -1,7 +1,7 @@
 import type { AdminRoute } from "../../../core/contract/admin-route";
 import { invalid, notFound } from "../../../core/contract/errors";
 import type { AuditQuery, AuditStore } from "./audit-store";
-import { VERDICTS, type Verdict } from "./model";
+import { VERDICTS, type CdrAudit, type Verdict } from "./model";
 
 const MAX_LIMIT = 1000;
 
@@ -29,7 +29,7 @@ export const auditQueryOf = (query: Record<string, string | undefined>): AuditQu
  * `GET /admin/v1/audit/cdrs/{id}` shows the audits of CDRs with that id, with
  * every difference and the re-pricing explained.
  */
-export const auditAdminRoutes = (audits: AuditStore, invoiceFindings?: (cdrId: string) => Promise<unknown[]>): AdminRoute[] => [
+export const auditAdminRoutes = (audits: AuditStore, byId: (id: string) => Promise<CdrAudit[]>): AdminRoute[] => [
   {
     method: "GET",
     path: "/audit/cdrs",
@@ -43,10 +43,9 @@ export const auditAdminRoutes = (audits: AuditStore, invoiceFindings?: (cdrId: s
     method: "GET",
     path: "/audit/cdrs/:id",
     handle: async (req) => {
-      const found = await audits.byId(req.params.id);
+      const found = await byId(req.params.id);
       if (!found.length) throw notFound(`audit of CDR ${req.params.id}`);
-      const invoices = invoiceFindings ? await invoiceFindings(req.params.id) : undefined;
-      return { data: found.map((audit) => (invoices ? { ...audit, invoice_findings: invoices } : audit)) };
+      return { data: found };
     },
   },
 ];

@@ -1,7 +1,7 @@
 import type { Store } from "../../../core/contract/store";
-import { ciKey } from "../../../core/model/common-schemas";
 import type { Cdr } from "../model";
-import type { CdrAudit, Direction, Verdict } from "./model";
+import { auditKey, type CdrAudit, type Direction, type Verdict } from "./model";
+import type { PartyRef } from "../../../core/protocol/types";
 import type { VersionNumber } from "../../../core/protocol/types";
 
 /**
@@ -10,13 +10,12 @@ import type { VersionNumber } from "../../../core/protocol/types";
  * - `cdrs:audit:seen`: every CDR ever queued, so each is audited once;
  * - `cdrs:audit:queue`: CDRs waiting for the worker, oldest first, the CDR itself in the entry;
  * - `cdrs:audit`: the audits, by audit key, ordered by when they were made;
- * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: summaries, for the lists;
- * - `cdrs:audit:id`: CDR id (case-insensitive) → the audit keys of CDRs with that id.
+ * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: summaries, for the lists.
+ * An audit is found by its CDR's id through the owners it may have (`byId`): its key holds the id.
  */
 const SEEN = "cdrs:audit:seen";
 const QUEUE = "cdrs:audit:queue";
 const RESULTS = "cdrs:audit";
-const BY_ID = "cdrs:audit:id";
 const NO_PARTNER = "-";
 const byPartner = (partner: string) => `cdrs:audit:p:${partner}`;
 const byPartnerVerdict = (partner: string, verdict: Verdict) => `cdrs:audit:p:${partner}:${verdict}`;
@@ -95,10 +94,10 @@ export class AuditStore {
     return this.store.get<CdrAudit>(RESULTS, key);
   }
 
-  /** The audits of CDRs with this id (any owner, either direction). */
-  async byId(id: string): Promise<CdrAudit[]> {
-    const keys = (await this.store.get<string[]>(BY_ID, ciKey(id))) ?? [];
-    return (await Promise.all(keys.map((key) => this.get(key)))).filter((a): a is CdrAudit => a !== undefined);
+  /** The audits of CDRs with this id under any of `owners` (our parties and partners'), in either direction. */
+  async byId(id: string, owners: readonly PartyRef[]): Promise<CdrAudit[]> {
+    const keys = owners.flatMap((owner) => (["received", "sent"] as const).map((direction) => auditKey(direction, owner, id)));
+    return (await Promise.all([...new Set(keys)].map((key) => this.get(key)))).filter((a): a is CdrAudit => a !== undefined);
   }
 
   /** Keeps audits and takes their CDRs off the queue: per collection one bulk write. */
@@ -109,7 +108,6 @@ export class AuditStore {
       list.push({ key, value, sortKey });
       groups.set(collection, list);
     };
-    const ids = new Map<string, string[]>();
     for (const audit of audits) {
       const at = Date.parse(audit.audited_at);
       const summary = summaryOf(audit);
@@ -118,11 +116,8 @@ export class AuditStore {
       add(byPartner(partner), audit.key, summary, at);
       add(byPartnerVerdict(partner, audit.verdict), audit.key, summary, at);
       add(byVerdict(audit.verdict), audit.key, summary, at);
-      ids.set(ciKey(audit.cdr_id), [...(ids.get(ciKey(audit.cdr_id)) ?? []), audit.key]);
     }
     await this.store.batch(async () => {
-      const known = await Promise.all([...ids.keys()].map((id) => this.store.get<string[]>(BY_ID, id)));
-      [...ids].forEach(([id, keys], i) => add(BY_ID, id, [...new Set([...(known[i] ?? []), ...keys])], 0));
       await Promise.all([...groups].map(([collection, entries]) => this.store.putAll(collection, entries)));
       await Promise.all(audits.map((audit) => this.store.delete(QUEUE, audit.key)));
     });

@@ -40,10 +40,10 @@ export class CdrAuditing {
 
   constructor(
     @inject(TOKENS.Store) store: Store,
-    @inject(TOKENS.Config) config: GatewayConfig,
+    @inject(TOKENS.Config) private readonly config: GatewayConfig,
     @inject(TOKENS.Logger) private readonly log: Logger,
     catalog: ModuleCatalog,
-    registry: PartnerRegistry,
+    private readonly registry: PartnerRegistry,
     private readonly changes: ChangeFeed,
     private readonly background: BackgroundServices,
   ) {
@@ -108,8 +108,10 @@ export class CdrAuditing {
     );
   }
 
-  /** The audits of CDRs with this id. */
-  byId(id: string): Promise<CdrAudit[]> {
-    return this.audits.byId(id);
+  /** The audits of CDRs with this id: ours (our parties) and those of every registered partner's parties. */
+  async byId(id: string): Promise<CdrAudit[]> {
+    const partners = await this.registry.list();
+    const owners = [...this.config.parties, ...partners.flatMap((p) => p.roles)];
+    return this.audits.byId(id, owners);
   }
 }

@@ -24,7 +24,7 @@ export interface Difference {
 }
 
 export interface CdrAudit {
-  /** `<direction>/<country_code>/<party_id>/<id>` (owner upper-cased) */
+  /** `<direction>/<country_code>/<party_id>/<id>` (upper-cased) */
   key: string;
   /** the partner the CDR came from (received) or went to (sent); absent for ours when no partner holds its token's owner */
   partner?: string;
@@ -48,6 +48,6 @@ export interface CdrAudit {
   credit_reference_id?: string;
 }
 
-/** Store key of a CDR's audit. */
+/** Store key of a CDR's audit; owner and id are CiStrings (OCPI 2.2.1 Types), upper-cased. */
 export const auditKey = (direction: Direction, owner: PartyRef, id: string): string =>
-  `${direction}/${owner.country_code.toUpperCase()}/${owner.party_id.toUpperCase()}/${id}`;
+  `${direction}/${owner.country_code.toUpperCase()}/${owner.party_id.toUpperCase()}/${id.toUpperCase()}`;
