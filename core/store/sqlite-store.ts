@@ -184,6 +184,7 @@ export class SqliteStore implements Store {
    * order on every path.
    */
   private rangeOfJson(collection: string, asked: RangeQuery): StoredJsonPage {
+    if (asked.from === undefined && asked.to === undefined && asked.offset < CHECKPOINT_EVERY) return this.guard(() => this.frontPage(collection, asked));
     const read = () => this.transaction("DEFERRED", (): StoredJsonPage => {
       const query = asked.from !== undefined || asked.to !== undefined ? this.unlessHoldingAll(collection, asked) : asked;
       // One SQL text per bound combination keeps every query a plain index range scan.
@@ -231,6 +232,20 @@ export class SqliteStore implements Store {
     });
     // A read transaction so the count and the page come from the same snapshot.
     return this.guard(read);
+  }
+
+  /**
+   * A page of an unbounded query near the front (a first page): the maintained count and the page in
+   * one statement, so one snapshot without a transaction of its own; it steps over fewer than
+   * CHECKPOINT_EVERY rows, whatever the collection's size.
+   */
+  private frontPage(collection: string, query: RangeQuery): StoredJsonPage {
+    const offset = Math.max(0, query.offset);
+    const page = this.stmt(
+      `SELECT (SELECT n FROM collections WHERE collection = ?1) AS total, group_concat(value, ',') AS json, COUNT(*) AS n FROM
+       (SELECT value FROM entries WHERE collection = ?1 ORDER BY sort_key, key LIMIT ?2 OFFSET ?3)`,
+    ).get(collection, Math.max(0, query.limit), offset) as { total: number | null; json: string | null; n: number };
+    return { json: page.n === 0 ? "[]" : `[${page.json}]`, count: page.n, total: page.total ?? 0 };
   }
 
   /**

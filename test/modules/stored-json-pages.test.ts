@@ -116,7 +116,7 @@ describe("lists of stored JSON", () => {
 
   it("leave out a stored session's internal member in 2.3.0, as the translation does", async () => {
     const withOriginal = { ...session(5), [LOCATION_211]: { id: "LOC5", evses: [] } };
-    await h.gateway.store.put("local:sessions.by-token:NLGWYDEEMS", "SES5", withOriginal, Date.parse(withOriginal.last_updated));
+    await h.gateway.store.put("local:sessions.by-token:NLGWYDEEMS", "SES5", withOriginal, Date.parse(session(5).last_updated));
     const res = await list(h, "2.3.0", "sessions", DATE_FROM);
     expect(res.text).not.toContain(LOCATION_211);
     expect(res.body.data.map((s: { id: string }) => s.id)).toEqual(["SES1", "SES2", "SES3", "SES4", "SES5"]);
