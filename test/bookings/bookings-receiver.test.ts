@@ -1,15 +1,8 @@
 import "reflect-metadata";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { startHarness, type Harness } from "../support/module-harness";
-import { EXAMPLES } from "../support/ocpi-examples";
 import { BookingsPlugin } from "../../plugins/bookings/module";
 import { localBookings } from "../../adapters/local/bookings";
-
-type Json = Record<string, any>;
-
-const FOLDER = "2.3.0-bookings-1.1";
-const example = (file: string): Json => JSON.parse(readFileSync(path.join(EXAMPLES, FOLDER, file), "utf8"));
+import { example, mendedBooking, mendedLocation } from "./booking-examples";
 
 /**
  * The eMSP's Receiver interface of bookings (OCPI 2.3.0 Bookings extension 1.1) over supertest, with the
@@ -36,21 +29,6 @@ describe("bookings Receiver (eMSP)", () => {
   const send = (method: "put" | "patch" | "get", rest: string, body?: unknown) => {
     const call = h.http[method](url(rest)).set("Authorization", h.auth);
     return body === undefined ? call : call.send(body as object);
-  };
-
-  /** booking_location_example.json with its defects mended: seconds 99, evse_position not a list, party_id */
-  const mendedLocation = (): Json => {
-    const location = example("booking_location_example.json");
-    const text = JSON.stringify({ ...location, party_id: "INF", booking_option: { ...location.booking_option, evse_position: ["LEFT"] } }).replaceAll(":99Z", ":59Z");
-    const mended = JSON.parse(text);
-    mended.calendars[1].id = "CA113";
-    return mended;
-  };
-  /** booking_example.json with party_ids of three characters and its requests' booking_location_id (required, left out) */
-  const mendedBooking = (): Json => {
-    const booking = JSON.parse(JSON.stringify(example("booking_example.json")).replaceAll('"INF12"', '"INF"').replaceAll('"INFOO"', '"INF"'));
-    for (const r of booking.booking_requests) r.booking_request.booking_location_id = "BL0123";
-    return booking;
   };
 
   it("refuses the published BookingLocation and Booking examples as they are, naming the defective field (2001)", async () => {

@@ -56,7 +56,7 @@ const short = (text: string, max = 300): string => (text.length > max ? `${text.
  * envelope, HTTP 413 for a body over the limit, and for every refused case
  * (status_code ≠ 1000) the stored object exactly as before.
  */
-export const runFuzz = async (env: FuzzGateway, targets: FuzzTarget[], seed: number, indices: Iterable<number>): Promise<FuzzTotals> => {
+export const runFuzz = async (env: Pick<FuzzGateway, "call">, targets: FuzzTarget[], seed: number, indices: Iterable<number>): Promise<FuzzTotals> => {
   const totals: FuzzTotals = { cases: 0, accepted: 0, rejected: 0, violations: [], byKind: {}, acceptedByRoute: {} };
   const dirty = new Set(targets.map((t) => t.objectKey));
   for (const index of indices) {
