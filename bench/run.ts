@@ -13,6 +13,7 @@ import { benchSteve, steveTable } from "./steve-bench";
 import { benchHub, hubTable } from "./hub-bench";
 import { benchHubVsProxy, hubProxyTable } from "./hub-proxy-bench";
 import { benchBodyLimits, bodyLimitsTable } from "./body-limits-bench";
+import { auditTable, benchAudit } from "./audit-bench";
 
 /**
  * `npm run bench`: every scenario, each against a baseline measured in the
@@ -63,6 +64,11 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
   // under a minute: the worst bodies within the body limits, and a normal client beside them (issue #23)
   "body-limits": async (seconds) => {
     const { title, lines } = bodyLimitsTable(await benchBodyLimits(seconds));
+    writeResults(title, lines);
+  },
+  // issue #27: 100,000 CDRs audited (BENCH_AUDIT_CDRS), and a partner's POST beside the audit; BENCH_AUDIT_PROFILE=<dir>: CPU profiles of the drains
+  audit: async (seconds) => {
+    const { title, lines } = auditTable(await benchAudit(seconds, storesAsked()));
     writeResults(title, lines);
   },
   // Long (a million requests, bounded by BENCH_MEMORY_MAX_SECONDS); runs last in a full run.
