@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { removeTempDirs } from "../support/gateway-config";
+import { redisStore, removeTempDirs } from "../support/gateway-config";
 import { EMS_CDR_TOKEN } from "../support/ocpi-objects";
 import { ocpiRequest } from "../support/gateway-process";
 import { admin, at, atCpo, heldBy, requestBody, startWorld, until, type BookingsWorld, type Json } from "./bookings-world";
@@ -76,6 +76,18 @@ describe("bookings: availability, requests, changes and cancellations", () => {
   it("gives one slot to one of two requests that come at the same time", async () => {
     const answers = await Promise.all([request(requestBody(world.origin, 120, 180)), request({ ...requestBody(world.origin, 120, 180), tokens: [] }, world.other)]);
     expect(answers.map((b) => b.reservation_status).sort()).toEqual(["REJECTED", "RESERVED"]);
+  });
+
+  it("on a Redis store too: one slot for one of two requests at the same time, freed by a cancellation", async () => {
+    await world.close();
+    world = await startWorld({ cpoStore: redisStore() });
+    const answers = await Promise.all([request(requestBody(world.origin, 120, 180)), request({ ...requestBody(world.origin, 130, 170), tokens: [] }, world.other)]);
+    expect(answers.map((b) => b.reservation_status).sort()).toEqual(["REJECTED", "RESERVED"]);
+    const [held] = answers.filter((b) => b.reservation_status === "RESERVED");
+    const emsp = held.booking_requests[0].booking_request.party_id === "EMS" ? world.emsp : world.other;
+    const canceled = await admin(emsp.url, "POST", `/bookings/cpo/${held.id}/cancel`, {});
+    expect(canceled.body.data.reservation_status).toBe("CANCELED");
+    expect((await request(requestBody(world.origin, 120, 180))).reservation_status).toBe("RESERVED");
   });
 
   it("pages the bookings list with X-Total-Count and Link", async () => {

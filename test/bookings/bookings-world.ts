@@ -1,6 +1,6 @@
 import pino from "pino";
 import { Gateway } from "../../app/gateway";
-import { testGatewayConfig, versionsUrlOf, type PartySpec } from "../support/gateway-config";
+import { testGatewayConfig, versionsUrlOf, type PartySpec, type StoreSpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest, writeGatewayConfig, type HttpResult } from "../support/gateway-process";
 import { EMS_CDR_TOKEN } from "../support/ocpi-objects";
 
@@ -127,14 +127,18 @@ export const until = async (what: string, check: () => Promise<boolean>, timeout
 
 const EMSP_MODULES = { bookings: { adapter: "local", roles: ["RECEIVER"] }, cdrs: { adapter: "local", roles: ["RECEIVER"] } };
 
-/** `decisionMs`: the CPO's `local` backend answers PENDING and decides that much later (adapters.local.booking_decision_ms). */
-export const startWorld = async ({ decisionMs }: { decisionMs?: number } = {}): Promise<BookingsWorld> => {
+/**
+ * `decisionMs`: the CPO's `local` backend answers PENDING and decides that much later (adapters.local.booking_decision_ms);
+ * `cpoStore`: the CPO gateway's store (default SQLite).
+ */
+export const startWorld = async ({ decisionMs, cpoStore }: { decisionMs?: number; cpoStore?: StoreSpec } = {}): Promise<BookingsWorld> => {
   const origin = Math.floor(Date.now() / 1000) * 1000;
   const [cpoPort, emsPort, othPort] = await freePorts(3);
   const cpo = await Gateway.create(
     testGatewayConfig({
       port: cpoPort,
       party: CPO,
+      store: cpoStore,
       modules: { bookings: { adapter: "local" }, sessions: { adapter: "local" }, cdrs: { adapter: "local" } },
       adapters: { local: { bookings: bookingLocations(origin), ...(decisionMs ? { booking_decision_ms: decisionMs } : {}) } },
       server: { admin_token: ADMIN_TOKEN, booking_check_interval_ms: 100 },
