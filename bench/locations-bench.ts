@@ -28,7 +28,7 @@ export interface LocationsBench {
 const TICKS_PER_SECOND = 100;
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (Linux; clock ticks of 1/100 s). */
-const cpuSeconds = (pid: number | undefined): number | undefined => {
+export const cpuSeconds = (pid: number | undefined): number | undefined => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -8,7 +8,9 @@ import type { GatewayConfig, StoreConfig } from "../config/types";
 import { Gateway } from "../app/gateway";
 import { benchLocation } from "./bench-gateway";
 import { startBenchRedis } from "./bench-redis";
-import { HOST, freePort, spawnOnServerCore, stop, waitForOutput, type LoadResult } from "./support";
+import type { ChildProcess } from "node:child_process";
+import { HOST, freePort, spawnOnServerCore, stop, waitForOutput, type RatioBar } from "./support";
+import { cpuSeconds, type MeasuredRun } from "./locations-bench";
 
 const CLI = path.resolve(__dirname, "../app/cli.js");
 const KOA_STORE = path.resolve(__dirname, "koa-store-server.js");
@@ -31,7 +33,7 @@ const token = {
 };
 const status = { status: "CHARGING", last_updated: "2026-01-02T00:00:00Z" };
 
-export interface ReceiverRow extends LoadResult {
+export interface ReceiverRow extends MeasuredRun {
   store: "SQLite" | "Redis";
 }
 
@@ -44,10 +46,26 @@ const gatewayConfig = (port: number, store: StoreConfig): GatewayConfig => ({
   partners: [{ id: "bench", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
 });
 
-/** One autocannon run sending the same body with `method`; non-2xx or errors fail the run's row, they are not hidden. */
-const send = async (name: string, url: string, method: "PUT" | "PATCH", body: unknown, headers: Record<string, string>, seconds: number): Promise<LoadResult> => {
+/**
+ * One autocannon run sending the same body with `method` to `server`, with the server's CPU time per request
+ * (µs, /proc: on a shared machine the throughput ratio moves with the load, CPU per request much less);
+ * non-2xx or errors fail the run's row, they are not hidden.
+ */
+const send = async (
+  server: ChildProcess,
+  name: string,
+  url: string,
+  method: "PUT" | "PATCH",
+  body: unknown,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<MeasuredRun> => {
+  const before = cpuSeconds(server.pid);
   const result = await autocannon({ url, method, body: JSON.stringify(body), headers: { ...headers, "Content-Type": "application/json" }, connections: 50, duration: seconds });
-  return { name, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  const after = cpuSeconds(server.pid);
+  const requests = result.requests.average * seconds;
+  const cpuMicros = before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) * 1e6) / requests;
+  return { name, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, cpuMicros };
 };
 
 /**
@@ -85,7 +103,9 @@ export const benchReceivers = async (seconds: number, stores: ("SQLite" | "Redis
       await setup.close();
     }
     const koaPort = await freePort();
-    const gateway = spawnOnServerCore([CLI, "start", "--config", path.join(dir, "gateway.yaml")]);
+    // BENCH_CPU_PROF=<dir>: the gateway writes a CPU profile there when it stops
+    const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
+    const gateway = spawnOnServerCore([...profile, CLI, "start", "--config", path.join(dir, "gateway.yaml")]);
     const koa = spawnOnServerCore([KOA_STORE, String(koaPort), JSON.stringify(storeOf("koa"))]);
     try {
       await Promise.all([waitForOutput(gateway, "listening on"), waitForOutput(koa, "listening on")]);
@@ -98,10 +118,10 @@ export const benchReceivers = async (seconds: number, stores: ("SQLite" | "Redis
       const evse = `${location.id}/${location.evses[0].uid}`;
       const koaBase = `http://${HOST}:${koaPort}`;
       await fetch(`${koaBase}/locations/${evse}`, { method: "PUT", body: JSON.stringify(location.evses[0]) });
-      rows.push({ store: kind, ...(await send(`${kind}: minimal Koa app, PUT Token (baseline)`, `${koaBase}/tokens/DE/PTN/TOK1`, "PUT", token, headers, seconds)) });
-      rows.push({ store: kind, ...(await send(`${kind}: gateway PUT /tokens/DE/PTN/TOK1`, `${base}/tokens/DE/PTN/TOK1?type=RFID`, "PUT", token, headers, seconds)) });
-      rows.push({ store: kind, ...(await send(`${kind}: minimal Koa app, PATCH EVSE status (baseline)`, `${koaBase}/locations/${evse}`, "PATCH", status, headers, seconds)) });
-      rows.push({ store: kind, ...(await send(`${kind}: gateway PATCH /locations/NL/GWY/${evse}`, `${base}/locations/NL/GWY/${evse}`, "PATCH", status, headers, seconds)) });
+      rows.push({ store: kind, ...(await send(koa, `${kind}: minimal Koa app, PUT Token (baseline)`, `${koaBase}/tokens/DE/PTN/TOK1`, "PUT", token, headers, seconds)) });
+      rows.push({ store: kind, ...(await send(gateway, `${kind}: gateway PUT /tokens/DE/PTN/TOK1`, `${base}/tokens/DE/PTN/TOK1?type=RFID`, "PUT", token, headers, seconds)) });
+      rows.push({ store: kind, ...(await send(koa, `${kind}: minimal Koa app, PATCH EVSE status (baseline)`, `${koaBase}/locations/${evse}`, "PATCH", status, headers, seconds)) });
+      rows.push({ store: kind, ...(await send(gateway, `${kind}: gateway PATCH /locations/NL/GWY/${evse}`, `${base}/locations/NL/GWY/${evse}`, "PATCH", status, headers, seconds)) });
     } finally {
       await Promise.all([stop(gateway), stop(koa)]);
       await redis?.stop();
@@ -114,13 +134,20 @@ export const benchReceivers = async (seconds: number, stores: ("SQLite" | "Redis
 export const receiversTable = (rows: ReceiverRow[]): { title: string; lines: string[] } => ({
   title: "Receiver writes: PUT Token and PATCH EVSE status vs a minimal Koa app storing the same JSON in the same store",
   lines: [
-    "50 connections re-sending one object. The baseline parses the body and writes it (PUT) or merges it in one atomic update (PATCH) in the same kind of store, with no authentication, validation or translation. The ratio compares requests/s with the baseline row just above it.",
+    "50 connections re-sending one object. The baseline parses the body and writes it (PUT) or merges it in one atomic update (PATCH) in the same kind of store, with no authentication, validation or translation. The ratio compares requests/s with the baseline row just above it; " +
+      "CPU µs/req is the server process's CPU time (user + system, /proc) over the requests it answered, `CPU ratio` the baseline's over this row's. Target (issue #26): ≥ 0.5 × the baseline.",
     "",
-    "| target | requests/s | p50 ms | p99 ms | ratio to baseline | non-2xx | errors |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| target | requests/s | p50 ms | p99 ms | ratio to baseline | CPU µs/req | CPU ratio | non-2xx | errors |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map((r, i) => {
       const base = rows[i % 2 === 0 ? i : i - 1];
-      return `| ${r.name} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${(r.requestsPerSecond / base.requestsPerSecond).toFixed(2)} | ${r.non2xx} | ${r.errors} |`;
+      const cpu = r.cpuMicros === undefined ? "—" : r.cpuMicros.toFixed(1);
+      const cpuRatio = r.cpuMicros && base.cpuMicros ? (base.cpuMicros / r.cpuMicros).toFixed(2) : "—";
+      return `| ${r.name} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${(r.requestsPerSecond / base.requestsPerSecond).toFixed(2)} | ${cpu} | ${cpuRatio} | ${r.non2xx} | ${r.errors} |`;
     }),
   ],
 });
+
+/** The bars of bench/ratios.svg: each gateway write against the baseline just before it, target 0.5 (issue #26). */
+export const receiversRatios = (rows: ReceiverRow[]): RatioBar[] =>
+  rows.flatMap((r, i) => (i % 2 === 0 ? [] : [{ label: `${r.name.replace(/ \/.*/, "").replace("gateway ", "")} / minimal Koa`, ratio: r.requestsPerSecond / rows[i - 1].requestsPerSecond, target: 0.5 }]));

@@ -8,7 +8,7 @@ import { benchCachedLocations } from "./cache-bench";
 import { benchPull, pullTable } from "./pull-bench";
 import { benchPushFanOut, pushTable } from "./push-bench";
 import { benchUncached, uncachedRatios, uncachedTable } from "./uncached-bench";
-import { benchReceivers, receiversTable } from "./receivers-bench";
+import { benchReceivers, receiversRatios, receiversTable } from "./receivers-bench";
 import { benchSteve, steveTable } from "./steve-bench";
 import { benchHub, hubTable } from "./hub-bench";
 import { benchHubVsProxy, hubProxyTable } from "./hub-proxy-bench";
@@ -38,8 +38,10 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
     writeRatios(title, uncachedRatios(rows));
   },
   receivers: async (seconds) => {
-    const { title, lines } = receiversTable(await benchReceivers(seconds, storesAsked()));
+    const rows = await benchReceivers(seconds, storesAsked());
+    const { title, lines } = receiversTable(rows);
     writeResults(title, lines);
+    writeRatios(title, receiversRatios(rows));
   },
   pull: async () => {
     const { title, lines } = pullTable(await benchPull(storesAsked()));
