@@ -55,6 +55,9 @@ export class BookingDesk implements BookingStatusSink {
       return this.book(request, ctx);
     }
     if (!sameCiString(current.location_id, request.location_id)) throw invalid(`/location_id: the booking of request ${request.request_id} is at Location ${current.location_id}`);
+    const bookedAt = current.booking_requests[0].booking_request.booking_location_id;
+    if (!sameCiString(bookedAt, request.booking_location_id))
+      throw invalid(`/booking_location_id: the booking of request ${request.request_id} is at BookingLocation ${bookedAt}`);
     return request.canceled ? this.cancelForEmsp(current, request, ctx) : this.change(current, request, ctx);
   }
 

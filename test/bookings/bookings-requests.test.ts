@@ -118,6 +118,11 @@ describe("bookings: availability, requests, changes and cancellations", () => {
     const free = await atCpo(world, world.emsp, "GET", "/booking_locations/BL-MAIN");
     expect(free.body.data.calendars[0].available_timeslots.map((s: Json) => s.end_date_time)).toEqual([at(world.origin, 240), at(world.origin, 8 * 60)]);
     await until("the eMSP holds the changed booking", async () => (await heldBy(world.emsp, booking.id))?.period.start_date_time === at(world.origin, 240));
+    // a change keeps the booking where it is
+    const moved = await atCpo(world, world.emsp, "POST", "", { ...last, location_id: "LOC2", booking_location_id: "BL-SOON" });
+    expect([moved.body.status_code, moved.body.status_message]).toEqual([2001, expect.stringContaining("/location_id: the booking of request")]);
+    const otherPlace = await atCpo(world, world.emsp, "POST", "", { ...last, booking_location_id: "BL-SOON" });
+    expect([otherPlace.body.status_code, otherPlace.body.status_message]).toEqual([2001, expect.stringContaining("/booking_location_id: the booking of request")]);
   });
 
   it("cancels a booking inside cancel_until_minutes: CANCELED, pushed, the slot freed", async () => {
