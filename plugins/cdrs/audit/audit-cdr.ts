@@ -7,6 +7,7 @@ import type { CdrAudit, Difference, Direction } from "./model";
 import { auditKey } from "./model";
 import { timelineOf } from "./timeline";
 import { chooseTariff, unsupportedRestriction } from "./tariff-choice";
+import { checkPublished } from "./published-tariff";
 import { explanationOf } from "./explain";
 import { priceDifferences, quantityDifferences } from "./compare";
 import { sessionDifferences } from "./session-check";
@@ -18,7 +19,7 @@ export interface AuditContext {
   partner?: string;
   /** the version the CDR came or went in: a 2.1.1 CDR's costs exclude VAT and only total_cost is priced */
   version?: VersionNumber;
-  /** the tariffs the CDR's charging periods name, as held (pulled from the partner, or ours) */
+  /** the tariffs the CDR names (its charging periods' and embedded ones' ids), as held: published by the partner, or ours */
   heldTariffs: readonly Tariff[];
   /** the Location's time_zone, when held */
   timeZone?: string;
@@ -57,7 +58,16 @@ export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => {
     const choice = chooseTariff(cdr, ctx.heldTariffs);
     if ("unpriceable" in choice) reason = choice.unpriceable;
     else {
-      const { tariff, source } = choice;
+      let { tariff, source } = choice;
+      if (source === "embedded") {
+        const start = timeline.reservation?.start ?? timeline.session?.start ?? cdr.start_date_time;
+        const published = ctx.heldTariffs.find((t) => t.id.toUpperCase() === tariff.id.toUpperCase());
+        const check = checkPublished(tariff, published, start);
+        if (check.differs) {
+          differences.push(check.difference);
+          [tariff, source] = [published!, "held"];
+        } else if (check.note) notes.push(check.note);
+      }
       tariffRef = { id: tariff.id, source };
       reason = unsupportedRestriction(tariff, timeline, ctx.timeZone !== undefined);
       if (!reason && tariff.currency !== cdr.currency) reason = `tariff ${tariff.id} is in ${tariff.currency}, the CDR in ${cdr.currency}`;

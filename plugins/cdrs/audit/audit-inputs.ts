@@ -57,7 +57,7 @@ export class Batch {
     const role: InterfaceRole = direction === "received" ? "RECEIVER" : "SENDER";
     const [partner, heldTariffs, timeZone, session, original] = await Promise.all([
       entry.partner ?? this.partnerOf(cdr),
-      cdr.tariffs?.length ? [] : this.tariffs(role, owner, cdr),
+      this.tariffs(role, owner, cdr),
       this.remember(`tz ${role} ${owner.country_code}${owner.party_id} ${cdr.cdr_location.id}`, async () =>
         (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone,
       ),
@@ -110,9 +110,10 @@ export class Batch {
     });
   }
 
-  /** The tariffs the CDR's charging periods name, as held: a partner's (RECEIVER) or ours (SENDER). */
+  /** The tariffs the CDR names (its periods' and the embedded ones' ids), as held: a partner's (RECEIVER) or ours (SENDER). */
   private async tariffs(role: InterfaceRole, owner: PartyRef, cdr: Cdr): Promise<Tariff[]> {
-    const ids = [...new Set(cdr.charging_periods.map((p) => p.tariff_id).filter((id): id is string => !!id))];
+    const named = [...cdr.charging_periods.map((p) => p.tariff_id), ...(cdr.tariffs ?? []).map((t) => t.id)];
+    const ids = [...new Set(named.filter((id): id is string => !!id))];
     const served = this.served("tariffs", role, owner);
     if (!served || !ids.length) return [];
     const found = await Promise.all(

@@ -112,6 +112,36 @@ describe("CDR audit: disputes", () => {
     });
   });
 
+  describe("the tariff in the CDR against the one the CPO published", () => {
+    const cdr = example();
+    const published = (price: number, last_updated: string): Tariff =>
+      ({ ...(cdr.tariffs![0] as unknown as Tariff), elements: [{ price_components: [{ type: "TIME", price, vat: 10, step_size: 300 }] }], last_updated });
+
+    it("published before the session at 2.50/h, embedded at 2.00/h: mismatch, re-priced with the published one", () => {
+      const result = audit(cdr, { heldTariffs: [published(2.5, "2024-05-02T14:15:01Z")] });
+      expect([result.verdict, result.tariff]).toEqual(["mismatch", { id: "12", source: "held" }]);
+      expect(result.differences.map((d) => [d.field, d.cdr, d.expected])).toEqual([
+        ["tariffs[12]", "2024-05-02T14:15:01Z", "2024-05-02T14:15:01Z"],
+        ["total_cost.before_taxes", 4, 5],
+        ["total_cost.taxes", 0.4, 0.5],
+        ["total_time_cost.before_taxes", 4, 5],
+        ["total_time_cost.taxes", 0.4, 0.5],
+      ]);
+      expect(result.differences[0].explanation).toBe(
+        "the CDR's tariff 12 is not the one published (last_updated 2024-05-02T14:15:01Z, before the session): " +
+          'element #0 {"price_components":[{"type":"TIME","price":2,"vat":10,"step_size":300}]} in the CDR, ' +
+          '{"price_components":[{"type":"TIME","price":2.5,"vat":10,"step_size":300}]} published; the amounts are re-priced with the published one',
+      );
+    });
+
+    it("the same, or changed only after the session started: match", () => {
+      expect(audit(cdr, { heldTariffs: [published(2, "2024-05-02T14:15:01Z")] }).verdict).toBe("match");
+      const later = audit(cdr, { heldTariffs: [published(2.5, "2025-01-01T00:00:00Z")] });
+      expect(later.verdict).toBe("match");
+      expect(later.notes).toContain("tariff 12 was changed after the session started (last_updated 2025-01-01T00:00:00Z): the CDR's own copy is used");
+    });
+  });
+
   it("consistency with its Session: energy, end and token", () => {
     const cdr = { ...example(), session_id: "SES-1" };
     const session = {
