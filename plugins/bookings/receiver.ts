@@ -34,11 +34,13 @@ const idOf = (req: OcpiRequest, param: string): string => {
   return id;
 };
 
-/** The location with `calendar` put in place of the one with its id (or added), and the location's last_updated moved along. */
+/** The location with `calendar` in place of the one with its id (or added last), and the location's last_updated moved along. */
 const withCalendar = (location: BookingLocation, calendar: Calendar): BookingLocation => {
-  const others = (location.calendars ?? []).filter((c) => !sameCiString(c.id, calendar.id));
+  const current = location.calendars ?? [];
+  const held = current.some((c) => sameCiString(c.id, calendar.id));
+  const calendars = held ? current.map((c) => (sameCiString(c.id, calendar.id) ? calendar : c)) : [...current, calendar];
   const last_updated = calendar.last_updated > location.last_updated ? calendar.last_updated : location.last_updated;
-  return { ...location, calendars: [...others, calendar], last_updated };
+  return { ...location, calendars, last_updated };
 };
 
 /**

@@ -4,6 +4,8 @@ import { BookingsPlugin } from "../../plugins/bookings/module";
 import { localBookings } from "../../adapters/local/bookings";
 import { example, mendedBooking, mendedLocation } from "./booking-examples";
 
+type Json = Record<string, any>;
+
 /**
  * The eMSP's Receiver interface of bookings (OCPI 2.3.0 Bookings extension 1.1) over supertest, with the
  * published examples (vendored verbatim; their defects: test/fixtures/ocpi-examples/NOTICE.md): a CPO partner
@@ -56,6 +58,11 @@ describe("bookings Receiver (eMSP)", () => {
     expect((await send("get", "/NL/INF/booking_locations/12345/CA112")).body.data.available_timeslots).toEqual([slot]);
     expect((await send("get", "/NL/INF/booking_locations/12345")).body.data.last_updated).toBe("2025-01-02T00:00:00Z");
     expect((await send("get", "/NL/INF/booking_locations/12345/NOPE")).status).toBe(404);
+    // a Calendar PUT adds (or replaces) one, and moves the location's last_updated too
+    const added = { ...mendedLocation().calendars[0], id: "CA200", last_updated: "2025-01-03T00:00:00Z" };
+    expect((await send("put", "/NL/INF/booking_locations/12345/CA200", added)).body.status_code).toBe(1000);
+    const withAdded = (await send("get", "/NL/INF/booking_locations/12345")).body.data;
+    expect([withAdded.calendars.map((c: Json) => c.id), withAdded.last_updated]).toEqual([["CA112", "CA113", "CA200"], "2025-01-03T00:00:00Z"]);
   });
 
   it("takes a Booking and the status PATCH example; the path's owner must match the body", async () => {

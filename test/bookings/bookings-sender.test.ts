@@ -66,6 +66,21 @@ describe("bookings Sender (CPO)", () => {
     expect(list.body.data.map((b: Json) => b.reservation_status)).toEqual(["FAILED"]);
   });
 
+  it("books a BookingLocation that states no terms under TOKEN access with no change or cancel window", async () => {
+    const [main, soon] = bookingLocations(origin);
+    const { booking_terms: _none, ...withoutTerms } = soon;
+    h = await startHarness({
+      plugins: [BookingsPlugin],
+      localModules: [localBookings],
+      modules: ["bookings"],
+      party: { country_code: "NL", party_id: "CPO", role: "CPO" },
+      partnerRoles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "EMS" } }],
+      seed: { bookings: [main, withoutTerms] },
+    });
+    const answer = await post({ country_code: "DE", party_id: "EMS", request_id: "R-1", authorization_reference: "A-1", ...requestBody(origin, 60, 90), location_id: "LOC2", booking_location_id: "BL-SOON", tokens: [EMS_CDR_TOKEN] });
+    expect(answer.body.data.booking_terms).toEqual({ supported_access_methods: ["TOKEN"], change_until_minutes: 0, cancel_until_minutes: 0 });
+  });
+
   it("refuses to start with a BookingLocation in adapters.local.bookings that is not valid or not ours", async () => {
     const start = (bookings: Json[]) =>
       Gateway.create(
