@@ -1,4 +1,5 @@
 import pino from "pino";
+import type { GatewayConfig } from "../../config/types";
 import { Gateway } from "../../app/gateway";
 import { testGatewayConfig, versionsUrlOf, type PartySpec, type StoreSpec } from "../support/gateway-config";
 import { freePorts, ocpiRequest, writeGatewayConfig, type HttpResult } from "../support/gateway-process";
@@ -96,6 +97,8 @@ export interface Emsp {
 export interface BookingsWorld {
   origin: number;
   cpo: Gateway;
+  /** the CPO gateway's config, for a second instance on its store */
+  cpoConfig: GatewayConfig;
   cpoUrl: string;
   emsp: Emsp;
   other: Emsp;
@@ -134,21 +137,19 @@ const EMSP_MODULES = { bookings: { adapter: "local", roles: ["RECEIVER"] }, cdrs
 export const startWorld = async ({ decisionMs, cpoStore }: { decisionMs?: number; cpoStore?: StoreSpec } = {}): Promise<BookingsWorld> => {
   const origin = Math.floor(Date.now() / 1000) * 1000;
   const [cpoPort, emsPort, othPort] = await freePorts(3);
-  const cpo = await Gateway.create(
-    testGatewayConfig({
-      port: cpoPort,
-      party: CPO,
-      store: cpoStore,
-      modules: { bookings: { adapter: "local" }, sessions: { adapter: "local" }, cdrs: { adapter: "local" } },
-      adapters: { local: { bookings: bookingLocations(origin), ...(decisionMs ? { booking_decision_ms: decisionMs } : {}) } },
-      server: { admin_token: ADMIN_TOKEN, booking_check_interval_ms: 100 },
-      partners: [
-        { id: "emsp", token_a: `bookings-A-ems-${cpoPort}`, versions_url: versionsUrlOf(emsPort) },
-        { id: "other", token_a: `bookings-A-oth-${cpoPort}`, versions_url: versionsUrlOf(othPort) },
-      ],
-    }),
-    silent,
-  );
+  const cpoConfig = testGatewayConfig({
+    port: cpoPort,
+    party: CPO,
+    store: cpoStore,
+    modules: { bookings: { adapter: "local" }, sessions: { adapter: "local" }, cdrs: { adapter: "local" } },
+    adapters: { local: { bookings: bookingLocations(origin), ...(decisionMs ? { booking_decision_ms: decisionMs } : {}) } },
+    server: { admin_token: ADMIN_TOKEN, booking_check_interval_ms: 100 },
+    partners: [
+      { id: "emsp", token_a: `bookings-A-ems-${cpoPort}`, versions_url: versionsUrlOf(emsPort) },
+      { id: "other", token_a: `bookings-A-oth-${cpoPort}`, versions_url: versionsUrlOf(othPort) },
+    ],
+  });
+  const cpo = await Gateway.create(cpoConfig, silent);
   await cpo.listen();
   const emspAt = async (port: number, party: PartySpec, partner: string): Promise<Emsp> => {
     const written = writeGatewayConfig({
@@ -170,6 +171,7 @@ export const startWorld = async ({ decisionMs, cpoStore }: { decisionMs?: number
   return {
     origin,
     cpo,
+    cpoConfig,
     cpoUrl: `http://127.0.0.1:${cpoPort}`,
     emsp,
     other,
