@@ -1,20 +1,13 @@
 import "reflect-metadata";
 import { parseArgs } from "node:util";
-import { stringify } from "yaml";
 import type { GatewayConfig } from "../config/types";
-import { loadConfig, ConfigError } from "../config/load-config";
-import { maskSecrets } from "../config/mask-secrets";
-import { absolute, versionsPath } from "../core/http/urls";
-import { Gateway, StartupError } from "./gateway";
-import { describePartners, runPartnersCommand } from "./partners-command";
-import { runSyncCommand } from "./sync-command";
-import { runOutboxCommand } from "./outbox-command";
-import { runProbeCommand } from "./probe/probe-command";
-import { runTerminalsCommand } from "./terminals-command";
-import { runInvoicesCommand } from "./invoices-command";
-import { runBookingsCommand } from "./bookings-command";
-import { runAuditCommand } from "./audit-command";
 import { applyHeapGrowth } from "./heap-growth";
+
+/*
+ * Each command's code is loaded when the command runs (import() below), not at start: the gateway's code
+ * (every plugin and adapter, about 1 s of CPU to load) is no cost of a --help or of a usage error, which
+ * need none of it.
+ */
 
 const USAGE = `Usage:
   ocpi-gateway start [--config FILE]
@@ -35,10 +28,10 @@ const err = (line: string) => process.stderr.write(line + "\n");
 
 const main = async (argv: string[]): Promise<number> => {
   // its own flags (--location, --evse, --body…): parsed by the command
-  if (argv[0] === "terminals") return runTerminalsCommand(argv.slice(1), out, err);
-  if (argv[0] === "invoices") return runInvoicesCommand(argv.slice(1), out, err);
-  if (argv[0] === "bookings") return runBookingsCommand(argv.slice(1), out, err);
-  if (argv[0] === "audit") return runAuditCommand(argv.slice(1), out, err);
+  if (argv[0] === "terminals") return (await import("./terminals-command")).runTerminalsCommand(argv.slice(1), out, err);
+  if (argv[0] === "invoices") return (await import("./invoices-command")).runInvoicesCommand(argv.slice(1), out, err);
+  if (argv[0] === "bookings") return (await import("./bookings-command")).runBookingsCommand(argv.slice(1), out, err);
+  if (argv[0] === "audit") return (await import("./audit-command")).runAuditCommand(argv.slice(1), out, err);
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -57,9 +50,9 @@ const main = async (argv: string[]): Promise<number> => {
     return command ? 0 : 1;
   }
   // the probe checks a partner, not our config
-  if (command === "probe") return runProbeCommand(rest, values.token, values.json ?? false, out, err);
+  if (command === "probe") return (await import("./probe/probe-command")).runProbeCommand(rest, values.token, values.json ?? false, out, err);
   const file = values.config ?? process.env.GATEWAY_CONFIG ?? "./gateway.config.yaml";
-  const config = loadConfig(file);
+  const config = (await import("../config/load-config")).loadConfig(file);
   // this process runs the gateway (serving, or a pull of `sync`): V8's heap growth as configured
   applyHeapGrowth(config.server);
   switch (command) {
@@ -68,11 +61,11 @@ const main = async (argv: string[]): Promise<number> => {
     case "check-config":
       return checkConfig(config);
     case "partners":
-      return runPartnersCommand(config, rest, out);
+      return (await import("./partners-command")).runPartnersCommand(config, rest, out);
     case "sync":
-      return runSyncCommand(config, rest, values.full ?? false, out);
+      return (await import("./sync-command")).runSyncCommand(config, rest, values.full ?? false, out);
     case "outbox":
-      return runOutboxCommand(config, rest, values.id, out);
+      return (await import("./outbox-command")).runOutboxCommand(config, rest, values.id, out);
     default:
       err(`Unknown command "${command}"\n${USAGE}`);
       return 1;
@@ -81,6 +74,7 @@ const main = async (argv: string[]): Promise<number> => {
 
 /** Syntax and rules were checked by loadConfig; this adds the module-to-adapter routing, checked on a throwaway in-memory store. */
 const checkConfig = async (config: GatewayConfig): Promise<number> => {
+  const [{ Gateway, StartupError }, { stringify }, { maskSecrets }] = await Promise.all([import("./gateway"), import("yaml"), import("../config/mask-secrets")]);
   try {
     const probe = await Gateway.create({ ...config, store: { type: "sqlite", path: ":memory:" } });
     await probe.close();
@@ -94,6 +88,7 @@ const checkConfig = async (config: GatewayConfig): Promise<number> => {
 };
 
 const start = async (config: GatewayConfig): Promise<number> => {
+  const [{ Gateway }, { describePartners }, { absolute, versionsPath }] = await Promise.all([import("./gateway"), import("./partners-command"), import("../core/http/urls")]);
   const gateway = await Gateway.create(config);
   const port = await gateway.listen();
   out(`ocpi-gateway listening on http://${config.server.host}:${port}`);
@@ -114,7 +109,8 @@ const start = async (config: GatewayConfig): Promise<number> => {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof StartupError) err(error.message);
+    // ConfigError, StartupError (by name: their modules may not have been loaded)
+    if (error instanceof Error && (error.name === "ConfigError" || error.name === "StartupError")) err(error.message);
     else err(`Error: ${(error as Error).message}`);
     process.exit(1);
   },

@@ -1,11 +1,8 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config/load-config";
 import { OcpiError } from "../core/contract/errors";
-import { ModuleCatalog } from "../core/modules/module-catalog";
-import { PaymentsPlugin } from "../plugins/payments/module";
 import type { PtpDesk } from "../plugins/payments/ptp-desk";
 import type { FinancialAdviceConfirmation, Terminal } from "../plugins/payments/model";
-import { Gateway } from "./gateway";
+import type { Gateway } from "./gateway";
 
 export const TERMINALS_USAGE = `Usage (we are the CPO; <partner> is the PTP partner's id):
   ocpi-gateway terminals list <partner> [--json]
@@ -43,10 +40,12 @@ export const runTerminalsCommand = async (argv: string[], out: (line: string) =>
     out(TERMINALS_USAGE);
     return 0;
   }
+  // the gateway's code is loaded once the arguments are known to be good (app/cli.ts)
+  const [{ loadConfig }, { Gateway }] = await Promise.all([import("../config/load-config"), import("./gateway")]);
   const config = loadConfig(command.configFile);
   const gateway = await Gateway.create({ ...config, server: { ...config.server, log_level: "warn" } });
   try {
-    const desk = deskOf(gateway);
+    const desk = await deskOf(gateway);
     if (!desk) {
       err("terminals: this gateway does not serve the payments Receiver (modules.payments with role RECEIVER): it is no CPO of a PTP");
       return 1;
@@ -113,7 +112,8 @@ const parse = (argv: string[]) => {
 type Command = Exclude<ReturnType<typeof parse>, "help">;
 
 /** The PtpDesk of the payments plugin this gateway serves as a Receiver, if it does. */
-const deskOf = (gateway: Gateway): PtpDesk | undefined => {
+const deskOf = async (gateway: Gateway): Promise<PtpDesk | undefined> => {
+  const [{ ModuleCatalog }, { PaymentsPlugin }] = await Promise.all([import("../core/modules/module-catalog"), import("../plugins/payments/module")]);
   const served = gateway.container.resolve(ModuleCatalog).served.find((s) => s.plugin.module === "payments" && s.role === "RECEIVER");
   return served?.plugin instanceof PaymentsPlugin ? served.plugin.desk : undefined;
 };
