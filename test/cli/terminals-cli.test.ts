@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import { removeTempDirs, type PartySpec } from "../support/gateway-config";
-import { freePorts, runCli, writeGatewayConfig, type CliResult } from "../support/gateway-process";
+import { freePorts, runCli, writeGatewayConfig, type CliResult, type WrittenConfig } from "../support/gateway-process";
 import { eventually } from "../support/charge-point";
 import { PaymentsNet, adminOf, heldFac, heldTerminal, json, paidSession, settlement, type Cpo } from "../payments/payments-net";
 
@@ -12,15 +12,62 @@ import { PaymentsNet, adminOf, heldFac, heldTerminal, json, paidSession, settlem
  * answers. Exit codes: 0 done, 1 refused or failed, 2 usage.
  */
 
-// Each CLI run is a Node process building a gateway (~1 s of CPU); leave room for a busy machine.
+// Each CLI run that acts is a Node process building a gateway (~1 s of CPU; a usage error or --help loads none
+// of it, app/cli.ts): no test runs more than two of them, and each has room for a busy machine (a load of 15
+// on 2 cores makes one take about 10 s).
 jest.setTimeout(60_000);
 
 const CPO: PartySpec = { country_code: "DE", party_id: "CPX", role: "CPO" };
 
+// the config folders go only once every test is done (a describe's afterAll would take the other's)
+afterAll(() => removeTempDirs());
+
+/** `ocpi-gateway terminals …` on a CPO's config file, as the CLI reads it (no gateway serving it) */
+const terminalsOn = (written: WrittenConfig) => (...args: string[]): Promise<CliResult> => runCli(["terminals", ...args], written.file, { cwd: written.dir });
+
+describe("ocpi-gateway terminals without a PTP", () => {
+  // usage and refusals before the PTP is asked: a CPO's config, nothing serving
+  let terminals: (...args: string[]) => Promise<CliResult>;
+  beforeEach(async () => {
+    const [port] = await freePorts(1);
+    terminals = terminalsOn(writeGatewayConfig({ port, party: CPO, modules: { payments: { adapter: "local", roles: ["RECEIVER"] } } }));
+  });
+
+  it("prints its usage with --help (exit 0), and names a usage error (exit 2)", async () => {
+    const help = await terminals("--help");
+    expect([help.code, help.stderr]).toEqual([0, ""]);
+    expect(help.stdout).toContain("ocpi-gateway terminals activate <partner> [--id TERMINAL_ID]");
+    const cases: [string[], RegExp][] = [
+      [[], /an action is required/],
+      [["frobnicate", "ptp"], /unknown action "frobnicate" \(list, facs, activate, get, deactivate, assign, update\)/],
+      [["get", "ptp"], /get takes <partner> <terminal_id>, got 1 argument/],
+      [["list", "ptp", "extra"], /list takes <partner>, got 2 argument/],
+      [["update", "ptp", "SER-C1"], /update needs --body/],
+      [["activate", "ptp", "--body", "{bad"], /--body is not JSON/],
+      [["activate", "ptp", "--colour", "red"], /Unknown option '--colour'/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await terminals(...args);
+      expect([result.code, result.stdout]).toEqual([2, ""]);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
+  it("names what is wrong with the partner or the gateway (exit 1)", async () => {
+    const nobody = await terminals("list", "nobody");
+    expect([nobody.code, nobody.stderr]).toEqual([1, "terminals list: partner: nobody is not a registered partner (OCPI status 2001)\n"]);
+    const [port] = await freePorts(1);
+    const noPayments = writeGatewayConfig({ port, modules: { sessions: { adapter: "local", roles: ["SENDER"] } } });
+    const result = await runCli(["terminals", "list", "ptp"], noPayments.file, { cwd: noPayments.dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/does not serve the payments Receiver \(modules\.payments with role RECEIVER\)/);
+  });
+});
+
 describe("ocpi-gateway terminals", () => {
   let net: PaymentsNet;
   let cpo: Cpo;
-  const terminals = (...args: string[]): Promise<CliResult> => runCli(["terminals", ...args], cpo.written.file, { cwd: cpo.written.dir });
+  const terminals = (...args: string[]): Promise<CliResult> => terminalsOn(cpo.written)(...args);
 
   /**
    * What a test reads of an earlier action, done by itself first through the
@@ -52,27 +99,6 @@ describe("ocpi-gateway terminals", () => {
   });
 
   afterEach(() => net?.close());
-  afterAll(() => removeTempDirs());
-
-  it("prints its usage with --help (exit 0), and names a usage error (exit 2)", async () => {
-    const help = await terminals("--help");
-    expect([help.code, help.stderr]).toEqual([0, ""]);
-    expect(help.stdout).toContain("ocpi-gateway terminals activate <partner> [--id TERMINAL_ID]");
-    const cases: [string[], RegExp][] = [
-      [[], /an action is required/],
-      [["frobnicate", "ptp"], /unknown action "frobnicate" \(list, facs, activate, get, deactivate, assign, update\)/],
-      [["get", "ptp"], /get takes <partner> <terminal_id>, got 1 argument/],
-      [["list", "ptp", "extra"], /list takes <partner>, got 2 argument/],
-      [["update", "ptp", "SER-C1"], /update needs --body/],
-      [["activate", "ptp", "--body", "{bad"], /--body is not JSON/],
-      [["activate", "ptp", "--colour", "red"], /Unknown option '--colour'/],
-    ];
-    for (const [args, message] of cases) {
-      const result = await terminals(...args);
-      expect([result.code, result.stdout]).toEqual([2, ""]);
-      expect(result.stderr).toMatch(message);
-    }
-  });
 
   it("activates a named terminal for our party with its locations; a second activation is refused naming the conflict (exit 1)", async () => {
     const result = await terminals("activate", "ptp", "--id", "SER-C1", "--location", "LOC1");
@@ -94,7 +120,7 @@ describe("ocpi-gateway terminals", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ terminal_id: "SER-C2", customer_reference: "CPX-9", country_code: "DE", party_id: "CPX" });
   });
 
-  it("assigns EVSEs (a union) and updates fields; a bad value is refused naming the field, as the admin API refuses it", async () => {
+  it("assigns EVSEs (a union) and updates fields", async () => {
     await given.namedActive();
     const assigned = await terminals("assign", "ptp", "SER-C1", "--evse", "EVSE1", "--evse", "EVSE2");
     expect([assigned.code, assigned.stdout]).toEqual([0, "Assigned terminal SER-C1 at ptp: locations +[], EVSEs +[EVSE1, EVSE2]\n"]);
@@ -103,7 +129,10 @@ describe("ocpi-gateway terminals", () => {
     const updated = await terminals("update", "ptp", "SER-C1", "--body", '{"invoice_base_url":"https://cpx.example/invoices","invoice_creator":"CPO"}');
     expect([updated.code, updated.stdout]).toEqual([0, "Updated terminal SER-C1 at ptp: invoice_base_url, invoice_creator\n"]);
     expect(net.tms.devices.get("SER-C1")!.receipts).toEqual({ issuer: "operator", base_url: "https://cpx.example/invoices" });
+  });
 
+  it("refuses a bad assignment or field naming the field, as the admin API refuses it", async () => {
+    await given.namedActive();
     const tooLong = "L".repeat(37);
     const bad = await terminals("assign", "ptp", "SER-C1", "--location", tooLong);
     const byAdmin = json(await adminOf(cpo.url).post("/payments/ptp/terminals/SER-C1/assignment", { location_ids: [tooLong] }));
@@ -117,7 +146,7 @@ describe("ocpi-gateway terminals", () => {
     expect(net.tms.devices.get("SER-C1")!.assigned?.sites).toEqual(["LOC1"]);
   });
 
-  it("lists and gets our terminals at the PTP; an unknown one is not found (exit 1, HTTP 404)", async () => {
+  it("lists our terminals at the PTP, as text and as JSON", async () => {
     await given.namedAssignedAndUpdated();
     await given.fromStock();
     const list = await terminals("list", "ptp");
@@ -128,7 +157,10 @@ describe("ocpi-gateway terminals", () => {
     ]);
     const asJson = await terminals("list", "ptp", "--json");
     expect((JSON.parse(asJson.stdout) as { terminal_id: string }[]).map((t) => t.terminal_id).sort()).toEqual(["SER-C1", "SER-C2"]);
+  });
 
+  it("gets one of our terminals at the PTP; an unknown one is not found (exit 1, HTTP 404)", async () => {
+    await given.namedAssignedAndUpdated();
     const one = await terminals("get", "ptp", "SER-C1");
     expect(JSON.parse(one.stdout)).toMatchObject({ terminal_id: "SER-C1", invoice_creator: "CPO", evse_uids: ["EVSE1", "EVSE2"] });
     const unknown = await terminals("get", "ptp", "NO-SUCH-TERMINAL");
@@ -153,15 +185,5 @@ describe("ocpi-gateway terminals", () => {
     const facs = await terminals("facs", "ptp");
     expect(facs.code).toBe(0);
     expect(facs.stdout).toMatch(/^SET-CLI {2}authorization AUTH-CLI {2}SUCCESS {2}4\.40 EUR incl\. taxes {2}\S+Z\n$/);
-  });
-
-  it("names what is wrong with the partner or the gateway (exit 1)", async () => {
-    const nobody = await terminals("list", "nobody");
-    expect([nobody.code, nobody.stderr]).toEqual([1, "terminals list: partner: nobody is not a registered partner (OCPI status 2001)\n"]);
-    const [port] = await freePorts(1);
-    const noPayments = writeGatewayConfig({ port, modules: { sessions: { adapter: "local", roles: ["SENDER"] } } });
-    const result = await runCli(["terminals", "list", "ptp"], noPayments.file, { cwd: noPayments.dir });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/does not serve the payments Receiver \(modules\.payments with role RECEIVER\)/);
   });
 });
