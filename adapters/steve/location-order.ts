@@ -6,7 +6,7 @@ import type { ListWatch } from "./db/statuses";
 import type { SteveDb } from "./db/steve-db";
 import { locationIdOf, locationKeys, type LocationKey } from "./mapping/locations";
 import type { SteveMappingSettings } from "./mapping/settings";
-import type { HeldBoxFacts } from "./poll/locations";
+import { factsHash, type HeldBoxFacts } from "./poll/locations";
 import type { PollSeen } from "./poller";
 
 /** Oldest first, ties by id: the Sender lists' order (pageOf in ports/transactions.ts). */
@@ -33,14 +33,17 @@ type DatedKey = { id: string; lastUpdated: number };
  * (db/charge-boxes.ts `chargeBoxKeys`), its EVSE rows and what decides
  * their statuses (newest status rows, registration, heartbeat), read whole
  * once, at the first list, then re-read at each poll only for the boxes the
- * poll saw change (update times, new boxes, and before 3.13 the facts'
- * hash; status rows newer than the held ones: the poll re-reads
- * poll_overlap_ms of status history, which needs no re-read once held;
- * `refresh`). Heartbeats come from the boxes the poll read anyway (from
- * 3.13 a heartbeat bumps charge_box.updated_at, so the box is among those
- * updated; before 3.13 the poll reads every box). The active reservations
- * and SteVe's count of charge boxes (db/statuses.ts ListWatch) come with
- * the poll's first statement, its clock: no query of their own. Whole
+ * poll saw change (update times from 3.13; before, the boxes whose facts'
+ * hash as the poll read them differs from that of the held rows, which may
+ * have been read before or after the poll's read, so a change undone
+ * between two reads is caught too; status rows newer than the held ones:
+ * the poll re-reads poll_overlap_ms of status history, which needs no
+ * re-read once held; `refresh`). Heartbeats come from the boxes the poll
+ * read anyway (from 3.13 a heartbeat bumps charge_box.updated_at, so the
+ * box is among those updated; before 3.13 the poll reads every box). The
+ * active reservations and SteVe's count of charge boxes (db/statuses.ts
+ * ListWatch) come with the poll's first statement, its clock: no query of
+ * their own. Whole
  * again when the count says a box went away. An expiring reservation needs
  * no read: its expiry is held and counted at the time of each request.
  * The Locations are kept sorted by
@@ -63,6 +66,8 @@ export class LocationOrder implements HeldBoxFacts {
   private statuses = new Map<string, EvseStatusFacts[]>();
   /** active reservations by EVSE pk, read whole at each poll (SteVe before 3.13 dates none of their changes) */
   private reservations = new Map<number, ActiveReservation>();
+  /** before 3.13: the facts' hash of the held rows, by ciKey(charge_box_id), made when a poll first asks */
+  private hashes = new Map<string, string>();
   private keyOf = new Map<string, LocationKey>();
   /** Locations with a last_updated, sorted byTimeThenId */
   private dated: DatedKey[] = [];
@@ -107,7 +112,8 @@ export class LocationOrder implements HeldBoxFacts {
   }
 
   /**
-   * After a poll: re-read the charge boxes it saw change, take the newer
+   * After a poll: re-read the charge boxes it saw change (before 3.13: whose
+   * facts as it read them are not those held), take the newer
    * heartbeats of the boxes it read, the active reservations, and all
    * boxes again when SteVe's count differs from ours (a box was deleted).
    * Nothing to do before the first list read them all.
@@ -115,7 +121,8 @@ export class LocationOrder implements HeldBoxFacts {
   refresh(seen: PollSeen): Promise<void> {
     return this.update(async () => {
       if (!this.loaded) return;
-      const chargeBoxIds = [...new Set([...seen.changedBoxes, ...seen.statusRows.filter((r) => !this.holds(r)).map((r) => r.chargeBoxId)])];
+      const differing = seen.factsHashes ? this.differing(seen.factsHashes) : [];
+      const chargeBoxIds = [...new Set([...seen.changedBoxes, ...differing, ...seen.statusRows.filter((r) => !this.holds(r)).map((r) => r.chargeBoxId)])];
       // The poll that ran while the first list was being read did not ask: one query then.
       const watch: ListWatch = seen.watch ?? (await this.db.nowWithListWatch()).watch;
       const changed = new Set(chargeBoxIds.map(ciKey));
@@ -126,7 +133,7 @@ export class LocationOrder implements HeldBoxFacts {
           // reservations are held apart (below)
           this.db.currentStatuses(seen.now, chargeBoxIds, false),
         ]);
-        for (const id of changed) for (const held of [this.rows, this.evses, this.statuses]) held.delete(id);
+        for (const id of changed) for (const held of [this.rows, this.evses, this.statuses, this.hashes]) held.delete(id);
         for (const row of fresh) this.rows.set(ciKey(row.chargeBoxId), row);
         this.hold(evses, statuses);
         this.rekey(new Set(chargeBoxIds.map((id) => locationIdOf(this.mapping, id))));
@@ -141,6 +148,31 @@ export class LocationOrder implements HeldBoxFacts {
       this.reservations = watch.reservations;
       if (watch.boxCount !== this.rows.size) await this.readAll();
     });
+  }
+
+  /**
+   * The boxes whose facts' hash as the poll read them is not that of the
+   * held rows (or that are not held). SteVe before 3.13 dates no change, and
+   * the hash the poll stores is that of what it pushed, not of what the list
+   * read: a box the list read while it differed from both, and that changed
+   * back before the next poll, would be held as it no longer is.
+   */
+  private differing(polled: Map<string, string>): string[] {
+    const ids: string[] = [];
+    for (const [id, hash] of polled) if (this.heldHash(ciKey(id)) !== hash) ids.push(id);
+    return ids;
+  }
+
+  private heldHash(key: string): string | undefined {
+    const row = this.rows.get(key);
+    if (!row) return undefined;
+    let hash = this.hashes.get(key);
+    if (hash === undefined) {
+      const { newestStatus: _n, hasEvses: _e, silentEvse: _s, ...box } = row;
+      hash = factsHash(box, this.evses.get(key) ?? []);
+      this.hashes.set(key, hash);
+    }
+    return hash;
   }
 
   /**
@@ -197,6 +229,7 @@ export class LocationOrder implements HeldBoxFacts {
     this.rows = new Map(rows.map((r) => [ciKey(r.chargeBoxId), r]));
     this.evses.clear();
     this.statuses.clear();
+    this.hashes.clear();
     this.hold(evses, statuses);
     this.reservations = reservations;
     this.keyOf.clear();

@@ -51,8 +51,10 @@ export interface StevePollerOptions extends Pick<PollContext, "db" | "kv" | "emi
 
 /** What a poll read that a held list can use without asking again. */
 export interface PollSeen {
-  /** the charge boxes whose Location facts or update times changed (from 3.13 every box updated since the watermark, overlap included; before, those whose facts' hash changed) */
+  /** the charge boxes whose update times moved: from 3.13 every box updated since the watermark, overlap included; before 3.13 none (see factsHashes) */
   changedBoxes: string[];
+  /** before 3.13: each box's facts' hash as this poll read it (poll/locations.ts factsHash), by charge_box_id; what a held list compares with its own rows' */
+  factsHashes?: Map<string, string>;
   /** the status rows it read (since the watermark, overlap included: most were seen by earlier polls) */
   statusRows: StatusRow[];
   /** SteVe's clock at the start of the poll */
@@ -100,16 +102,16 @@ export class StevePoller {
     const wm = { ...stored };
 
     const boxes = db.schema.hasUpdatedAt ? await db.chargeBoxesUpdatedSince(earlier(wm.boxes, overlapMs)) : await db.chargeBoxes();
-    const republished = await publishLocations(ctx, boxes);
+    const hashes = await publishLocations(ctx, boxes);
     wm.boxes = advance(wm.boxes, boxes.map((b) => b.updatedAt), now);
 
     const statusRows = await db.statusesSince(earlier(wm.statuses, overlapMs));
     const statusBoxes = [...new Set(statusRows.map((r) => r.chargeBoxId))];
     await publishStatuses(ctx, statusBoxes);
     wm.statuses = advance(wm.statuses, statusRows.map((r) => r.statusTimestamp), now);
-    // Before 3.13 every box is read each poll: only those whose facts changed (the snapshot hash) count as changed.
-    const updated = db.schema.hasUpdatedAt ? boxes.map((b) => b.chargeBoxId) : republished;
-    await this.o.afterPoll?.({ changedBoxes: updated, statusRows, now, boxes, watch });
+    // Before 3.13 nothing dates a change and every box is read each poll: the facts' hashes tell a held list what changed.
+    const changes = db.schema.hasUpdatedAt ? { changedBoxes: boxes.map((b) => b.chargeBoxId) } : { changedBoxes: [], factsHashes: hashes };
+    await this.o.afterPoll?.({ ...changes, statusRows, now, boxes, watch });
 
     // Before the transactions: a transaction that used a booking's reservation is known as the booking's for its CDR.
     await this.o.bookings?.poll(now);

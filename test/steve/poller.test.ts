@@ -1,6 +1,7 @@
 import { memoryKeyValue, type KeyValue, type SteveChange } from "../../adapters/steve/contracts";
 import type { SteveMappingSettings } from "../../adapters/steve/mapping/settings";
 import type { Tariff } from "../../adapters/steve/ocpi";
+import { KEYS } from "../../adapters/steve/poll/context";
 import { StevePoller } from "../../adapters/steve/poller";
 import { SteveCommands, SteveRest } from "../../adapters/steve/rest";
 import { SteveTags } from "../../adapters/steve/tags";
@@ -136,6 +137,32 @@ describe.each(["3.14", "3.12"] as const)("the poller on the %s schema", (generat
     await env().writer.query("UPDATE charge_box SET last_heartbeat_timestamp = ? WHERE charge_box_id = ?", [new Date(), BETA.id]);
     await poller.pollOnce();
     expect(take()).toEqual([]);
+  });
+
+  test("a box changed between the poll's read and its PUT's, then changed back, is pushed again as SteVe holds it", async () => {
+    await firstPoll();
+    const moveBeta = (city: string) =>
+      env().writer.query("UPDATE address a JOIN charge_box cb ON cb.address_pk = a.address_pk SET a.city = ? WHERE cb.charge_box_id = ?", [city, BETA.id]);
+    await moveBeta("Amersfoort");
+    // The poll reads the boxes (Beta in Amersfoort), then looks up the facts' hash it stored for each: there, once, Beta moves again.
+    let between: string | undefined = "Zeist";
+    const store: KeyValue = {
+      ...kv,
+      get: async (key) => {
+        if (key === KEYS.box(BETA.id) && between) {
+          await moveBeta(between);
+          between = undefined;
+        }
+        return kv.get(key);
+      },
+    };
+    const { poller } = engine(env(), store, emitted);
+    await poller.pollOnce();
+    // The PUT is read after that: Zeist.
+    expect(take().map((c) => [c.path, c.object.city])).toEqual([[[BETA.id], "Zeist"]]);
+    await moveBeta("Amersfoort");
+    await poller.pollOnce();
+    expect(take().map((c) => [c.path, c.object.city])).toEqual([[[BETA.id], "Amersfoort"]]);
   });
 
   test("START_SESSION to CDR: Session PUT, PATCHes while charging, exactly one priced CDR; a restart repeats nothing", async () => {

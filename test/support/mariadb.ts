@@ -35,6 +35,8 @@ export interface MariaDb {
   /** an outage: mariadbd stops, its data stays; `resume()` brings it back on the same port */
   halt(): Promise<void>;
   resume(): Promise<void>;
+  /** the SQL of every statement waiting for a table lock now, any user's (root sees all): where a reader stands behind a test's LOCK TABLES */
+  lockWaits(): Promise<string[]>;
   /** SIGTERM (SIGKILL after a while), then remove the datadir */
   stop(): Promise<void>;
 }
@@ -138,6 +140,10 @@ export async function startMariaDb(): Promise<MariaDb> {
     async resume() {
       server = spawnMariadbd(dir, port);
       admin = await connectRoot(path.join(dir, "mysqld.sock"), server, path.join(dir, "error.log"));
+    },
+    async lockWaits() {
+      const [rows] = await admin.query<any[]>("SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%lock'");
+      return rows.map((r) => String(r.info));
     },
     async stop() {
       await admin.end().catch(() => undefined);

@@ -47,41 +47,48 @@ export async function loadLocations(ctx: PollContext, locationIds: string[], hel
  * What a Location is made of, per charge box, without what changes by
  * itself (heartbeats, update times): SteVe before 3.13 has no updated_at,
  * and from 3.13 a heartbeat may bump updated_at, so the hash, not the
- * time, decides whether the Location changed.
+ * time, decides whether the Location changed. Before 3.13 the held
+ * Locations list (location-order.ts) compares it too.
  */
-function factsHash(box: ChargeBoxRow, evses: EvseRow[]): string {
+export function factsHash(box: ChargeBoxRow, evses: EvseRow[]): string {
   const { lastHeartbeat: _h, updatedAt: _u, ...facts } = box;
   const plugs = evses.map(({ updatedAt: _e, connectors, ...evse }) => ({ ...evse, connectors: connectors.map(({ updatedAt: _c, ...c }) => c) }));
   return createHash("sha256").update(JSON.stringify([facts, plugs])).digest("base64");
 }
 
-async function changedBoxes(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<{ box: ChargeBoxRow; hash: string }[]> {
+/** Each candidate's facts' hash as read now, and whether it differs from the one stored (published, or recorded at the first poll). */
+async function hashedBoxes(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<{ box: ChargeBoxRow; hash: string; changed: boolean }[]> {
   const evses = await ctx.db.evses(candidates.map((b) => b.chargeBoxId));
-  const changed: { box: ChargeBoxRow; hash: string }[] = [];
+  const hashed: { box: ChargeBoxRow; hash: string; changed: boolean }[] = [];
   for (const box of candidates) {
     const hash = factsHash(box, evses.filter((e) => e.chargeBoxId === box.chargeBoxId));
-    if ((await getJson<string>(ctx.kv, KEYS.box(box.chargeBoxId))) !== hash) changed.push({ box, hash });
+    hashed.push({ box, hash, changed: (await getJson<string>(ctx.kv, KEYS.box(box.chargeBoxId))) !== hash });
   }
-  return changed;
+  return hashed;
 }
 
 /** The first start's baseline: every charge box as it is now counts as published. */
 export async function rememberBoxes(ctx: PollContext, boxes: ChargeBoxRow[]): Promise<void> {
-  for (const { box, hash } of await changedBoxes(ctx, boxes)) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
+  for (const { box, hash, changed } of await hashedBoxes(ctx, boxes)) if (changed) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
 }
 
-/** A Location PUT for every Location one of whose charge boxes changed (or appeared); resolves with those boxes' ids. */
-export async function publishLocations(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<string[]> {
-  const changed = await changedBoxes(ctx, candidates);
-  if (changed.length === 0) return [];
+/**
+ * A Location PUT for every Location one of whose charge boxes changed (or
+ * appeared); resolves with every candidate's facts' hash as read, by charge_box_id.
+ */
+export async function publishLocations(ctx: PollContext, candidates: ChargeBoxRow[]): Promise<Map<string, string>> {
+  const hashed = await hashedBoxes(ctx, candidates);
+  const hashes = new Map(hashed.map(({ box, hash }) => [box.chargeBoxId, hash]));
+  const changed = hashed.filter((h) => h.changed);
+  if (changed.length === 0) return hashes;
   const locationIds = [...new Set(changed.map(({ box }) => locationIdOf(ctx.mapping, box.chargeBoxId)))];
-  const { locations } = await loadLocations(ctx, locationIds);
+  const { locations, chargeBoxes, evses } = await loadLocations(ctx, locationIds);
   for (const location of locations.values()) {
     await ctx.emit({ module: "locations", owner: ctx.owner, path: [location.id], kind: "upsert", object: location as unknown as Record<string, unknown> });
     // The PUT carried the EVSEs' statuses: no PATCH repeats them.
     await rememberStatuses(ctx, (location.evses ?? []).map((e) => ({ uid: e.uid, status: e.status })));
   }
-  for (const { box, hash } of changed) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), hash);
-  return changed.map(({ box }) => box.chargeBoxId);
+  // The hash of what the PUTs were made of, read after the candidates: a change undone between the two reads differs from it at the next poll.
+  for (const box of chargeBoxes) await setJson(ctx.kv, KEYS.box(box.chargeBoxId), factsHash(box, evses.filter((e) => e.chargeBoxId === box.chargeBoxId)));
+  return hashes;
 }
-
