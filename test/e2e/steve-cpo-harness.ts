@@ -2,6 +2,7 @@ import "reflect-metadata";
 import pino from "pino";
 import type { Pool } from "mysql2/promise";
 import { Gateway } from "../../app/gateway";
+import type { GatewayConfig } from "../../config/types";
 import { startEmspPartner, type EmspPartner } from "../support/emsp-partner";
 import { startFakeSteve, type FakeSteve } from "../support/fake-steve";
 import { freePorts, ocpiRequest, type HttpResult } from "../support/gateway-process";
@@ -73,7 +74,13 @@ export interface SteveCpo {
   close(): Promise<void>;
 }
 
-export async function startSteveCpo(generation: SteveGeneration): Promise<SteveCpo> {
+/** Variations of the set-up: what the eMSP serves, and the CPO's config (another tariff, a module on another adapter). */
+export interface SteveCpoOptions {
+  emspModules?: string[];
+  cpoConfig?: (config: GatewayConfig) => GatewayConfig;
+}
+
+export async function startSteveCpo(generation: SteveGeneration, options: SteveCpoOptions = {}): Promise<SteveCpo> {
   const maria = await startMariaDb();
   const access = await maria.createDatabase("e2e_steve");
   const writer = writerPool(access.writer);
@@ -121,13 +128,14 @@ export async function startSteveCpo(generation: SteveGeneration): Promise<SteveC
   const received: SteveCpo["received"] = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(line) });
   // Cache off: every sender GET reaches SteVe, so the outage answers are the adapter's (a cached answer would hide it).
-  const cpo = await Gateway.create({ ...config, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger });
+  const configured = options.cpoConfig ? options.cpoConfig(config) : config;
+  const cpo = await Gateway.create({ ...configured, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger });
   await cpo.listen();
   const emsp = await startEmspPartner({
     port: emspPort,
     cpoUrl,
     tokenA: TOKEN_A,
-    modules: ["tokens", "locations", "commands", "sessions", "cdrs"],
+    modules: options.emspModules ?? ["tokens", "locations", "commands", "sessions", "cdrs"],
     observe: (method, path, status) => void received.push({ method, path, status }),
   });
   return {

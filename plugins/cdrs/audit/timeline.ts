@@ -34,7 +34,6 @@ export const timelineOf = (cdr: Cdr): CdrTimeline => {
   const dimensions = new Set(periods.flatMap((p) => p.dimensions.map((d) => d.type)));
   const reserved = periods.filter((p) => p.dimensions.some((d) => d.type === "RESERVATION_TIME"));
   const used = periods.filter((p) => !reserved.includes(p));
-  const endOf = (i: number, list: ChargingPeriod[]): string => list[i + 1]?.start_date_time ?? cdr.end_date_time;
 
   const timeline: CdrTimeline = { dimensions };
   if (reserved.length) {
@@ -43,7 +42,17 @@ export const timelineOf = (cdr: Cdr): CdrTimeline => {
   }
   if (!used.length && reserved.length) return timeline;
 
-  const start = used[0]?.start_date_time ?? cdr.start_date_time;
+  // A CDR's times may be cut to the second while its periods' are not (a period starting within the CDR's last
+  // second would end before it starts): the session spans both, and its last period lasts at least a second, so
+  // its energy has a time to accrue in (total_time is compared within 0.001 h).
+  const earlier = (a: string, b: string) => (Date.parse(a) <= Date.parse(b) ? a : b);
+  const first = used[0]?.start_date_time ?? cdr.start_date_time;
+  const start = reserved.length ? first : earlier(cdr.start_date_time, first);
+  const lastStart = used.at(-1)?.start_date_time;
+  const end =
+    lastStart !== undefined && Date.parse(cdr.end_date_time) <= Date.parse(lastStart)
+      ? new Date(Date.parse(lastStart) + 1000).toISOString()
+      : cdr.end_date_time;
   const byEnergy = dimensions.has("ENERGY");
   const samples: MeterSample[] = [];
   let kwh = 0;
@@ -58,10 +67,10 @@ export const timelineOf = (cdr: Cdr): CdrTimeline => {
     if (current !== undefined) sample.current_a = current;
     samples.push(sample);
     kwh += volume(period.dimensions, "ENERGY") ?? 0;
-    if (i === used.length - 1) samples.push({ at: endOf(i, used), kwh: byEnergy ? kwh : cdr.total_energy });
+    if (i === used.length - 1) samples.push({ at: end, kwh: byEnergy ? kwh : cdr.total_energy });
   });
-  if (!used.length) samples.push({ at: cdr.end_date_time, kwh: cdr.total_energy });
-  timeline.session = { start, end: cdr.end_date_time, samples, ...(chargingEnd ? { charging_end: chargingEnd } : {}) };
+  if (!used.length) samples.push({ at: end, kwh: cdr.total_energy });
+  timeline.session = { start, end, samples, ...(chargingEnd ? { charging_end: chargingEnd } : {}) };
   if (byEnergy) timeline.periodsKwh = kwh;
   return timeline;
 };

@@ -142,6 +142,14 @@ describe("CDR audit: disputes", () => {
     });
   });
 
+  it("no dispute: a CDR whose times are cut to the second and whose last period starts within its last second", () => {
+    // as a CPO backend writes a sub-second session: start and end in whole seconds, the period with its milliseconds
+    const t = tariff("tariff_8_simple_025kwh.json");
+    const cdr = cdrPricedBy(t, timeline("2024-06-03T08:00:00Z", [{ minutes: 1, kwh: 1.5 }]));
+    const cut = { ...cdr, start_date_time: "2024-06-03T08:00:00Z", end_date_time: "2024-06-03T08:00:00Z", total_time: 0, charging_periods: [{ ...cdr.charging_periods[0], start_date_time: "2024-06-03T08:00:00.081Z" }] };
+    expect(audit(cut).differences).toEqual([]);
+  });
+
   it("consistency with its Session: energy, end and token", () => {
     const cdr = { ...example(), session_id: "SES-1" };
     const session = {
