@@ -13,7 +13,7 @@ import { HOST, freePort, spawnOnServerCore, stop, waitForOutput } from "./suppor
 
 const CLI = path.resolve(__dirname, "../app/cli.js");
 const DRAIN = path.resolve(__dirname, "audit-drain.js");
-const ADMIN = "bench-admin";
+const ADMIN = "bench-audit-admin-token";
 
 export interface DrainRow {
   store: "SQLite" | "Redis";
