@@ -17,6 +17,7 @@ import { AuditStore, type QueuedCdr } from "./audit-store";
 import { AuditInputs } from "./audit-inputs";
 import { AuditWorker } from "./audit-worker";
 import { auditKey, type CdrAudit } from "./model";
+import { invoicesOf, type CdrInvoices } from "./invoice-findings";
 
 const DAY_MS = 86_400_000;
 
@@ -42,7 +43,7 @@ export class CdrAuditing {
     @inject(TOKENS.Store) store: Store,
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    catalog: ModuleCatalog,
+    private readonly catalog: ModuleCatalog,
     private readonly registry: PartnerRegistry,
     private readonly changes: ChangeFeed,
     private readonly background: BackgroundServices,
@@ -108,10 +109,19 @@ export class CdrAuditing {
     );
   }
 
-  /** The audits of CDRs with this id: ours (our parties) and those of every registered partner's parties. */
-  async byId(id: string): Promise<CdrAudit[]> {
+  /**
+   * The audits of CDRs with this id, ours (our parties) and those of every registered partner's parties, each with
+   * what the invoices exchanged with its partner say of it when the invoicereconciliation module is served.
+   */
+  async byId(id: string): Promise<(CdrAudit & { invoices?: CdrInvoices })[]> {
     const partners = await this.registry.list();
     const owners = [...this.config.parties, ...partners.flatMap((p) => p.roles)];
-    return this.audits.byId(id, owners);
+    const audits = await this.audits.byId(id, owners);
+    return Promise.all(
+      audits.map(async (audit) => {
+        const invoices = await invoicesOf(this.catalog, this.config, this.registry, audit);
+        return invoices ? { ...audit, invoices } : audit;
+      }),
+    );
   }
 }
