@@ -35,6 +35,8 @@ export interface UncachedRow extends MeasuredRun {
 }
 
 const OURS: PartyRef = { country_code: "NL", party_id: "GWY" };
+/** Objects of each kind written per transaction by `seed`. */
+const SEED_BATCH = 100;
 const TTL_0 = { locations: 0, sessions: 0, cdrs: 0 };
 
 /** A CPO gateway on `store` serving what is in it (no seed), none of the three lists cached, for one bench partner (DE/EMS). */
@@ -51,17 +53,18 @@ const gatewayConfig = (port: number, store: StoreConfig): GatewayConfig => ({
 /**
  * Writes objects [from, to) of each kind the way the local adapter keeps them (Locations: all, and the
  * published index; Sessions and CDRs: per owner, and the index of their token's owner, the bench partner's
- * DE/EMS), a few hundred at a time.
+ * DE/EMS), SEED_BATCH at a time: one short transaction each, as the gateway's own writes (its background
+ * leases) wait for the file at most its busy timeout (1 s), and a write that fails marks the store down.
  */
 const seed = async (store: Store, from: number, to: number): Promise<void> => {
   const locations = new OwnedCollection<Location>(store, "locations");
   const published = new OwnedCollection<Location>(store, "locations.published");
   const sessions = new TokenOwnedCollection<Session>(store, "sessions", [OURS]);
   const cdrs = new TokenOwnedCollection<Cdr>(store, "cdrs", [OURS]);
-  for (let start = from; start < to; start += 500) {
+  for (let start = from; start < to; start += SEED_BATCH) {
     await store.batch(() =>
       Promise.all(
-        Array.from({ length: Math.min(500, to - start) }, async (_, n) => {
+        Array.from({ length: Math.min(SEED_BATCH, to - start) }, async (_, n) => {
           const i = start + n;
           const location = benchLocation(i) as unknown as Location;
           const session = benchSession(i);

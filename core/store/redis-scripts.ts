@@ -35,11 +35,11 @@ ${WRITE_LUA}`;
 // Count, page and values in one script so they come from one consistent snapshot. The page is read
 // by rank (ZRANGE start stop: O(log N + page)), not BYSCORE LIMIT offset, which steps over the offset:
 // the rank of the range's first entry is the count below its lower bound (ZCOUNT: O(log N)).
-export const RANGE_LUA = `
+const rangeLua = (answer: string): string => `
 local total = redis.call('ZCOUNT', KEYS[2], ARGV[1], ARGV[2])
 local out = { total }
 local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
-if total == 0 or limit <= 0 or offset >= total then return out end
+if total == 0 or limit <= 0 or offset >= total then ${answer} end
 local below = 0
 if ARGV[1] ~= '-inf' then below = redis.call('ZCOUNT', KEYS[2], '-inf', '(' .. ARGV[1]) end
 local last = math.min(offset + limit, total) - 1
@@ -50,7 +50,12 @@ for i = 1, #members, 500 do
     if values[j] then out[#out + 1] = values[j] end
   end
 end
-return out`;
+${answer}`;
+
+export const RANGE_LUA = rangeLua("return out");
+
+/** The same page as { total, count, its values joined by commas } (Store.rangeJson): one string to the client instead of one a value. */
+export const RANGE_JSON_LUA = rangeLua("return { out[1], #out - 1, table.concat(out, ',', 2) }");
 
 // COMPARE_AND_SET_LUA of an entry that holds names (updateClaiming) in KEYS[3], the claims hash (name -> holder
 // key) under the collection's hash tag. ARGV[5], ARGV[6]: JSON arrays of the names the stored value held and of

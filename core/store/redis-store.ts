@@ -5,7 +5,7 @@ import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type Red
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
 import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
-import { RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
+import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -36,6 +36,7 @@ interface Scripts {
     offset: number,
     limit: number,
   ): Promise<[number, ...string[]]>;
+  storeRangeJson(values: string, index: string, min: string, max: string, offset: number, limit: number): Promise<[number, number, string]>;
 }
 
 type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<unknown>>;
@@ -105,6 +106,7 @@ export class RedisStore implements Store {
     this.redis.on("ready", () => this.health.succeeded(true));
     for (const [name, script] of Object.entries(WRITE_SCRIPTS)) this.redis.defineCommand(name, script);
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
+    this.redis.defineCommand("storeRangeJson", { numberOfKeys: 2, lua: RANGE_JSON_LUA, readOnly: true });
     // one Redis, every key on it: the reads of a batch can go in one script (a cluster's keys sit in different slots)
     if (!cluster) this.scriptOnOneRedis = (name, lua, collections, args) => this.script(name, lua, collections, args);
     if (!cluster) this.sharedReads = new RedisSharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
@@ -226,22 +228,24 @@ export class RedisStore implements Store {
   }
 
   async rangeJson(collection: string, query: RangeQuery): Promise<StoredJsonPage> {
-    const { total, items } = await this.rangeOfJson(collection, query);
-    return { json: `[${items.join(",")}]`, count: items.length, total };
+    const [total, count, joined] = await this.run(() => this.redis.storeRangeJson(...this.keys(collection), ...this.rangeArgs(query)));
+    return { json: `[${joined}]`, count, total };
   }
 
   private async rangeOfJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {
-    const [total, ...items] = await this.run(() =>
-      this.redis.storeRange(
-        ...this.keys(collection),
-        query.from === undefined ? "-inf" : scoreArg(query.from),
-        // "(" makes the upper bound exclusive.
-        query.to === undefined ? "+inf" : `(${scoreArg(query.to)}`,
-        Math.max(0, query.offset),
-        query.limit,
-      ),
-    );
+    const [total, ...items] = await this.run(() => this.redis.storeRange(...this.keys(collection), ...this.rangeArgs(query)));
     return { total, items };
+  }
+
+  /** The bounds, offset and limit of a query as the range scripts take them. */
+  private rangeArgs(query: RangeQuery): [min: string, max: string, offset: number, limit: number] {
+    return [
+      query.from === undefined ? "-inf" : scoreArg(query.from),
+      // "(" makes the upper bound exclusive.
+      query.to === undefined ? "+inf" : `(${scoreArg(query.to)}`,
+      Math.max(0, query.offset),
+      query.limit,
+    ];
   }
 
   /** No transaction across keys here (a cluster could not run one): the writes go as they come; concurrent ones share the connection's pipeline. */
