@@ -129,7 +129,7 @@ export const benchAudit = async (seconds: number, stores: ("SQLite" | "Redis")[]
     const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-audit-drain-"));
     const redis = kind === "Redis" ? await startBenchRedis() : undefined;
     try {
-      drains.push(await drainOn(redis ? { type: "redis", url: redis.url, key_prefix: "audit:" } : { type: "sqlite", path: path.join(dir, "drain.db") }, count));
+      drains.push(await drainOn(redis ? { type: "redis", url: redis.url, key_prefix: "audit:", command_timeout_ms: 30_000 } : { type: "sqlite", path: path.join(dir, "drain.db") }, count));
     } finally {
       await redis?.stop();
       rmSync(dir, { recursive: true, force: true });

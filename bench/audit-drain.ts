@@ -24,8 +24,8 @@ const main = async (): Promise<void> => {
   const gateway = await Gateway.create(config);
   try {
     const { audits, worker } = gateway.container.resolve(CdrAuditing);
-    for (let i = 0; i < count; i += 1000)
-      await gateway.store.batch(() => Promise.all(Array.from({ length: Math.min(1000, count - i) }, (_, j) => audits.enqueue(queuedBenchCdr(i + j)))));
+    for (let i = 0; i < count; i += 200)
+      await gateway.store.batch(() => Promise.all(Array.from({ length: Math.min(200, count - i) }, (_, j) => audits.enqueue(queuedBenchCdr(i + j)))));
     const started = process.hrtime.bigint();
     const cpu = process.cpuUsage();
     const audited = await worker.drain();
