@@ -57,6 +57,8 @@ export const ADMIN_OPERATIONS: Record<string, Operation> = {
   "POST /invoices/{partner}": { summary: "Issues an Invoice Reconciliation record to the partner (body: invoice_id, cdrs, id?, to?) and pushes it", body: "InvoiceReconciliationRecord" },
   "PUT /invoices/{partner}/{id}": { summary: "Replaces invoice_id and cdrs of a record issued to the partner, pushed by PUT", body: "InvoiceReconciliationRecord" },
   "DELETE /invoices/{partner}/{id}": { summary: "Withdraws a record issued to the partner (it was wrong), pushed by DELETE" },
+  "GET /audit/cdrs": { summary: "The CDR audit, oldest first (offset, limit), filtered by partner, verdict (match, mismatch, unpriceable) and since" },
+  "GET /audit/cdrs/{id}": { summary: "The audits of CDRs with this id: verdict, differences and the re-pricing explained, with the invoices naming the CDR" },
   "POST /bookings/{partner}": { summary: "Sends a BookingRequest to the partner (a CPO); answers its Booking, held and followed by its pushes", body: "BookingRequest" },
   "POST /bookings/{partner}/{booking_id}/cancel": { summary: "Cancels a booking held from the partner: its last request again with canceled (body: { cancellation_reason? })" },
   "GET /bookings/{partner}": { summary: "The partner's (a CPO's) list of our bookings" },
