@@ -31,9 +31,10 @@ const start = async (options: SteveCpoOptions = {}): Promise<SteveCpo> => {
   return world;
 };
 
-/** The eMSP pulls the CPO's tariffs, pushes its token, starts a session, 1.5 kWh are metered, it stops: the CPO's CDR reaches the eMSP. */
+/** The eMSP pulls the CPO's tariffs and Locations, pushes its token, starts a session, 1.5 kWh are metered, it stops: the CPO's CDR reaches the eMSP. */
 const chargeOnce = async (world: SteveCpo): Promise<string> => {
   expect((await world.emsp.admin("POST", "/sync/cpo/tariffs")).status).toBe(200);
+  expect((await world.emsp.admin("POST", "/sync/cpo/locations")).status).toBe(200);
   expect((await world.emsp.putToken(world.cpoUrl, TAG)).status).toBe(201);
   const started = await command(world, "START_SESSION", { token: world.emsp.token(TAG), location_id: ALPHA.id, evse_uid: `${ALPHA.id}-2`, connector_id: "1", authorization_reference: "AUTH-AUDIT-1" });
   expect(started).toMatchObject({ result: { result: "ACCEPTED" } });
@@ -61,8 +62,11 @@ test("a session priced by the CPO is audited a match on both sides", async () =>
   expect([sent.direction, sent.partner, sent.verdict, sent.differences]).toEqual(["sent", "emsp", "match", []]);
   // 1.5 kWh × 0.40 = 0.60 and the 0.50 flat fee, plus 20 % VAT
   expect(sent.explanation.at(-1)).toBe("total_cost: the lines add up to 1.10 excl. tax, 0.22 tax");
+  // its Session and its Location's time zone were found (through the steve adapter's sessions and locations ports)
+  expect(sent.notes.filter((n) => /not held/.test(n))).toEqual([]);
   const received = await emspAudit(world, id);
   expect([received.direction, received.partner, received.verdict, received.differences, received.tariff]).toEqual(["received", "cpo", "match", [], { id: "T-AC", source: "embedded" }]);
+  expect((received.notes as string[]).filter((n) => /not held/.test(n))).toEqual([]);
   expect(received.explanation[0]).toMatch(/^FLAT .*: element #0 \(no restrictions\), 0.50 per session, once: 0.50 excl. tax, VAT 20 % 0.10 \(tax_included NO\) → total_fixed_cost$/);
 }, 120_000);
 

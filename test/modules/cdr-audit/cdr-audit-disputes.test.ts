@@ -106,6 +106,16 @@ describe("CDR audit: disputes", () => {
       );
     });
 
+    it("a restriction the engine does not know, periods naming two tariffs, a tariff in another currency", () => {
+      const cdr = example();
+      const embedded = cdr.tariffs![0] as unknown as Tariff;
+      const unknown = { ...embedded, elements: [{ ...embedded.elements[0], restrictions: { min_soc: 20 } }] };
+      expect(audit({ ...cdr, tariffs: [unknown as never] }).reason).toBe("restriction not supported: element #0 has restriction min_soc");
+      const two = { ...cdr, charging_periods: [...cdr.charging_periods, { ...cdr.charging_periods[0], start_date_time: "2024-12-05T18:00:00Z", tariff_id: "13" }] };
+      expect(audit(two).reason).toBe("restriction not supported: the charging periods name 2 tariffs (12, 13); a session is priced by one");
+      expect(audit({ ...cdr, currency: "CHF" }).reason).toBe("tariff 12 is in EUR, the CDR in CHF");
+    });
+
     it("a local-time restriction without the Location's time zone", () => {
       const cdr = cdrPricedBy(tariff("tariff_14_step_size.json"), timeline("2024-06-03T14:35:00Z", [{ minutes: 35, kwh: 7 }]));
       expect(audit(cdr).reason).toBe("restriction not supported: element #0 has start_time (local time), and the Location's time_zone is not held");
