@@ -152,7 +152,7 @@ export const auditTable = (result: AuditBenchResult): { title: string; lines: st
         `| ${d.store} | ${d.count} | ${d.seconds.toFixed(1)} | ${Math.round(d.count / d.seconds)} | ${d.cpuSeconds.toFixed(1)} | ${Math.round(d.count / d.cpuSeconds)} | ${d.verdicts.match} | ${d.verdicts.mismatch} | ${d.verdicts.unpriceable} |`,
     ),
     "",
-    "A partner POSTing a CDR (50 connections, the same CDR again: the receiver stores it once and answers the retries) to a gateway process on SQLite, first with its audit worker idle, then right after a start with the CDRs above queued, which its worker audits in the same process meanwhile (yielding to requests every 50 CDRs).",
+    "A partner POSTing a CDR (50 connections, the same CDR again: the receiver stores it once and answers the retries) to a gateway process on SQLite, first with its audit worker idle, then right after a start with the CDRs above queued, which its worker audits in the same process meanwhile (200 CDRs a batch, yielding to requests every 25 and after each batch is written).",
     "",
     "| run | requests/s | p50 ms | p99 ms | non-2xx | CDRs audited during the run |",
     "|---|---:|---:|---:|---:|---:|",

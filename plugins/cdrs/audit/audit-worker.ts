@@ -20,12 +20,13 @@ export interface AuditWorkerOptions {
   pollMs: number;
 }
 
-export const DEFAULT_WORKER_OPTIONS: AuditWorkerOptions = { batch: 1000, slice: 50, pollMs: 1000 };
+export const DEFAULT_WORKER_OPTIONS: AuditWorkerOptions = { batch: 200, slice: 25, pollMs: 1000 };
 
 /**
  * Audits the queued CDRs in the background, oldest first, one instance at a
  * time (a store lease): in batches, yielding to the event loop every `slice`
- * CDRs, so the requests of partners are answered while it works. Woken when a
+ * CDRs and after each batch is written, so the requests of partners are
+ * answered while it works. Woken when a
  * CDR is queued on this instance, and polls for those queued elsewhere.
  */
 export class AuditWorker implements BackgroundService {
@@ -99,6 +100,7 @@ export class AuditWorker implements BackgroundService {
         await this.audits.record(results);
         for (const audit of results) this.onAudited(audit);
         audited += results.length;
+        await yieldToRequests();
       }
     } finally {
       await lease.release();
