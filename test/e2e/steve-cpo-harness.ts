@@ -167,8 +167,8 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 /** A command the eMSP's backend issues through its admin API, and its state once the CPO reported the result. */
 export async function command(env: SteveCpo, type: string, body: Json): Promise<Json> {
   const issued = await env.emsp.admin("POST", `/commands/cpo/${type}`, body);
-  if (issued.status !== 200) throw new Error(`command ${type}: HTTP ${issued.status}`);
-  const uid = (issued.body as Json).data.uid as string;
+  const uid = (issued.body as Json | undefined)?.data?.uid as string | undefined;
+  if (issued.status !== 200 || !uid) throw new Error(`command ${type}: HTTP ${issued.status} ${JSON.stringify(issued.body)}`);
   return eventually(async () => {
     const { body: state } = (await env.emsp.admin("GET", `/commands/${uid}`)) as { body: Json };
     return state.data.state === "done" ? state.data : undefined;
