@@ -7,8 +7,38 @@ import { auditCdr } from "./audit-cdr";
 import type { AuditInputs } from "./audit-inputs";
 import type { AuditStore } from "./audit-store";
 import type { CdrAudit } from "./model";
+import type { AuditContext } from "./audit-cdr";
+import type { QueuedCdr } from "./audit-store";
 
 const LOCK = "cdrs:audit:worker";
+
+/**
+ * A CDR the audit cannot read (a date that is none, from a backend that skipped validation) is kept as
+ * unpriceable with the reason, so it does not stay at the head of the queue, failing every batch after it.
+ */
+const auditOrFailure = (entry: QueuedCdr, ctx: AuditContext, log: Logger): CdrAudit => {
+  try {
+    return auditCdr(entry.cdr, ctx);
+  } catch (error) {
+    log.warn({ err: error, cdr: entry.cdr.id }, "CDR could not be audited");
+    const owner = { country_code: entry.cdr.country_code, party_id: entry.cdr.party_id };
+    return {
+      key: entry.key,
+      ...(ctx.partner ? { partner: ctx.partner } : {}),
+      direction: ctx.direction,
+      owner,
+      cdr_id: entry.cdr.id,
+      currency: entry.cdr.currency,
+      audited_at: ctx.now,
+      verdict: "unpriceable",
+      reason: `the CDR could not be read: ${(error as Error).message}`,
+      differences: [],
+      explanation: [],
+      notes: [],
+      amounts: {},
+    };
+  }
+};
 const LOCK_TTL_MS = 30_000;
 
 export interface AuditWorkerOptions {
@@ -91,7 +121,7 @@ export class AuditWorker implements BackgroundService {
         const batch = this.inputs.batch();
         const results: CdrAudit[] = [];
         for (const entry of queued) {
-          const audit = auditCdr(entry.cdr, await batch.contextOf(entry, new Date().toISOString()));
+          const audit = auditOrFailure(entry, await batch.contextOf(entry, new Date().toISOString()), this.log);
           batch.audited(audit);
           results.push(audit);
           if (results.length % this.options.slice === 0) await yieldToRequests();

@@ -52,9 +52,10 @@ describe("CDR audit of the CDRs a partner pushes", () => {
     await post(h, "2.3.0", cdr("L1-C", { credit: true, credit_reference_id: "L1", total_cost: { before_taxes: -3.5 }, total_time_cost: { before_taxes: -4, taxes: [{ name: "VAT", amount: -0.4 }] } }));
     await auditQueued(3);
     const list = await admin("/audit/cdrs?partner=partner&verdict=mismatch");
-    expect(list.body.data.audits.map((a: Json) => [a.cdr_id, a.verdict, a.differences])).toEqual([
-      ["L2", "mismatch", 1],
+    // ordered by when each was audited (the same millisecond: by key)
+    expect(list.body.data.audits.map((a: Json) => [a.cdr_id, a.verdict, a.differences]).sort()).toEqual([
       ["L1-C", "mismatch", 2],
+      ["L2", "mismatch", 1],
     ]);
     const l2 = (await admin("/audit/cdrs/L2")).body.data[0];
     expect(l2.differences.map((d: Json) => [d.field, d.cdr, d.expected])).toEqual([
@@ -65,6 +66,17 @@ describe("CDR audit of the CDRs a partner pushes", () => {
     expect(credit.differences.map((d: Json) => d.field)).toEqual(["credit.total_cost.before_taxes", "credit.total_cost.after_taxes"]);
     expect((await admin("/audit/cdrs?verdict=match&limit=1")).body.data).toMatchObject({ offset: 0, limit: 1, total: 1, audits: [{ cdr_id: "L1" }] });
     expect((await admin("/audit/cdrs?since=2999-01-01T00:00:00Z")).body.data.total).toBe(0);
+  });
+
+  it("a CDR it cannot read (a backend's, unvalidated) is unpriceable with the reason, and the CDRs after it are audited", async () => {
+    // ours (we are DE/TNM here), as an adapter reported them
+    const entry = (id: string, changes: Json) => ({ key: `sent/DE/TNM/${id}`, direction: "sent" as const, cdr: { ...cdr(id, changes), country_code: "DE", party_id: "TNM" } as never });
+    await auditing.audits.enqueue(entry("BAD1", { end_date_time: "not a date" }));
+    await auditing.audits.enqueue(entry("GOOD1", {}));
+    expect(await auditing.worker.drain()).toBe(2);
+    const [bad] = (await admin("/audit/cdrs/BAD1")).body.data;
+    expect([bad.verdict, bad.reason]).toEqual(["unpriceable", "the CDR could not be read: Invalid time value"]);
+    expect((await admin("/audit/cdrs/GOOD1")).body.data[0].verdict).toBe("match");
   });
 
   it("refuses a wrong parameter with 2001 naming it", async () => {
