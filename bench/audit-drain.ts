@@ -28,7 +28,8 @@ const main = async (): Promise<void> => {
       await gateway.store.batch(() => Promise.all(Array.from({ length: Math.min(200, count - i) }, (_, j) => audits.enqueue(queuedBenchCdr(i + j)))));
     const started = process.hrtime.bigint();
     const cpu = process.cpuUsage();
-    const audited = await worker.drain();
+    // the audit alone, without resting (the gateway's worker takes half the process's time while partners are served)
+    const audited = await worker.drain(1);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const used = process.cpuUsage(cpu);
     const cpuSeconds = (used.user + used.system) / 1e6;
