@@ -10,6 +10,7 @@ import type { Booking, BookingRequest, BookingTerms, CanceledReason, Reservation
 import type { BookingEvent, BookingReport, BookingStatusSink, BookingsSenderPort, ReservationAnswer } from "./ports";
 import { LifecycleRefusal, cancelRefusal, changeRefusal, fulfils, moved, noShowDue, withRequest } from "./lifecycle";
 import { bookingChange } from "./push";
+import type { RequestLocks } from "./request-locks";
 
 /** The terms of a BookingLocation that states none: no access method beyond the token, no change or cancel window. */
 const NO_TERMS: BookingTerms = { supported_access_methods: ["TOKEN"], change_until_minutes: 0, cancel_until_minutes: 0 };
@@ -35,6 +36,7 @@ export class BookingDesk implements BookingStatusSink {
     private readonly port: BookingsSenderPort,
     private readonly changes: ChangeFeed,
     private readonly log: Logger,
+    private readonly locks: RequestLocks,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -48,6 +50,12 @@ export class BookingDesk implements BookingStatusSink {
    * cancellation the lifecycle refuses is recorded on it as DECLINED and leaves it as it was.
    */
   async take(request: BookingRequest, ctx: PortContext): Promise<Booking> {
+    // one request_id of one requester at a time, on every instance: a POST and its retry arriving together
+    // must not both find no booking under it and book twice (the lock is the store's, shared by instances)
+    return this.locks.serialized(`bookings:request:${request.country_code}:${request.party_id}:${request.request_id}`.toUpperCase(), () => this.takeAlone(request, ctx));
+  }
+
+  private async takeAlone(request: BookingRequest, ctx: PortContext): Promise<Booking> {
     const requester = { country_code: request.country_code, party_id: request.party_id };
     const current = await this.port.bookingOfRequest(requester, request.request_id, ctx);
     if (!current) {

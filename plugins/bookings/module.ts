@@ -18,6 +18,8 @@ import { senderRoutes } from "./sender";
 import { receiverRoutes } from "./receiver";
 import { bookingsPush } from "./push";
 import { BookingDesk } from "./booking-desk";
+import { RequestLocks } from "./request-locks";
+import type { Store } from "../../core/contract/store";
 import { BookingsClient } from "./client";
 import { cpoAdminRoutes, emspAdminRoutes } from "./admin";
 import { DEFAULT_BOOKING_CHECK_INTERVAL_MS, NoShowCheck } from "./noshow-check";
@@ -54,6 +56,7 @@ export class BookingsPlugin extends DataModulePlugin<BookingsSenderPort, Booking
   constructor(
     @inject(TOKENS.Config) private readonly config: GatewayConfig,
     @inject(TOKENS.Logger) log: Logger,
+    @inject(TOKENS.Store) private readonly store: Store,
     private readonly changes: ChangeFeed,
     private readonly background: BackgroundServices,
     private readonly partners: PartnerClient,
@@ -75,7 +78,7 @@ export class BookingsPlugin extends DataModulePlugin<BookingsSenderPort, Booking
   }
 
   private deskOf(port: BookingsSenderPort): BookingDesk {
-    this.desk ??= new BookingDesk(port, this.changes, this.log);
+    this.desk ??= new BookingDesk(port, this.changes, this.log, new RequestLocks(this.store));
     return this.desk;
   }
 

@@ -78,6 +78,15 @@ describe("bookings: availability, requests, changes and cancellations", () => {
     expect(answers.map((b) => b.reservation_status).sort()).toEqual(["REJECTED", "RESERVED"]);
   });
 
+  it("takes a BookingRequest and its retry arriving together as one request: one booking, both answered with it", async () => {
+    const body = { ...requestBody(world.origin, 120, 180), country_code: "DE", party_id: "EMS", request_id: "REQ-TWICE", authorization_reference: "AUTH-TWICE" };
+    const answers = await Promise.all([0, 1, 2].map(() => atCpo(world, world.emsp, "POST", "", body)));
+    expect(answers.map((a) => a.body.status_code)).toEqual([1000, 1000, 1000]);
+    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+    const listed = await atCpo(world, world.emsp, "GET", "");
+    expect(listed.body.data.filter((b: Json) => b.request_id === "REQ-TWICE")).toHaveLength(1);
+  });
+
   it("on a Redis store too: one slot for one of two requests at the same time, freed by a cancellation", async () => {
     await world.close();
     world = await startWorld({ cpoStore: redisStore() });
