@@ -15,12 +15,21 @@ import { eventually, expectedLocations, startSteveCpo, type Json, type SteveCpo 
 
 const EMSP_TAG = "EMSOLD1";
 let env: SteveCpo;
+/** this test's world, until afterEach closed it */
+let opened: SteveCpo | undefined;
 
-beforeAll(async () => void (env = await startSteveCpo("3.12")), 60_000);
-afterAll(async () => {
-  await env?.close();
-  removeTempDirs();
+// A world per test: the status and session tests change what the pull test reads (BETA's status, the list's
+// order by last_updated), and need the Locations the eMSP holds once it has pulled them (pulled()).
+beforeEach(async () => {
+  opened = env = await startSteveCpo("3.12");
+  // What SteVe holds when the CPO's poller first polls counts as published: a test's changes come after that poll.
+  await eventually(() => env.logLines.some((l) => l.includes("steve: first poll")));
+}, 60_000);
+afterEach(async () => {
+  await opened?.close();
+  opened = undefined;
 });
+afterAll(() => removeTempDirs());
 
 const get = (path: string) => harness.senderGet(env, path);
 const stored = <T>(collection: string, key: string) => harness.stored<T>(env, collection, key);
@@ -32,17 +41,24 @@ test("the eMSP pulls every mapped Location field: plugs from the YAML's defaults
   expect([list.status, (list.body as Json).data, list.headers["x-total-count"]]).toEqual([200, expected, "2"]);
   expect(((await get(`locations/${ALPHA.id}`)).body as Json).data).toEqual(expected.find((l) => l.id === ALPHA.id));
   expect(((await get(`locations/${ALPHA.id}/${ALPHA.id}-2/1`)).body as Json).data).toEqual(expected.find((l) => l.id === ALPHA.id)!.evses[1].connectors[0]);
-  expect((await env.emsp.admin("POST", "/sync/cpo/locations")).status).toBe(200);
+  await pulled();
   expect(await stored<Json>("local:locations:DEABC", BETA.id)).toMatchObject({ evses: [{ status: "OUTOFORDER" }] });
 });
 
+/** The eMSP pulls the CPO's Locations: the EVSE PATCHes and the session's EVSE status go to what it holds. */
+async function pulled() {
+  expect((await env.emsp.admin("POST", "/sync/cpo/locations")).status).toBe(200);
+}
+
 test("a station's status row reaches the eMSP as an EVSE PATCH", async () => {
+  await pulled();
   await env.fake.status(BETA.id, 0, "Available");
   await eventually(async () => (await stored<Json>("local:locations:DEABC", BETA.id))?.evses[0].status === "AVAILABLE");
   expect(requests("PATCH", `/receiver/locations/DE/ABC/${BETA.id}/${BETA.id}-1`).map((r) => r.status)).toEqual([200]);
 });
 
 test("a session by command: Session PUT and PATCHes, then exactly one CDR with the energy and cost", async () => {
+  await pulled();
   expect((await env.emsp.putToken(env.cpoUrl, EMSP_TAG)).status).toBe(201);
   const started = await harness.command(env, "START_SESSION", { token: env.emsp.token(EMSP_TAG), location_id: ALPHA.id, evse_uid: `${ALPHA.id}-2`, connector_id: "1" });
   expect(started).toMatchObject({ result: { result: "ACCEPTED" } });
