@@ -1,11 +1,8 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config/load-config";
-import { OcpiError } from "../core/contract/errors";
-import { CdrAuditing } from "../plugins/cdrs/audit/cdr-auditing";
-import { auditQueryOf } from "../plugins/cdrs/audit/audit-admin";
-import type { AuditSummary } from "../plugins/cdrs/audit/audit-store";
+import { runStoreCommand, type Lines } from "./store-command";
+import type { AuditStore, AuditSummary } from "../plugins/cdrs/audit/audit-store";
 import type { CdrAudit } from "../plugins/cdrs/audit/model";
-import { Gateway } from "./gateway";
+import type { Gateway } from "./gateway";
 
 export const AUDIT_USAGE = `Usage (<partner> is the partner's id):
   ocpi-gateway audit cdrs <partner> [--since DATETIME] [--verdict match|mismatch|unpriceable] [--csv|--json] [--config FILE]
@@ -17,6 +14,7 @@ Exit code 0: done; 1: refused (the message names the parameter); 2: usage error.
 class UsageError extends Error {}
 
 interface AuditCommand {
+  action: "cdrs";
   partner: string;
   since?: string;
   verdict?: string;
@@ -43,6 +41,7 @@ const parse = (argv: string[]): AuditCommand | "help" => {
   if (!partner || more.length) throw new UsageError(`cdrs takes <partner>, got ${positionals.length - 1} arguments`);
   if (values.csv && values.json) throw new UsageError("give --csv or --json, not both");
   return {
+    action: what,
     partner,
     ...(values.since ? { since: values.since } : {}),
     ...(values.verdict ? { verdict: values.verdict } : {}),
@@ -68,48 +67,35 @@ const textOf = (audit: CdrAudit): string[] => [
  * (beside a serving gateway, whose worker keeps auditing), with the admin API's filters (auditQueryOf: the same
  * 2001 naming a wrong parameter).
  */
-export const runAuditCommand = async (argv: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> => {
-  let command: AuditCommand | "help";
-  try {
-    command = parse(argv);
-  } catch (error) {
-    err(`audit: ${(error as Error).message}\n${AUDIT_USAGE}`);
-    return 2;
+export const runAuditCommand = (argv: string[], out: Lines, err: Lines): Promise<number> =>
+  runStoreCommand({ name: "audit", usage: AUDIT_USAGE, parse, served: auditsOf, notServed: "this gateway keeps no CDR audits", run: listAudits }, argv, out, err);
+
+/** the audits kept in the gateway's store (the CDR audit's, whether or not this gateway serves CDRs now) */
+const auditsOf = async (gateway: Gateway): Promise<AuditStore> => {
+  const { CdrAuditing } = await import("../plugins/cdrs/audit/cdr-auditing");
+  return gateway.container.resolve(CdrAuditing).audits;
+};
+
+const listAudits = async (audits: AuditStore, command: AuditCommand, out: Lines): Promise<void> => {
+  const { auditQueryOf } = await import("../plugins/cdrs/audit/audit-admin");
+  const summaries: AuditSummary[] = [];
+  for (let offset = 0; ; ) {
+    const query = auditQueryOf({ partner: command.partner, since: command.since, verdict: command.verdict, offset: String(offset), limit: "1000" });
+    const page = await audits.list(query);
+    summaries.push(...page.items);
+    offset += page.items.length;
+    if (!page.items.length || offset >= page.total) break;
   }
-  if (command === "help") {
-    out(AUDIT_USAGE);
-    return 0;
+  if (command.format === "csv") {
+    out(CSV_COLUMNS.join(","));
+    for (const s of summaries) out(CSV_COLUMNS.map((c) => csvCell(s[c])).join(","));
+    return;
   }
-  const config = loadConfig(command.configFile);
-  const gateway = await Gateway.create({ ...config, server: { ...config.server, log_level: "warn" } });
-  try {
-    const { audits } = gateway.container.resolve(CdrAuditing);
-    const summaries: AuditSummary[] = [];
-    for (let offset = 0; ; ) {
-      const query = auditQueryOf({ partner: command.partner, since: command.since, verdict: command.verdict, offset: String(offset), limit: "1000" });
-      const page = await audits.list(query);
-      summaries.push(...page.items);
-      offset += page.items.length;
-      if (!page.items.length || offset >= page.total) break;
-    }
-    if (command.format === "csv") {
-      out(CSV_COLUMNS.join(","));
-      for (const s of summaries) out(CSV_COLUMNS.map((c) => csvCell(s[c])).join(","));
-      return 0;
-    }
-    const whole = (await Promise.all(summaries.map((s) => audits.get(s.key)))).filter((a): a is CdrAudit => a !== undefined);
-    if (command.format === "json") out(JSON.stringify(whole, null, 2));
-    else {
-      for (const audit of whole) for (const line of textOf(audit)) out(line);
-      const count = (verdict: string) => whole.filter((a) => a.verdict === verdict).length;
-      out(`${whole.length} CDRs audited: ${count("match")} match, ${count("mismatch")} mismatch, ${count("unpriceable")} unpriceable`);
-    }
-    return 0;
-  } catch (error) {
-    if (!(error instanceof OcpiError)) throw error;
-    err(`audit cdrs: ${error.message} (OCPI status ${error.statusCode})`);
-    return 1;
-  } finally {
-    await gateway.close();
+  const whole = (await Promise.all(summaries.map((s) => audits.get(s.key)))).filter((a): a is CdrAudit => a !== undefined);
+  if (command.format === "json") out(JSON.stringify(whole, null, 2));
+  else {
+    for (const audit of whole) for (const line of textOf(audit)) out(line);
+    const count = (verdict: string) => whole.filter((a) => a.verdict === verdict).length;
+    out(`${whole.length} CDRs audited: ${count("match")} match, ${count("mismatch")} mismatch, ${count("unpriceable")} unpriceable`);
   }
 };

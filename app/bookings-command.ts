@@ -1,11 +1,8 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config/load-config";
-import { OcpiError } from "../core/contract/errors";
-import { ModuleCatalog } from "../core/modules/module-catalog";
-import { BookingsPlugin } from "../plugins/bookings/module";
+import { runStoreCommand, STORE_COMMAND_OPTIONS, type Lines } from "./store-command";
 import type { BookingsClient } from "../plugins/bookings/client";
 import type { Booking } from "../plugins/bookings/model";
-import { Gateway } from "./gateway";
+import type { Gateway } from "./gateway";
 
 export const BOOKINGS_USAGE = `Usage (we are the eMSP; <partner> is the CPO partner's id):
   ocpi-gateway bookings request <partner> --location ID --booking-location ID --from DATETIME --to DATETIME
@@ -29,44 +26,14 @@ class UsageError extends Error {}
  * naming the field), the same calls to the CPO, the same answers. It runs on the gateway's store and
  * registrations, beside a serving gateway, like the `terminals` command.
  */
-export const runBookingsCommand = async (argv: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> => {
-  let command: ReturnType<typeof parse>;
-  try {
-    command = parse(argv);
-  } catch (error) {
-    err(`bookings: ${(error as Error).message}\n${BOOKINGS_USAGE}`);
-    return 2;
-  }
-  if (command === "help") {
-    out(BOOKINGS_USAGE);
-    return 0;
-  }
-  const config = loadConfig(command.configFile);
-  const gateway = await Gateway.create({ ...config, server: { ...config.server, log_level: "warn" } });
-  try {
-    const client = clientOf(gateway);
-    if (!client) {
-      err("bookings: this gateway does not serve the bookings Receiver (modules.bookings with role RECEIVER): it is no eMSP that books");
-      return 1;
-    }
-    await run(client, command, out);
-    return 0;
-  } catch (error) {
-    if (!(error instanceof OcpiError)) throw error;
-    err(`bookings ${command.action}: ${error.message} (OCPI status ${error.statusCode}${error.httpStatus === 200 ? "" : `, HTTP ${error.httpStatus}`})`);
-    return 1;
-  } finally {
-    await gateway.close();
-  }
-};
+export const runBookingsCommand = (argv: string[], out: Lines, err: Lines): Promise<number> =>
+  runStoreCommand({ name: "bookings", usage: BOOKINGS_USAGE, parse, served: clientOf, notServed: "this gateway does not serve the bookings Receiver (modules.bookings with role RECEIVER): it is no eMSP that books", run }, argv, out, err);
 
 const parse = (argv: string[]) => {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
-      config: { type: "string", short: "c" },
-      help: { type: "boolean", short: "h" },
-      json: { type: "boolean" },
+      ...STORE_COMMAND_OPTIONS,
       location: { type: "string" },
       "booking-location": { type: "string" },
       from: { type: "string" },
@@ -117,7 +84,8 @@ const parse = (argv: string[]) => {
 type Command = Exclude<ReturnType<typeof parse>, "help">;
 
 /** The BookingsClient of the bookings plugin this gateway serves as a Receiver, if it does. */
-const clientOf = (gateway: Gateway): BookingsClient | undefined => {
+const clientOf = async (gateway: Gateway): Promise<BookingsClient | undefined> => {
+  const [{ ModuleCatalog }, { BookingsPlugin }] = await Promise.all([import("../core/modules/module-catalog"), import("../plugins/bookings/module")]);
   const served = gateway.container.resolve(ModuleCatalog).served.find((s) => s.plugin.module === "bookings" && s.role === "RECEIVER");
   return served?.plugin instanceof BookingsPlugin ? served.plugin.client : undefined;
 };

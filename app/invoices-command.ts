@@ -1,10 +1,7 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config/load-config";
-import { OcpiError } from "../core/contract/errors";
-import { ModuleCatalog } from "../core/modules/module-catalog";
-import { InvoiceReconciliationPlugin } from "../plugins/invoicereconciliation/module";
+import { runStoreCommand, STORE_COMMAND_OPTIONS, type Lines } from "./store-command";
 import type { InvoiceDesk, PartnerInvoices, RecordView } from "../plugins/invoicereconciliation/desk";
-import { Gateway } from "./gateway";
+import type { Gateway } from "./gateway";
 
 export const INVOICES_USAGE = `Usage (<partner> is the partner's id):
   ocpi-gateway invoices add <partner> --invoice INVOICE_ID --cdr CDR_ID [--cdr CDR_ID]... [--id RECORD_ID] [--to CCPID] [--json]
@@ -22,44 +19,14 @@ class UsageError extends Error {}
  * the same pushes, the same findings. It runs on the gateway's store and registrations, beside a serving
  * gateway, like the `terminals` command; what it pushes is queued in the store's outbox.
  */
-export const runInvoicesCommand = async (argv: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> => {
-  let command: ReturnType<typeof parse>;
-  try {
-    command = parse(argv);
-  } catch (error) {
-    err(`invoices: ${(error as Error).message}\n${INVOICES_USAGE}`);
-    return 2;
-  }
-  if (command === "help") {
-    out(INVOICES_USAGE);
-    return 0;
-  }
-  const config = loadConfig(command.configFile);
-  const gateway = await Gateway.create({ ...config, server: { ...config.server, log_level: "warn" } });
-  try {
-    const desk = deskOf(gateway);
-    if (!desk) {
-      err("invoices: this gateway does not serve the invoicereconciliation module (modules.invoicereconciliation)");
-      return 1;
-    }
-    await run(desk, command, out);
-    return 0;
-  } catch (error) {
-    if (!(error instanceof OcpiError)) throw error;
-    err(`invoices ${command.action}: ${error.message} (OCPI status ${error.statusCode}${error.httpStatus === 200 ? "" : `, HTTP ${error.httpStatus}`})`);
-    return 1;
-  } finally {
-    await gateway.close();
-  }
-};
+export const runInvoicesCommand = (argv: string[], out: Lines, err: Lines): Promise<number> =>
+  runStoreCommand({ name: "invoices", usage: INVOICES_USAGE, parse, served: deskOf, notServed: "this gateway does not serve the invoicereconciliation module (modules.invoicereconciliation)", run }, argv, out, err);
 
 const parse = (argv: string[]) => {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
-      config: { type: "string", short: "c" },
-      help: { type: "boolean", short: "h" },
-      json: { type: "boolean" },
+      ...STORE_COMMAND_OPTIONS,
       invoice: { type: "string" },
       cdr: { type: "string", multiple: true },
       id: { type: "string" },
@@ -87,7 +54,8 @@ const parse = (argv: string[]) => {
 type Command = Exclude<ReturnType<typeof parse>, "help">;
 
 /** The InvoiceDesk of the invoicereconciliation plugin this gateway serves, if it serves the module. */
-const deskOf = (gateway: Gateway): InvoiceDesk | undefined => {
+const deskOf = async (gateway: Gateway): Promise<InvoiceDesk | undefined> => {
+  const [{ ModuleCatalog }, { InvoiceReconciliationPlugin }] = await Promise.all([import("../core/modules/module-catalog"), import("../plugins/invoicereconciliation/module")]);
   const served = gateway.container.resolve(ModuleCatalog).served.find((s) => s.plugin instanceof InvoiceReconciliationPlugin);
   return served?.plugin instanceof InvoiceReconciliationPlugin ? served.plugin.desk : undefined;
 };

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { OcpiError } from "../core/contract/errors";
+import { runStoreCommand, STORE_COMMAND_OPTIONS, type Lines } from "./store-command";
 import type { PtpDesk } from "../plugins/payments/ptp-desk";
 import type { FinancialAdviceConfirmation, Terminal } from "../plugins/payments/model";
 import type { Gateway } from "./gateway";
@@ -28,46 +28,14 @@ class UsageError extends Error {}
  * gateway's store and registrations, beside a serving gateway, like the
  * `partners` and `sync` commands.
  */
-export const runTerminalsCommand = async (argv: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> => {
-  let command: ReturnType<typeof parse>;
-  try {
-    command = parse(argv);
-  } catch (error) {
-    err(`terminals: ${(error as Error).message}\n${TERMINALS_USAGE}`);
-    return 2;
-  }
-  if (command === "help") {
-    out(TERMINALS_USAGE);
-    return 0;
-  }
-  // the gateway's code is loaded once the arguments are known to be good (app/cli.ts)
-  const [{ loadConfig }, { Gateway }] = await Promise.all([import("../config/load-config"), import("./gateway")]);
-  const config = loadConfig(command.configFile);
-  const gateway = await Gateway.create({ ...config, server: { ...config.server, log_level: "warn" } });
-  try {
-    const desk = await deskOf(gateway);
-    if (!desk) {
-      err("terminals: this gateway does not serve the payments Receiver (modules.payments with role RECEIVER): it is no CPO of a PTP");
-      return 1;
-    }
-    await run(desk, command, out);
-    return 0;
-  } catch (error) {
-    if (!(error instanceof OcpiError)) throw error;
-    err(`terminals ${command.action}: ${error.message} (OCPI status ${error.statusCode}${error.httpStatus === 200 ? "" : `, HTTP ${error.httpStatus}`})`);
-    return 1;
-  } finally {
-    await gateway.close();
-  }
-};
+export const runTerminalsCommand = (argv: string[], out: Lines, err: Lines): Promise<number> =>
+  runStoreCommand({ name: "terminals", usage: TERMINALS_USAGE, parse, served: deskOf, notServed: "this gateway does not serve the payments Receiver (modules.payments with role RECEIVER): it is no CPO of a PTP", run }, argv, out, err);
 
 const parse = (argv: string[]) => {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
-      config: { type: "string", short: "c" },
-      help: { type: "boolean", short: "h" },
-      json: { type: "boolean" },
+      ...STORE_COMMAND_OPTIONS,
       id: { type: "string" },
       "customer-reference": { type: "string" },
       location: { type: "string", multiple: true },
