@@ -24,9 +24,8 @@ const locationsOf = (port: BookingsReceiverPort): UpdatablePort<string, BookingL
   put: (owner, location, ctx) => port.putLocation(owner, location, ctx),
 });
 
-/** A change must leave a valid BookingLocation or Booking, whatever the partner's strictness. */
+/** A change must leave a valid BookingLocation (or Booking: objectRoutes), whatever the partner's strictness. */
 const LOCATION_CHANGES: ChangeRule<BookingLocation> = { type: bookingLocationType, alwaysRefused: true };
-const BOOKING_CHANGES: ChangeRule<Booking> = { type: bookingType, alwaysRefused: true };
 
 const idOf = (req: OcpiRequest, param: string): string => {
   const id = req.params[param];
@@ -43,6 +42,45 @@ const withCalendar = (location: BookingLocation, calendar: Calendar): BookingLoc
   return { ...location, calendars, last_updated };
 };
 
+/** GET, PUT and PATCH of one stored object at `path` (its id the path's `param`), PATCH merged by `merge`. */
+const objectRoutes = <T extends { id: string }>(
+  path: string,
+  param: string,
+  name: string,
+  type: ChangeRule<T>["type"],
+  held: UpdatablePort<string, T>,
+  merge: (current: T, fragment: Partial<T>) => T,
+): RouteSpec[] => [
+  {
+    method: "GET",
+    path,
+    response: type,
+    handle: async (req) => {
+      const object = await held.get(req.owner!, idOf(req, param), req.port);
+      if (!object) throw notFound(name);
+      return { data: object };
+    },
+  },
+  {
+    method: "PUT",
+    path,
+    body: { type, mode: "full" },
+    handle: async (req) => putWhole(req, held, { id: idOf(req, param) }),
+  },
+  {
+    method: "PATCH",
+    path,
+    body: { type, mode: "patch" },
+    handle: async (req) => {
+      const id = idOf(req, param);
+      const fragment = req.body as Partial<T>;
+      const patched = await patchStored(req, held, id, { id }, (current) => merge(current, fragment), { type, alwaysRefused: true });
+      if (!patched) throw notFound(name);
+      return written();
+    },
+  },
+];
+
 /**
  * Receiver interface (we are the eMSP; OCPI 2.3.0 Bookings extension): the CPO pushes its BookingLocations
  * (a Calendar alone too: a change of a Calendar also moves its BookingLocation's last_updated) and our
@@ -53,40 +91,12 @@ export const receiverRoutes = (port: BookingsReceiverPort): RouteSpec[] => {
   const locations = locationsOf(port);
   const bookings = bookingsOf(port);
   return [
-    {
-      method: "GET",
-      path: LOCATION,
-      response: bookingLocationType,
-      handle: async (req) => {
-        const location = await port.getLocation(req.owner!, idOf(req, "booking_location_id"), req.port);
-        if (!location) throw notFound("BookingLocation");
-        return { data: location };
-      },
-    },
-    {
-      method: "PUT",
-      path: LOCATION,
-      body: { type: bookingLocationType, mode: "full" },
-      handle: async (req) => putWhole(req, locations, { id: idOf(req, "booking_location_id") }),
-    },
-    {
-      method: "PATCH",
-      path: LOCATION,
-      body: { type: bookingLocationType, mode: "patch" },
-      handle: async (req) => {
-        const id = idOf(req, "booking_location_id");
-        const fragment = req.body as Partial<BookingLocation>;
-        // booking_terms are merged field by field: the spec's own terms PATCH example sends only the fields it changes
-        const merge = (current: BookingLocation): BookingLocation => ({
-          ...current,
-          ...fragment,
-          ...(fragment.booking_terms && current.booking_terms ? { booking_terms: { ...current.booking_terms, ...fragment.booking_terms } } : {}),
-        });
-        const patched = await patchStored(req, locations, id, { id }, merge, LOCATION_CHANGES);
-        if (!patched) throw notFound("BookingLocation");
-        return written();
-      },
-    },
+    // booking_terms are merged field by field: the spec's own terms PATCH example sends only the fields it changes
+    ...objectRoutes(LOCATION, "booking_location_id", "BookingLocation", bookingLocationType, locations, (current, fragment) => ({
+      ...current,
+      ...fragment,
+      ...(fragment.booking_terms && current.booking_terms ? { booking_terms: { ...current.booking_terms, ...fragment.booking_terms } } : {}),
+    })),
     {
       method: "GET",
       path: CALENDAR,
@@ -134,33 +144,6 @@ export const receiverRoutes = (port: BookingsReceiverPort): RouteSpec[] => {
         return written();
       },
     },
-    {
-      method: "GET",
-      path: BOOKING,
-      response: bookingType,
-      handle: async (req) => {
-        const booking = await port.getBooking(req.owner!, idOf(req, "booking_id"), req.port);
-        if (!booking) throw notFound("Booking");
-        return { data: booking };
-      },
-    },
-    {
-      method: "PUT",
-      path: BOOKING,
-      body: { type: bookingType, mode: "full" },
-      handle: async (req) => putWhole(req, bookings, { id: idOf(req, "booking_id") }),
-    },
-    {
-      method: "PATCH",
-      path: BOOKING,
-      body: { type: bookingType, mode: "patch" },
-      handle: async (req) => {
-        const id = idOf(req, "booking_id");
-        const fragment = req.body as Partial<Booking>;
-        const patched = await patchStored(req, bookings, id, { id }, (current) => ({ ...current, ...fragment }), BOOKING_CHANGES);
-        if (!patched) throw notFound("Booking");
-        return written();
-      },
-    },
+    ...objectRoutes(BOOKING, "booking_id", "Booking", bookingType, bookings, (current, fragment) => ({ ...current, ...fragment })),
   ];
 };
