@@ -1,13 +1,13 @@
 import "reflect-metadata";
 import type { Pool } from "mysql2/promise";
-import { Gateway } from "../../app/gateway";
-import { freePorts, ocpiRequest } from "../support/gateway-process";
-import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
-import { captureLogs } from "../support/log-capture";
+import type { Gateway } from "../../app/gateway";
+import { ocpiRequest } from "../support/gateway-process";
+import { removeTempDirs } from "../support/gateway-config";
 import { startMariaDb, type MariaDb } from "../support/mariadb";
 import type { SteveGeneration } from "../support/steve-schema";
-import { ALPHA, BETA, createSteveSchema, seedSteve, writerPool } from "../support/steve-seed";
-import { CPO, eventually, mappingSettings } from "./steve-env";
+import { ALPHA, BETA } from "../support/steve-seed";
+import { eventually } from "./steve-env";
+import { startListGateway } from "./list-gateway";
 
 /**
  * The steve Locations list held in memory (adapters/steve/location-order.ts)
@@ -48,40 +48,7 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
   const locks: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
-    const access = await maria.createDatabase(`race_${generation.replace(".", "_")}_${++worlds}`);
-    writer = writerPool(access.writer);
-    await createSteveSchema(writer, generation);
-    await seedSteve(writer, generation);
-    const [port] = await freePorts(1);
-    const { charge_boxes, connector_defaults } = mappingSettings();
-    const config = testGatewayConfig({
-      port,
-      party: { ...CPO, role: "CPO" },
-      modules: { locations: { adapter: "steve", roles: ["SENDER"] } },
-      adapters: {
-        steve: {
-          database: access.reader,
-          rest: { base_url: "http://127.0.0.1:9/steve", user: "gateway", password: "unused-here" },
-          poll_interval_ms: 100,
-          locations: { ...CPO, currency: "EUR", connector_defaults, charge_boxes },
-        },
-      },
-      partners: [{ id: "emsp" }],
-    });
-    const logs = captureLogs("info");
-    gateway = await Gateway.create({ ...config, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger: logs.logger });
-    token = await gateway.registry.issueToken("emsp");
-    await gateway.registry.recordRegistration("emsp", {
-      version: "2.3.0",
-      versionsUrl: "http://127.0.0.1:1/versions",
-      endpoints: [],
-      roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "eMSP" } }],
-      tokenToPartner: "unused",
-    });
-    base = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
-    await gateway.listen();
-    // From the first poll on (before 3.13 it records each box's facts' hash), SteVe's changes are changes.
-    await eventually(() => logs.lines.some((l) => l.includes("steve: first poll")));
+    ({ writer, gateway, token, base } = await startListGateway(maria, `race_${generation.replace(".", "_")}_${++worlds}`, generation, { pollMs: 100 }));
   }, 30_000);
 
   afterEach(async () => {

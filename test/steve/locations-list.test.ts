@@ -1,13 +1,13 @@
 import "reflect-metadata";
 import type { Pool, ResultSetHeader } from "mysql2/promise";
-import { Gateway } from "../../app/gateway";
-import { freePorts, ocpiRequest } from "../support/gateway-process";
-import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
-import { captureLogs } from "../support/log-capture";
+import type { Gateway } from "../../app/gateway";
+import { ocpiRequest } from "../support/gateway-process";
+import { removeTempDirs } from "../support/gateway-config";
 import { startMariaDb, type MariaDb } from "../support/mariadb";
 import type { SteveGeneration } from "../support/steve-schema";
-import { ALPHA, BETA, createSteveSchema, seedSteve, TAGS, writerPool } from "../support/steve-seed";
-import { CPO, eventually, mappingSettings } from "./steve-env";
+import { ALPHA, BETA, TAGS } from "../support/steve-seed";
+import { eventually } from "./steve-env";
+import { startListGateway } from "./list-gateway";
 
 /**
  * The steve Locations list over HTTP while SteVe changes (the list's order
@@ -42,41 +42,8 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
   let worlds = 0;
 
   beforeEach(async () => {
-    const access = await maria.createDatabase(`list_${generation.replace(".", "_")}_${++worlds}`);
-    writer = writerPool(access.writer);
-    await createSteveSchema(writer, generation);
-    await seedSteve(writer, generation);
-    const [port] = await freePorts(1);
-    const { charge_boxes, connector_defaults } = mappingSettings();
-    const config = testGatewayConfig({
-      port,
-      party: { ...CPO, role: "CPO" },
-      modules: { locations: { adapter: "steve", roles: ["SENDER"] } },
-      adapters: {
-        steve: {
-          database: access.reader,
-          rest: { base_url: "http://127.0.0.1:9/steve", user: "gateway", password: "unused-here" },
-          poll_interval_ms: 200,
-          locations: { ...CPO, currency: "EUR", connector_defaults, charge_boxes: { ...charge_boxes, "CB-GAMMA": charge_boxes[BETA.id] } },
-        },
-      },
-      partners: [{ id: "emsp" }],
-    });
-    const logs = captureLogs("info");
-    gateway = await Gateway.create({ ...config, cache: { ttl_seconds: {}, max_entries: 1, redis: false } }, { logger: logs.logger });
-    token = await gateway.registry.issueToken("emsp");
-    await gateway.registry.recordRegistration("emsp", {
-      version: "2.3.0",
-      versionsUrl: "http://127.0.0.1:1/versions",
-      endpoints: [],
-      roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "eMSP" } }],
-      tokenToPartner: "unused",
-    });
-    base = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
-    await gateway.listen();
-    // A test's change comes after the poller's first poll (before 3.13 a box's change is told by its facts' hash,
-    // which that poll records) and after the list is read and held, so the change reaches the list through the poller.
-    await eventually(() => logs.lines.some((l) => l.includes("steve: first poll")));
+    ({ writer, gateway, token, base } = await startListGateway(maria, `list_${generation.replace(".", "_")}_${++worlds}`, generation, { pollMs: 200, chargeBoxes: (boxes) => ({ ...boxes, "CB-GAMMA": boxes[BETA.id] }) }));
+    // a test's change comes after the list is read and held, so it reaches the list through the poller
     await get();
   }, 30_000);
 
