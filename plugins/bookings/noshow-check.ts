@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { BackgroundService } from "../../core/contract/background";
+import { PeriodicService } from "../../core/contract/background";
 import type { PartyRef } from "../../core/protocol/types";
 import { storeUnavailableIn } from "../../core/contract/store-unavailable";
 import type { BookingDesk } from "./booking-desk";
@@ -14,35 +14,19 @@ export const DEFAULT_BOOKING_CHECK_INTERVAL_MS = 60_000;
  * update lets one of them move each booking, and only that one pushes it. A check still running when the
  * next is due is not doubled.
  */
-export class NoShowCheck implements BackgroundService {
+export class NoShowCheck extends PeriodicService {
   readonly name = "bookings-noshow";
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
 
   constructor(
     private readonly desk: BookingDesk,
     private readonly parties: readonly PartyRef[],
     private readonly log: Logger,
-    private readonly intervalMs = DEFAULT_BOOKING_CHECK_INTERVAL_MS,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
-    this.timer.unref();
+    intervalMs = DEFAULT_BOOKING_CHECK_INTERVAL_MS,
+  ) {
+    super(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.checkAll().finally(() => (this.running = undefined));
-  }
-
-  private async checkAll(): Promise<void> {
+  protected async work(): Promise<void> {
     for (const party of this.parties) {
       try {
         const done = await this.desk.checkNoShows({ party });
