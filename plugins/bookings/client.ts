@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { GatewayConfig } from "../../config/types";
 import type { PartnerClient } from "../../core/client/partner-client";
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
-import { PartnerCallError } from "../../core/client/ocpi-client";
 import { OcpiError, describeIssues, invalid, invalidFields, notFound } from "../../core/contract/errors";
 import { Status } from "../../core/protocol/status";
 import { issuesOf } from "../../core/model/object-type";
@@ -12,6 +11,7 @@ import type { PortContext } from "../../core/contract/port-context";
 import { CANCELED_REASONS, type Booking, type BookingLocation, type BookingRequest, type CanceledReason } from "./model";
 import type { BookingsReceiverPort } from "./ports";
 import { bookingLocationType, bookingRequestType, bookingType } from "./translate";
+import { relayedFrom } from "../../core/client/relayed-failure";
 
 const MODULE = "bookings";
 
@@ -123,15 +123,5 @@ const answeredBooking = (value: unknown): Booking => {
   return parsed.data as Booking;
 };
 
-/** A call to the CPO partner, its failures as answers: its 404 and 2xxx as they came, anything else 3001 on HTTP 502. */
-const relayed = async <T>(call: () => Promise<T>): Promise<T> => {
-  try {
-    return await call();
-  } catch (error) {
-    if (!(error instanceof PartnerCallError)) throw error;
-    const said = error.answer ? `: ${error.answer}` : "";
-    if (error.httpStatus === 404) throw new OcpiError(Status.INVALID_PARAMETERS, `The CPO answered not found${said}`, 404);
-    if (error.statusCode !== undefined && error.statusCode >= 2000 && error.statusCode < 3000) throw new OcpiError(error.statusCode, `The CPO refused the request${said}`);
-    throw new OcpiError(Status.CLIENT_API_UNREACHABLE, `The CPO could not be reached or failed: ${error.message}`, 502);
-  }
-};
+/** A call to the CPO partner, its failures as answers (core/client/relayed-failure.ts). */
+const relayed = relayedFrom("CPO");

@@ -1,9 +1,7 @@
 import type { PartnerRegistry } from "../../core/partners/partner-registry";
 import type { PartnerClient } from "../../core/client/partner-client";
 import type { GatewayConfig } from "../../config/types";
-import { PartnerCallError } from "../../core/client/ocpi-client";
-import { OcpiError, invalid, invalidFields, notFound } from "../../core/contract/errors";
-import { Status } from "../../core/protocol/status";
+import { invalid, invalidFields, notFound } from "../../core/contract/errors";
 import { issuesOf } from "../../core/model/object-type";
 import { type ObjectType } from "../../core/contract/object-type";
 import { withoutNulls } from "../../core/model/without-nulls";
@@ -13,6 +11,7 @@ import { FACS, TERMINALS, type FinancialAdviceConfirmation, type Terminal } from
 import { facObjectType, terminalActivationObjectType, terminalAssignmentObjectType, terminalObjectType, terminalUpdateObjectType } from "./translate";
 import { admitPartner } from "../../core/edge/admit";
 import type { AuthorizationReferences, ReferenceLink } from "./authorization-references";
+import { relayedFrom } from "../../core/client/relayed-failure";
 
 /**
  * What the CPO's backend does on a PTP partner's terminals through the
@@ -119,16 +118,5 @@ const bodyOf = <T>(body: unknown, type: ObjectType<T>): T => {
   return parsed.data as T;
 };
 
-/** A call to the PTP partner, its failures as answers: its 404 and 2xxx as they came, anything else 3001 on HTTP 502. */
-const relayed = async <T>(call: () => Promise<T>): Promise<T> => {
-  try {
-    return await call();
-  } catch (error) {
-    if (!(error instanceof PartnerCallError)) throw error;
-    const said = error.answer ? `: ${error.answer}` : "";
-    if (error.httpStatus === 404) throw new OcpiError(Status.INVALID_PARAMETERS, `The PTP answered not found${said}`, 404);
-    if (error.statusCode !== undefined && error.statusCode >= 2000 && error.statusCode < 3000)
-      throw new OcpiError(error.statusCode, `The PTP refused the request${said}`);
-    throw new OcpiError(Status.CLIENT_API_UNREACHABLE, `The PTP could not be reached or failed: ${error.message}`, 502);
-  }
-};
+/** A call to the PTP partner, its failures as answers (core/client/relayed-failure.ts). */
+const relayed = relayedFrom("PTP");
