@@ -36,13 +36,9 @@ export class OwnedCollection<T extends { last_updated: string }> {
     return this.store.get<T>(this.collection(owner), ciKey(key));
   }
 
+  /** Stores `value` whole, without reading the object it replaces (only whether there was one). */
   async put(owner: PartyRef, key: string, value: T): Promise<PutOutcome> {
-    let outcome: PutOutcome = "created";
-    await this.store.update<T>(this.collection(owner), ciKey(key), (current) => {
-      outcome = current ? "updated" : "created";
-      return { value, sortKey: sortKeyOf(value) };
-    });
-    return outcome;
+    return (await this.store.replace(this.collection(owner), ciKey(key), value, sortKeyOf(value))) ? "updated" : "created";
   }
 
   /** `put` of several objects, in their order (a later one with the same key wins), in one store call: a page of a sync pull. */

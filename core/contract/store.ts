@@ -107,6 +107,11 @@ export interface Store {
    * few hundred (each script atomic, as each `put` is) instead of a round trip each.
    */
   putAll<T>(collection: string, entries: readonly StoreEntry<T>[]): Promise<void>;
+  /**
+   * `put` answering whether it replaced an entry (true) or created one (false), in one atomic step, without
+   * reading the value it replaces: a PUT of a whole object, which needs only to know which (HTTP 200 or 201).
+   */
+  replace<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean>;
   /** Writes only when the key is absent; true when it wrote. */
   putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean>;
   /**

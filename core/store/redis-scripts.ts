@@ -11,6 +11,13 @@ if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
 else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 return 1`;
 
+// WRITE_LUA answering HSET's count of new fields: 1 when the entry was created, 0 when it was replaced (Store.replace).
+const REPLACE_LUA = `
+local created = redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
+else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
+return created`;
+
 // WRITE_LUA for several entries of one collection: ARGV holds key, JSON and sort key of each in turn.
 const WRITE_MANY_LUA = `
 for i = 1, #ARGV, 3 do
@@ -101,6 +108,7 @@ return removed`;
 /** Every script that writes; in cluster mode each is followed by WAIT on the same node (RedisStore.write). */
 export const WRITE_SCRIPTS = {
   storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
+  storeReplace: { numberOfKeys: 2, lua: REPLACE_LUA },
   storeWriteMany: { numberOfKeys: 2, lua: WRITE_MANY_LUA },
   storePutIfAbsent: { numberOfKeys: 2, lua: PUT_IF_ABSENT_LUA },
   storeCompareAndSet: { numberOfKeys: 2, lua: COMPARE_AND_SET_LUA },

@@ -162,6 +162,10 @@ export class RedisStore implements Store {
     for (const args of chunks) await this.write("storeWriteMany", ...keys, ...args);
   }
 
+  async replace<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
+    return (await this.write("storeReplace", ...this.keys(collection), key, encode(value), sortKeyArg(sortKey))) === 0;
+  }
+
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
     const wrote = await this.write("storePutIfAbsent", ...this.keys(collection), key, encode(value), sortKeyArg(sortKey));
     return wrote === 1;

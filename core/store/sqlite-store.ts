@@ -92,6 +92,17 @@ export class SqliteStore implements Store {
     return result.changes === 1;
   }
 
+  /** `put` in a transaction of its own that first looks up whether the key is held (its sort key, not its value). */
+  async replace<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
+    const json = encode(value);
+    return this.group.written(() => this.transaction("IMMEDIATE", (): boolean => {
+      const stored = this.stmt("SELECT sort_key FROM entries WHERE collection = ? AND key = ?").get(collection, key) as { sort_key: number } | undefined;
+      if (stored === undefined) this.write(collection, key, json, sortKey);
+      else this.rewrite(collection, key, json, sortKey === stored.sort_key ? undefined : sortKey);
+      return stored !== undefined;
+    }));
+  }
+
   async update<T>(
     collection: string,
     key: string,
@@ -318,14 +329,8 @@ export class SqliteStore implements Store {
 
   async renewLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    const result = await this.group.written(() =>
-      this.stmt("UPDATE locks SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?").run(
-        now + ttlMs,
-        name,
-        owner,
-        now,
-      ),
-    );
+    const renew = this.stmt("UPDATE locks SET expires_at = ? WHERE name = ? AND owner = ? AND expires_at > ?");
+    const result = await this.group.written(() => renew.run(now + ttlMs, name, owner, now));
     return result.changes === 1;
   }
 

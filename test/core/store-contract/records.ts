@@ -58,6 +58,27 @@ export function recordRules({ store: storeOf, factory, fresh, keysOf }: Contract
     });
   });
 
+  describe("replace", () => {
+    it("answers whether it replaced an entry, writes the value and re-indexes it like put", async () => {
+      const c = fresh("replace");
+      expect(await store.replace<Doc>(c, "a", { id: "a", n: 1 }, 10)).toBe(false);
+      expect(await store.replace<Doc>(c, "b", { id: "b", n: 1 }, 20)).toBe(false);
+      expect(await store.replace<Doc>(c, "a", { id: "a", n: 2 }, 30)).toBe(true);
+      expect(await store.get(c, "a")).toEqual({ id: "a", n: 2 });
+      expect(await keysOf(c)).toEqual(["b", "a"]);
+      expect(await store.replace<Doc>(c, "a", { id: "a", n: 3 })).toBe(true);
+      expect(await keysOf(c, { from: 30, to: 31 })).toEqual(["a"]);
+      expect(await store.range<Doc>(c, { offset: 0, limit: 10 })).toEqual({ items: [{ id: "b", n: 1 }, { id: "a", n: 3 }], total: 2 });
+    });
+
+    it("tells exactly one of many concurrent callers that it created the entry", async () => {
+      const c = fresh("replace-race");
+      const replaced = await Promise.all(Array.from({ length: 20 }, (_, i) => store.replace<Doc>(c, "k", { id: "k", n: i }, i)));
+      expect(replaced.filter((r) => !r)).toHaveLength(1);
+      expect((await store.range<Doc>(c, { offset: 0, limit: 10 })).total).toBe(1);
+    });
+  });
+
   describe("putIfAbsent", () => {
     it("writes only when the key is absent", async () => {
       const c = fresh("pia");
