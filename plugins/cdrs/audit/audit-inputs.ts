@@ -23,8 +23,9 @@ import { auditKey, type CdrAudit } from "./model";
  * through the ports as the catalog serves them: a partner's CDR (received)
  * against what that partner gave us (its tariffs and Locations held by our
  * RECEIVER ports, its Session), ours (sent) against our own (SENDER ports).
- * Lookups are remembered for one batch of the worker (`Batch`), since a batch's
- * CDRs mostly share their tariffs and Locations.
+ * A batch of the worker reads its CDRs' inputs at once, each at most once
+ * (`Batch.prepare`), since a batch's CDRs mostly share their tariffs and
+ * Locations; the contexts are then built without waiting (`contextOf`).
  */
 export class AuditInputs {
   constructor(
@@ -39,32 +40,69 @@ export class AuditInputs {
   }
 }
 
+const ownerOf = (cdr: Cdr): PartyRef => ({ country_code: cdr.country_code, party_id: cdr.party_id });
+const roleOf = (entry: QueuedCdr): InterfaceRole => (entry.direction === "received" ? "RECEIVER" : "SENDER");
+const partyOf = (owner: PartyRef): string => `${owner.country_code}${owner.party_id}`;
+
 export class Batch {
-  private readonly memo = new Map<string, Promise<unknown>>();
+  /** every input of the batch's CDRs by what it is (`tariff …`, `tz …`, `session …`, `partner …`, `original …`), read once */
+  private readonly found = new Map<string, unknown>();
+  private readonly reading = new Map<string, Promise<void>>();
+  private readonly servedBy = new Map<string, ServedModule | undefined>();
   /** the amounts of the CDRs audited in this batch, not stored yet: a credit may follow its original in one batch */
   private readonly amounts = new Map<string, Record<string, number>>();
+  private readonly audit: NonNullable<GatewayConfig["audit"]>;
 
   constructor(
-    private readonly config: GatewayConfig,
+    config: GatewayConfig,
     private readonly catalog: ModuleCatalog,
     private readonly registry: PartnerRegistry,
     private readonly audits: AuditStore,
-  ) {}
+  ) {
+    this.audit = config.audit ?? DEFAULT_AUDIT_CONFIG;
+  }
 
-  async contextOf(entry: QueuedCdr, now: string): Promise<AuditContext> {
+  /** Reads what the audits of `entries` need, each input once, all at the same time; a failed read is an input not held. */
+  async prepare(entries: readonly QueuedCdr[]): Promise<void> {
+    const before = new Set<string>();
+    for (const entry of entries) {
+      const { cdr } = entry;
+      const owner = ownerOf(cdr);
+      const role = roleOf(entry);
+      if (!entry.partner) {
+        const tokenOwner = tokenOwnerOf(cdr);
+        if (tokenOwner) this.read(`partner ${partyOf(tokenOwner)}`, () => this.partnerOf(tokenOwner));
+      }
+      for (const id of this.tariffIds(cdr)) this.read(`tariff ${role} ${partyOf(owner)} ${id}`, () => this.tariff(role, owner, id));
+      this.read(`tz ${role} ${partyOf(owner)} ${cdr.cdr_location.id}`, async () => (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone);
+      if (cdr.session_id) {
+        const id = cdr.session_id;
+        this.read(`session ${role} ${partyOf(owner)} ${id}`, () => this.session(role, owner, id));
+      }
+      // the amounts of a CDR credited earlier in the batch are its audit's (`audited`)
+      const reference = cdr.credit ? cdr.credit_reference_id : undefined;
+      const key = reference && auditKey(entry.direction, owner, reference);
+      if (key && !before.has(key)) this.read(`original ${key}`, () => this.original(entry, owner, key, reference!));
+      before.add(entry.key);
+    }
+    await Promise.all(this.reading.values());
+  }
+
+  /** The context of one of the batch's CDRs, from what `prepare` read. */
+  contextOf(entry: QueuedCdr, now: string): AuditContext {
     const { cdr, direction } = entry;
-    const owner = { country_code: cdr.country_code, party_id: cdr.party_id };
-    const role: InterfaceRole = direction === "received" ? "RECEIVER" : "SENDER";
-    const [partner, heldTariffs, timeZone, session, original] = await Promise.all([
-      entry.partner ?? this.partnerOf(cdr),
-      this.tariffs(role, owner, cdr),
-      this.remember(`tz ${role} ${owner.country_code}${owner.party_id} ${cdr.cdr_location.id}`, async () =>
-        (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone,
-      ),
-      cdr.session_id ? this.session(role, owner, cdr.session_id) : undefined,
-      cdr.credit ? this.original(entry, owner) : undefined,
-    ]);
-    const audit = this.config.audit ?? DEFAULT_AUDIT_CONFIG;
+    const owner = ownerOf(cdr);
+    const role = roleOf(entry);
+    const tokenOwner = entry.partner ? undefined : tokenOwnerOf(cdr);
+    const partner = entry.partner ?? (tokenOwner && (this.found.get(`partner ${partyOf(tokenOwner)}`) as string | undefined));
+    const heldTariffs = this.tariffIds(cdr)
+      .map((id) => this.found.get(`tariff ${role} ${partyOf(owner)} ${id}`) as Tariff | undefined)
+      .filter((t): t is Tariff => t !== undefined);
+    const timeZone = this.found.get(`tz ${role} ${partyOf(owner)} ${cdr.cdr_location.id}`) as string | undefined;
+    const session = cdr.session_id ? (this.found.get(`session ${role} ${partyOf(owner)} ${cdr.session_id}`) as Session | undefined) : undefined;
+    const reference = cdr.credit ? cdr.credit_reference_id : undefined;
+    const key = reference && auditKey(direction, owner, reference);
+    const original = key ? (this.amounts.get(key) ?? (this.found.get(`original ${key}`) as Record<string, number> | undefined)) : undefined;
     return {
       direction,
       ...(partner ? { partner } : {}),
@@ -73,7 +111,7 @@ export class Batch {
       ...(timeZone ? { timeZone } : {}),
       ...(session ? { session } : {}),
       ...(original ? { original } : {}),
-      tolerance: audit.tolerance_by_currency[cdr.currency] ?? audit.tolerance,
+      tolerance: this.audit.tolerance_by_currency[cdr.currency] ?? this.audit.tolerance,
       now,
     };
   }
@@ -82,18 +120,30 @@ export class Batch {
     this.amounts.set(audit.key, audit.amounts);
   }
 
-  private remember<T>(key: string, find: () => Promise<T>): Promise<T> {
-    let found = this.memo.get(key) as Promise<T> | undefined;
-    if (!found) {
-      found = find().catch(() => undefined as T);
-      this.memo.set(key, found);
-    }
-    return found;
+  private read(key: string, find: () => Promise<unknown>): void {
+    if (this.reading.has(key)) return;
+    this.reading.set(
+      key,
+      find().then(
+        (value) => void this.found.set(key, value),
+        () => undefined,
+      ),
+    );
+  }
+
+  /** The tariffs the CDR names: its periods' and the embedded ones' ids. */
+  private tariffIds(cdr: Cdr): string[] {
+    const named = [...cdr.charging_periods.map((p) => p.tariff_id), ...(cdr.tariffs ?? []).map((t) => t.id)];
+    return [...new Set(named.filter((id): id is string => !!id))];
   }
 
   private served(module: string, role: InterfaceRole, owner: PartyRef): ServedModule | undefined {
+    const key = `${module} ${role} ${partyOf(owner)}`;
+    if (this.servedBy.has(key)) return this.servedBy.get(key);
     const all = this.catalog.served.filter((s) => s.plugin.module === module && s.role === role);
-    return all.find((s) => s.parties.some((p) => sameParty(p, owner))) ?? all[0];
+    const served = all.find((s) => s.parties.some((p) => sameParty(p, owner))) ?? all[0];
+    this.servedBy.set(key, served);
+    return served;
   }
 
   private ctx(served: ServedModule, owner: PartyRef, role: InterfaceRole): PortContext {
@@ -101,35 +151,23 @@ export class Batch {
   }
 
   /** Our CDR goes to the registered partner holding its token's owner. */
-  private partnerOf(cdr: Cdr): Promise<string | undefined> {
-    const owner = tokenOwnerOf(cdr);
-    if (!owner) return Promise.resolve(undefined);
-    return this.remember(`partner ${owner.country_code}${owner.party_id}`, async () => {
-      const partners = await this.registry.list();
-      return partners.find((p) => p.status === "registered" && p.roles.some((r) => sameParty(r, owner)))?.id;
-    });
+  private async partnerOf(tokenOwner: PartyRef): Promise<string | undefined> {
+    const partners = await this.registry.list();
+    return partners.find((p) => p.status === "registered" && p.roles.some((r) => sameParty(r, tokenOwner)))?.id;
   }
 
-  /** The tariffs the CDR names (its periods' and the embedded ones' ids), as held: a partner's (RECEIVER) or ours (SENDER). */
-  private async tariffs(role: InterfaceRole, owner: PartyRef, cdr: Cdr): Promise<Tariff[]> {
-    const named = [...cdr.charging_periods.map((p) => p.tariff_id), ...(cdr.tariffs ?? []).map((t) => t.id)];
-    const ids = [...new Set(named.filter((id): id is string => !!id))];
+  /** A tariff the CDR names, as held: a partner's (RECEIVER) or ours (SENDER). */
+  private async tariff(role: InterfaceRole, owner: PartyRef, id: string): Promise<Tariff | undefined> {
     const served = this.served("tariffs", role, owner);
-    if (!served || !ids.length) return [];
-    const found = await Promise.all(
-      ids.map((id) =>
-        this.remember(`tariff ${role} ${owner.country_code}${owner.party_id} ${id}`, async () => {
-          if (role === "RECEIVER") return (served.port as TariffsReceiverPort).get(owner, id, this.ctx(served, owner, role));
-          return (await this.ownTariffs(served, owner)).find((t) => t.id === id);
-        }),
-      ),
-    );
-    return found.filter((t): t is Tariff => t !== undefined);
+    if (!served) return undefined;
+    if (role === "RECEIVER") return (served.port as TariffsReceiverPort).get(owner, id, this.ctx(served, owner, role));
+    return (await this.ownTariffs(served, owner)).find((t) => t.id === id);
   }
 
-  /** Our party's tariffs: the SENDER port only lists them. */
+  /** Our party's tariffs: the SENDER port only lists them; listed once per batch. */
   private ownTariffs(served: ServedModule, owner: PartyRef): Promise<Tariff[]> {
-    return this.remember(`own tariffs ${owner.country_code}${owner.party_id}`, async () => {
+    const key = `own tariffs ${partyOf(owner)}`;
+    this.read(key, async () => {
       const port = served.port as TariffsSenderPort;
       const tariffs: Tariff[] = [];
       for (let offset = 0; ; ) {
@@ -139,25 +177,18 @@ export class Batch {
         if (!page.items.length || offset >= page.total) return tariffs;
       }
     });
+    return this.reading.get(key)!.then(() => (this.found.get(key) as Tariff[] | undefined) ?? []);
   }
 
   private async session(role: InterfaceRole, owner: PartyRef, id: string): Promise<Session | undefined> {
     const served = this.served("sessions", role, owner);
     if (!served) return undefined;
-    try {
-      if (role === "RECEIVER") return await (served.port as SessionsReceiverPort).get(owner, id, this.ctx(served, owner, role));
-      return await (served.port as SessionsSenderPort).get(id, { party: owner });
-    } catch {
-      return undefined;
-    }
+    if (role === "RECEIVER") return (served.port as SessionsReceiverPort).get(owner, id, this.ctx(served, owner, role));
+    return (served.port as SessionsSenderPort).get(id, { party: owner });
   }
 
   /** The credited CDR's amounts: from its audit, else (a partner's) from the cdrs RECEIVER port. */
-  private async original(entry: QueuedCdr, owner: PartyRef): Promise<Record<string, number> | undefined> {
-    const reference = entry.cdr.credit_reference_id;
-    if (!reference) return undefined;
-    const key = auditKey(entry.direction, owner, reference);
-    if (this.amounts.has(key)) return this.amounts.get(key);
+  private async original(entry: QueuedCdr, owner: PartyRef, key: string, reference: string): Promise<Record<string, number> | undefined> {
     const audited = await this.audits.get(key);
     if (audited) return audited.amounts;
     const served = entry.direction === "received" ? this.served("cdrs", "RECEIVER", owner) : undefined;

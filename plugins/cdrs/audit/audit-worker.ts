@@ -131,8 +131,9 @@ export class AuditWorker implements BackgroundService {
         const batch = this.inputs.batch();
         const results: CdrAudit[] = [];
         let slice = performance.now();
+        await batch.prepare(queued);
         for (const entry of queued) {
-          const audit = auditOrFailure(entry, await batch.contextOf(entry, new Date().toISOString()), this.log);
+          const audit = auditOrFailure(entry, batch.contextOf(entry, new Date().toISOString()), this.log);
           batch.audited(audit);
           results.push(audit);
           if (results.length % this.options.slice === 0) {
