@@ -73,6 +73,7 @@ const SPACE = 0x20;
 const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
+const LOWER_N = 0x6e;
 /** FNV-1a over a member name's bytes, from a basis drawn per process so that no one can write names that hash alike */
 const FNV_PRIME = 0x01000193;
 const NAME_BASIS = (Math.random() * 0x1_0000_0000) >>> 0;
@@ -118,6 +119,8 @@ export class JsonScanner {
   private length = 0;
   /** a key was written with an escape, or hashes like "__proto__" across two chunks: only the parsed body tells whether it is "__proto__" */
   suspectKey = false;
+  /** some object has a member whose value is the literal null (what core/model/without-nulls.ts looks for) */
+  nullMember = false;
 
   constructor(private readonly limits: BodyLimits) {}
 
@@ -213,7 +216,8 @@ export class JsonScanner {
             length = 0;
             break;
           default:
-            // a number or a literal
+            // a number or a literal; in an object, one starting with "n" is a member's null
+            if (c === LOWER_N && objects[depth] === 1) this.nullMember = true;
             if (++length > perString) throw tooLong(perString);
         }
       }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Middleware } from "koa";
 import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
+import { knownNullFree } from "../model/without-nulls";
 import { JsonScanner, hasProtoMember, protoMember, readRawBody, type BodyLimits } from "./body-limits";
 
 export { MAX_JSON_DEPTH } from "./body-limits";
@@ -68,6 +69,7 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
   }
   // a key that may be "__proto__" (written so, or escaped: "\u005f_proto__"): the parsed body tells
   if (scanner.suspectKey && hasProtoMember(body)) throw protoMember();
+  if (!scanner.nullMember) knownNullFree(body as object);
   if (weighty) await weightyTurn();
   return { raw, body };
 };

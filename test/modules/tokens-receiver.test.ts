@@ -76,6 +76,19 @@ describe("tokens module", () => {
       expect((await get(tokenUrl("2.3.0", t))).body.data).toEqual(t);
     });
 
+    it("nulls are absence wherever a member is null, and only there (the body scanner tells a parsed body without any)", async () => {
+      const t = { ...base(), uid: "NULLS1", visual_number: null, group_id: "null", energy_contract: { supplier_name: "Greenpower", contract_id: null } };
+      expect((await put(tokenUrl("2.3.0", t), t)).status).toBe(201);
+      const { visual_number: _dropped, ...kept } = t;
+      expect((await get(tokenUrl("2.3.0", t))).body.data).toEqual({ ...kept, energy_contract: { supplier_name: "Greenpower" } });
+      const plain = { ...base(), uid: "NULLS2", group_id: "null", visual_number: "nullnull" };
+      expect((await put(tokenUrl("2.3.0", plain), plain)).status).toBe(201);
+      expect((await get(tokenUrl("2.3.0", plain))).body.data).toEqual(plain);
+      const required = await put(tokenUrl("2.3.0", { ...base(), uid: "NULLS3" }), { ...base(), uid: "NULLS3", valid: null });
+      expect(required.body.status_code).toBe(2001);
+      expect(required.body.status_message).toMatch(/valid/);
+    });
+
     it("PATCH of an unknown token is HTTP 404 with 2004 (unknown Token)", async () => {
       const res = await patch(receiver("2.3.0", "/NL/TNM/NOSUCH"), { valid: false, last_updated: "2024-01-01T00:00:00Z" });
       expect(res.status).toBe(404);
