@@ -3,12 +3,12 @@ import type { Tariff } from "../../tariffs/model";
 import type { Session } from "../../sessions/model";
 import type { Cdr } from "../model";
 import type { VersionNumber } from "../../../core/protocol/types";
-import type { CdrAudit, Difference, Direction } from "./model";
+import type { CdrAudit, Difference, Direction, KeptAudit, KeptRepricing } from "./model";
 import { auditKey } from "./model";
 import { timelineOf } from "./timeline";
 import { chooseTariff, unsupportedRestriction } from "./tariff-choice";
 import { checkPublished } from "./published-tariff";
-import { explanationOf } from "./explain";
+import { explained, keptRepricing } from "./explain";
 import { priceDifferences, quantityDifferences } from "./compare";
 import { sessionDifferences } from "./session-check";
 import { amountsOf, creditDifferences } from "./credit-check";
@@ -41,12 +41,14 @@ const inForce = (tariff: Tariff, at: string): boolean =>
  * re-priced with the tariff engine against the tariff it names, each total
  * compared; both against the Session. The tariff the CDR names prices it even
  * outside its validity or for another TariffType: the CPO says it applied,
- * and a note says when that is odd.
+ * and a note says when that is odd. The audit as the store keeps it: its
+ * re-pricing as facts (`repricing`), worded when read (`auditCdr` words it at once).
  */
-export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => {
+export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
   const differences: Difference[] = [];
   const notes: string[] = [];
   let explanation: string[] = [];
+  let repricing: KeptRepricing | undefined;
   let reason: string | undefined;
   let tariffRef: CdrAudit["tariff"];
 
@@ -75,14 +77,16 @@ export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => {
         const start = timeline.reservation?.start ?? timeline.session!.start;
         if (!inForce(tariff, start)) notes.push(`tariff ${tariff.id} is not in force at ${start} (start_date_time/end_date_time); priced with it as the CDR names it`);
         if (ctx.timeZone === undefined) notes.push("the Location's time_zone is not held; the tariff has no local-time restriction, so it does not matter");
-        const applied: Tariff = { ...tariff, start_date_time: null, end_date_time: null, type: null };
+        // what prices a session, without the validity and type the engine would choose by (copying every field took longer)
+        const { country_code, party_id, id, currency, elements, tax_included, min_price, max_price, last_updated } = tariff;
+        const applied: Tariff = { country_code, party_id, id, currency, elements, tax_included, min_price, max_price, last_updated };
         const { priced, trace } = priceSessionTraced({
           tariffs: [applied],
           time_zone: ctx.timeZone ?? "UTC",
           ...(timeline.session ? { session: timeline.session } : {}),
           ...(timeline.reservation ? { reservation: timeline.reservation } : {}),
         });
-        explanation = explanationOf(trace, tariff);
+        repricing = keptRepricing(trace, tariff);
         if (!tariff.tax_included) notes.push(`tariff ${tariff.id} has no tax_included (required in 2.3.0); its prices are read as excluding taxes (NO)`);
         if (ctx.version === "2.1.1") notes.push("a 2.1.1 CDR carries total_cost excluding VAT only: only total_cost before taxes is compared");
         differences.push(...priceDifferences(cdr, priced, trace, tariff, ctx.tolerance, ctx.version === "2.1.1"), ...quantityDifferences(cdr, priced, timeline.periodsKwh));
@@ -93,21 +97,25 @@ export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => {
   else if (cdr.session_id) notes.push(`Session ${cdr.session_id} is not held: not compared`);
 
   const owner = { country_code: cdr.country_code, party_id: cdr.party_id };
-  return {
-    key: auditKey(ctx.direction, owner, cdr.id),
-    ...(ctx.partner ? { partner: ctx.partner } : {}),
-    direction: ctx.direction,
-    owner,
-    cdr_id: cdr.id,
-    currency: cdr.currency,
-    audited_at: ctx.now,
-    verdict: reason ? "unpriceable" : differences.length ? "mismatch" : "match",
-    ...(reason ? { reason } : {}),
-    ...(tariffRef ? { tariff: tariffRef } : {}),
-    differences,
-    explanation,
-    notes,
-    amounts: amountsOf(cdr),
-    ...(cdr.credit_reference_id ? { credit_reference_id: cdr.credit_reference_id } : {}),
-  };
+  // built in its keys' order, the optional ones set when present (an object literal of conditional spreads is slower)
+  const audit = { key: auditKey(ctx.direction, owner, cdr.id) } as Omit<CdrAudit, "explanation"> & { explanation?: string[]; repricing?: KeptRepricing };
+  if (ctx.partner) audit.partner = ctx.partner;
+  audit.direction = ctx.direction;
+  audit.owner = owner;
+  audit.cdr_id = cdr.id;
+  audit.currency = cdr.currency;
+  audit.audited_at = ctx.now;
+  audit.verdict = reason ? "unpriceable" : differences.length ? "mismatch" : "match";
+  if (reason) audit.reason = reason;
+  if (tariffRef) audit.tariff = tariffRef;
+  audit.differences = differences;
+  if (repricing) audit.repricing = repricing;
+  else audit.explanation = explanation;
+  audit.notes = notes;
+  audit.amounts = amountsOf(cdr);
+  if (cdr.credit_reference_id) audit.credit_reference_id = cdr.credit_reference_id;
+  return audit as KeptAudit;
 };
+
+/** `auditKept`, its re-pricing in words. */
+export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => explained(auditKept(cdr, ctx));

@@ -16,7 +16,7 @@ import type { Cdr } from "../model";
 import type { AuditContext } from "./audit-cdr";
 import type { AuditStore, QueuedCdr } from "./audit-store";
 import { amountsOf } from "./credit-check";
-import { auditKey, type CdrAudit } from "./model";
+import { auditKey, type KeptAudit } from "./model";
 
 /**
  * What the audit of a queued CDR needs from the rest of the gateway, read
@@ -116,7 +116,7 @@ export class Batch {
     };
   }
 
-  audited(audit: CdrAudit): void {
+  audited(audit: KeptAudit): void {
     this.amounts.set(audit.key, audit.amounts);
   }
 

@@ -1,6 +1,7 @@
 import type { Store } from "../../../core/contract/store";
 import type { Cdr } from "../model";
-import { auditKey, type CdrAudit, type Direction, type Verdict } from "./model";
+import { auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
+import { explained } from "./explain";
 import type { PartyRef } from "../../../core/protocol/types";
 import type { VersionNumber } from "../../../core/protocol/types";
 
@@ -10,7 +11,9 @@ import type { VersionNumber } from "../../../core/protocol/types";
  * - `cdrs:audit:seen`: every CDR ever queued, so each is audited once;
  * - `cdrs:audit:queue`: CDRs waiting for the worker, oldest first, the CDR itself in the entry;
  * - `cdrs:audit`: the audits, by audit key, ordered by when they were made;
- * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: summaries, for the lists.
+ * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: the lists, each entry the audit's key at
+ *   the audit's time (a list page reads its audits by key: an index row holding only the key costs the worker about
+ *   half of one holding the summary, bench/RESULTS.md "CDR audit").
  * An audit is found by its CDR's id through the owners it may have (`byId`): its key holds the id.
  */
 const SEEN = "cdrs:audit:seen";
@@ -47,7 +50,7 @@ export interface AuditSummary {
   reason?: string;
 }
 
-export const summaryOf = (a: CdrAudit): AuditSummary => ({
+export const summaryOf = (a: KeptAudit): AuditSummary => ({
   key: a.key,
   cdr_id: a.cdr_id,
   ...(a.partner ? { partner: a.partner } : {}),
@@ -90,8 +93,10 @@ export class AuditStore {
     return (await this.store.range(QUEUE, { offset: 0, limit: 1 })).total;
   }
 
+  /** The audit of this key, its re-pricing in words. */
   async get(key: string): Promise<CdrAudit | undefined> {
-    return this.store.get<CdrAudit>(RESULTS, key);
+    const kept = await this.store.get<KeptAudit>(RESULTS, key);
+    return kept && explained(kept);
   }
 
   /** The audits of CDRs with this id under any of `owners` (our parties and partners'), in either direction. */
@@ -101,7 +106,7 @@ export class AuditStore {
   }
 
   /** Keeps audits and takes their CDRs off the queue: per collection one bulk write. */
-  async record(audits: readonly CdrAudit[]): Promise<void> {
+  async record(audits: readonly KeptAudit[]): Promise<void> {
     const groups = new Map<string, { key: string; value: unknown; sortKey: number }[]>();
     const add = (collection: string, key: string, value: unknown, sortKey: number) => {
       const list = groups.get(collection) ?? [];
@@ -110,12 +115,11 @@ export class AuditStore {
     };
     for (const audit of audits) {
       const at = Date.parse(audit.audited_at);
-      const summary = summaryOf(audit);
       const partner = audit.partner ?? NO_PARTNER;
       add(RESULTS, audit.key, audit, at);
-      add(byPartner(partner), audit.key, summary, at);
-      add(byPartnerVerdict(partner, audit.verdict), audit.key, summary, at);
-      add(byVerdict(audit.verdict), audit.key, summary, at);
+      add(byPartner(partner), audit.key, audit.key, at);
+      add(byPartnerVerdict(partner, audit.verdict), audit.key, audit.key, at);
+      add(byVerdict(audit.verdict), audit.key, audit.key, at);
     }
     await this.store.batch(async () => {
       await Promise.all([...groups].map(([collection, entries]) => this.store.putAll(collection, entries)));
@@ -134,8 +138,12 @@ export class AuditStore {
           ? byVerdict(query.verdict)
           : undefined;
     const range = { ...(query.since !== undefined ? { from: query.since } : {}), offset: query.offset, limit: query.limit };
-    if (collection) return this.store.range<AuditSummary>(collection, range);
-    const page = await this.store.range<CdrAudit>(RESULTS, range);
+    if (collection) {
+      const keys = await this.store.range<string>(collection, range);
+      const found = await Promise.all(keys.items.map((key) => this.store.get<KeptAudit>(RESULTS, key)));
+      return { items: found.filter((a): a is KeptAudit => a !== undefined).map(summaryOf), total: keys.total };
+    }
+    const page = await this.store.range<KeptAudit>(RESULTS, range);
     return { items: page.items.map(summaryOf), total: page.total };
   }
 

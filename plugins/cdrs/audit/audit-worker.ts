@@ -3,10 +3,10 @@ import type { Logger } from "pino";
 import type { BackgroundService } from "../../../core/contract/background";
 import type { Store } from "../../../core/contract/store";
 import { Lease } from "../../../core/sync/lease";
-import { auditCdr } from "./audit-cdr";
+import { auditKept } from "./audit-cdr";
 import type { AuditInputs } from "./audit-inputs";
 import type { AuditStore } from "./audit-store";
-import type { CdrAudit } from "./model";
+import type { KeptAudit } from "./model";
 import type { AuditContext } from "./audit-cdr";
 import type { QueuedCdr } from "./audit-store";
 
@@ -16,9 +16,9 @@ const LOCK = "cdrs:audit:worker";
  * A CDR the audit cannot read (a date that is none, from a backend that skipped validation) is kept as
  * unpriceable with the reason, so it does not stay at the head of the queue, failing every batch after it.
  */
-const auditOrFailure = (entry: QueuedCdr, ctx: AuditContext, log: Logger): CdrAudit => {
+const auditOrFailure = (entry: QueuedCdr, ctx: AuditContext, log: Logger): KeptAudit => {
   try {
-    return auditCdr(entry.cdr, ctx);
+    return auditKept(entry.cdr, ctx);
   } catch (error) {
     log.warn({ err: error, cdr: entry.cdr.id }, "CDR could not be audited");
     const owner = { country_code: entry.cdr.country_code, party_id: entry.cdr.party_id };
@@ -73,7 +73,7 @@ export class AuditWorker implements BackgroundService {
     private readonly audits: AuditStore,
     private readonly inputs: AuditInputs,
     private readonly log: Logger,
-    private readonly onAudited: (audit: CdrAudit) => void,
+    private readonly onAudited: (audit: KeptAudit) => void,
     private readonly options: AuditWorkerOptions = DEFAULT_WORKER_OPTIONS,
   ) {}
 
@@ -129,7 +129,7 @@ export class AuditWorker implements BackgroundService {
         const queued = await this.audits.next(this.options.batch);
         if (!queued.length || lease.lost) return audited;
         const batch = this.inputs.batch();
-        const results: CdrAudit[] = [];
+        const results: KeptAudit[] = [];
         let slice = performance.now();
         await batch.prepare(queued);
         for (const entry of queued) {

@@ -1,5 +1,6 @@
 import type { Tariff, TariffRestrictions } from "../../tariffs/model";
 import type { PricingTrace, TracedLine } from "../../tariffs/engine";
+import type { CdrAudit, KeptAudit, KeptLine, KeptRepricing } from "./model";
 
 /**
  * The re-pricing in words, as an operator reads it: per billed line the
@@ -60,12 +61,18 @@ const stepText = (line: TracedLine, all: TracedLine[]): string => {
   return `, step_size ${unit.step(step)}: the ${unit.of(consumed)} of ${line.dimension} rounded up to ${Math.round((billed * scale) / step)} × ${unit.step(step)} = ${unit.of(billed)}, the surplus billed here`;
 };
 
-const taxText = (line: TracedLine, tariff: Tariff): string => {
+/** What of the tariff the words name: its elements' restrictions and tax_included. */
+interface NamedTariff {
+  tax_included?: Tariff["tax_included"] | null;
+  elements: readonly { restrictions?: TariffRestrictions | null }[];
+}
+
+const taxText = (line: TracedLine, tariff: NamedTariff): string => {
   if (!line.cost.taxed) return "no VAT";
   return `VAT ${line.component.vat} % ${money(line.cost.taxes)} (tax_included ${tariff.tax_included ?? "NO"})`;
 };
 
-export const lineText = (line: TracedLine, all: TracedLine[], tariff: Tariff): string => {
+export const lineText = (line: TracedLine, all: TracedLine[], tariff: NamedTariff): string => {
   const unit = UNIT[line.dimension];
   const element = tariff.elements[line.element];
   const quantity = line.dimension === "FLAT" ? "once" : `consumed ${unit.of(line.consumed)}, billed ${unit.of(line.billed)}`;
@@ -77,7 +84,7 @@ export const lineText = (line: TracedLine, all: TracedLine[], tariff: Tariff): s
 };
 
 /** The whole re-pricing: one line per billed line, then what min_price / max_price did. */
-export const explanationOf = (trace: PricingTrace, tariff: Tariff): string[] => {
+export const explanationOf = (trace: PricingTrace, tariff: NamedTariff): string[] => {
   const lines = trace.lines.map((l) => lineText(l, trace.lines, tariff));
   const before = trace.unbounded.beforeTaxes;
   const bounded = trace.bounded.beforeTaxes;
@@ -85,4 +92,43 @@ export const explanationOf = (trace: PricingTrace, tariff: Tariff): string[] => 
     lines.push(`total_cost: the lines add up to ${money(before)} excl. tax, bounded by the tariff's ${bounded > before ? "min_price" : "max_price"} to ${money(bounded)}`);
   else lines.push(`total_cost: the lines add up to ${money(before)} excl. tax, ${money(trace.bounded.taxes)} tax`);
   return lines;
+};
+
+/** The re-pricing as the store keeps it (model.ts KeptRepricing): the facts `explanationOf` words. */
+export const keptRepricing = (trace: PricingTrace, tariff: Tariff): KeptRepricing => ({
+  ...(tariff.tax_included ? { tax_included: tariff.tax_included } : {}),
+  restrictions: tariff.elements.map((e) => e.restrictions ?? null),
+  lines: trace.lines.map((l): KeptLine => [
+    l.dimension, l.phase, l.from, l.to, l.element, l.component.price, l.component.vat ?? null, l.component.step_size, l.consumed, l.billed,
+    l.bucket, l.cost.beforeTaxes, l.cost.taxes, l.cost.taxed,
+  ]),
+  unbounded: [trace.unbounded.beforeTaxes, trace.unbounded.taxes],
+  bounded: [trace.bounded.beforeTaxes, trace.bounded.taxes],
+});
+
+const tracedLine = ([dimension, phase, from, to, element, price, vat, step_size, consumed, billed, bucket, beforeTaxes, taxes, taxed]: KeptLine): TracedLine => ({
+  dimension,
+  phase,
+  from,
+  to,
+  element,
+  component: { type: dimension, price, ...(vat !== null ? { vat } : {}), step_size },
+  consumed,
+  billed,
+  bucket,
+  cost: { beforeTaxes, taxes, taxed },
+});
+
+/** An audit as the store keeps it, its re-pricing in words (`explanation`, where the store keeps `repricing`). */
+export const explained = (audit: KeptAudit): CdrAudit => {
+  if (!("repricing" in audit)) return audit;
+  const { lines, unbounded, bounded, restrictions, tax_included } = audit.repricing;
+  const trace: PricingTrace = {
+    lines: lines.map(tracedLine),
+    unbounded: { beforeTaxes: unbounded[0], taxes: unbounded[1], taxed: false },
+    bounded: { beforeTaxes: bounded[0], taxes: bounded[1], taxed: false },
+  };
+  const words = explanationOf(trace, { tax_included, elements: restrictions.map((r) => ({ restrictions: r })) });
+  // in the place of `repricing`, so the audit reads in the order it always did
+  return Object.fromEntries(Object.entries(audit).map(([key, value]) => (key === "repricing" ? ["explanation", words] : [key, value]))) as unknown as CdrAudit;
 };

@@ -1,4 +1,6 @@
 import type { PartyRef } from "../../../core/protocol/types";
+import type { TracedLine } from "../../tariffs/engine";
+import type { TariffRestrictions, TaxIncluded } from "../../tariffs/model";
 
 /**
  * What the CDR audit keeps per CDR (README "Auditing CDRs and invoices"):
@@ -47,6 +49,32 @@ export interface CdrAudit {
   amounts: Record<string, number>;
   credit_reference_id?: string;
 }
+
+/**
+ * A line of the re-pricing as the store keeps it (the engine's TracedLine, flat):
+ * [dimension, phase, from (epoch ms), to, element, price, vat, step_size, consumed, billed, bucket, before taxes, taxes, taxed].
+ */
+export type KeptLine = [
+  TracedLine["dimension"], TracedLine["phase"], number, number, number, number, number | null, number, number, number,
+  TracedLine["bucket"], number, number, boolean,
+];
+
+/** The re-pricing as the store keeps it: the facts its explanation is rendered from when an audit is read (explain.ts). */
+export interface KeptRepricing {
+  tax_included?: TaxIncluded;
+  /** the restrictions of each of the tariff's elements, by index */
+  restrictions: (TariffRestrictions | null)[];
+  lines: KeptLine[];
+  /** the lines' sum and the total_cost within min_price / max_price: [before taxes, taxes] */
+  unbounded: [number, number];
+  bounded: [number, number];
+}
+
+/**
+ * An audit as the store keeps it: a re-priced CDR's explanation as its facts (`repricing`), put in words when the
+ * audit is read (explain.ts `explained`), not for every CDR audited (bench/RESULTS.md "CDR audit").
+ */
+export type KeptAudit = Omit<CdrAudit, "explanation"> & ({ explanation: string[] } | { repricing: KeptRepricing });
 
 /** Store key of a CDR's audit; owner and id are CiStrings (OCPI 2.2.1 Types), upper-cased. */
 export const auditKey = (direction: Direction, owner: PartyRef, id: string): string =>

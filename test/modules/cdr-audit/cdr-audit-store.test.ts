@@ -5,6 +5,7 @@ import { RedisStore } from "../../../core/store/redis-store";
 import { startRedisCluster, type RedisCluster } from "../../support/redis-cluster";
 import { AuditStore } from "../../../plugins/cdrs/audit/audit-store";
 import { auditKey } from "../../../plugins/cdrs/audit/model";
+import { auditKept } from "../../../plugins/cdrs/audit/audit-cdr";
 import { audit, exampleCdr } from "./cdr-audit.fixtures";
 
 /** The CDR audit's store on each store the gateway runs on: a CDR queued once, audits listed by partner, verdict and time. */
@@ -55,5 +56,16 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect((await audits.list({ partner: "cpo-a", offset: 0, limit: 1 })).total).toBe(2);
     expect(await audits.counts("cpo-a", Date.parse(at(0)))).toEqual({ audited: 2, mismatches: 1 });
     expect((await audits.byId("a2", [{ country_code: "NL", party_id: "XXX" }, { country_code: "be", party_id: "bec" }])).map((a) => [a.key, a.verdict, a.differences[0].field])).toEqual([["received/BE/BEC/A2", "mismatch", "total_cost.before_taxes"]]);
+  });
+
+  it("keeps a re-pricing as its facts and reads it back in the words it was audited with", async () => {
+    const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
+    const kept = auditKept(cdr("A1"), ctx);
+    expect(["repricing" in kept, "explanation" in kept]).toEqual([true, false]);
+    await audits.record([kept]);
+    const read = await audits.get(kept.key);
+    expect(read).toEqual(audit(cdr("A1"), ctx));
+    expect(Object.keys(read!)).toEqual(Object.keys(audit(cdr("A1"), ctx)));
+    expect(read!.explanation.at(-1)).toMatch(/^total_cost: the lines add up to /);
   });
 });
