@@ -12,10 +12,10 @@ const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
 /**
  * From this weight on (bytes, or members and array elements) a body's parse, and the work after it, are
- * weighty pieces (weightyTurn). Below it a body parses in well under a millisecond and waits for nothing.
+ * weighty pieces (weightyTurn); below it a body is taken in one piece, waiting for nothing, as every small request is.
  */
-export const TURN_BACK_BYTES = 64 * 1024;
-export const TURN_BACK_MEMBERS = 2_000;
+const WEIGHTY_BODY_BYTES = 64 * 1024;
+const WEIGHTY_BODY_MEMBERS = 2_000;
 
 /** weighty pieces waiting for their turn, oldest first */
 const waiting: (() => void)[] = [];
@@ -54,7 +54,7 @@ const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Reque
 export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<{ raw: string; body: unknown }> => {
   const scanner = new JsonScanner(limits);
   const bytes = await readRawBody(req, res, limits, scanner);
-  const weighty = bytes.length >= TURN_BACK_BYTES || scanner.members >= TURN_BACK_MEMBERS;
+  const weighty = bytes.length >= WEIGHTY_BODY_BYTES || scanner.members >= WEIGHTY_BODY_MEMBERS;
   if (weighty) await weightyTurn();
   let raw = bytes.toString("utf8");
   if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
