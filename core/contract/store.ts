@@ -91,6 +91,22 @@ export interface SharedReads {
 }
 
 /**
+ * Reads answered at once, without a promise, where the store can tell cheaply whether anything was committed
+ * since: the SQLite store (core/store/sqlite-change-marks.ts: the WAL-index header, which every commit of any
+ * connection rewrites).
+ */
+export interface ChangeMarks {
+  /**
+   * A mark that differs from every earlier one once anything was committed, by this connection or another;
+   * undefined when none can be given now (a transaction open on the connection, whose uncommitted writes its
+   * reads would see; no WAL; an error): then read as usual.
+   */
+  mark(): string | undefined;
+  /** What `get` answers, read now; undefined also when it cannot be read now (read as usual then). */
+  getNow<T>(collection: string, key: string): { value: T | undefined } | undefined;
+}
+
+/**
  * A Lua script, defined once under `name`, run atomically on the store's one Redis over the keys of
  * `collections` (for the i-th: its values hash KEYS[2i-1] and sort index KEYS[2i]) with `args` as ARGV, in one
  * round trip: a capability of the Redis store on one Redis only (a cluster's collections sit in different slots).
@@ -162,6 +178,8 @@ export interface Store {
   close(): Promise<void>;
   /** optional capability: shared reads and generation leases (the Redis store on one Redis) */
   readonly sharedReads?: SharedReads;
+  /** optional capability: reads answered at once while nothing was written (the SQLite store) */
+  readonly changeMarks?: ChangeMarks;
   /** optional capability: one atomic script over several collections (the Redis store on one Redis) */
   readonly scriptOnOneRedis?: OneRedisScript;
 }

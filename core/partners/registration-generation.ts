@@ -33,8 +33,28 @@ export class RegistrationGeneration {
   /** the shared read of the current batch and its answer as a token (one promise per batch, not per request) */
   private batch?: { read: Promise<string | undefined>; token: Promise<string> };
 
+  /** the token last read now (`now`), under the store's change mark taken before it was read */
+  private marked?: { mark: string; token: string };
+
   constructor(private readonly store: Store) {
     this.shared = store.sharedReads;
+  }
+
+  /**
+   * The current generation without waiting, where the store tells at once that nothing was written since it
+   * was last read (ChangeMarks: the SQLite store); undefined where it cannot (Redis, an open transaction, an
+   * error): then `read`. The mark is taken before the entry is read, so a renewal committed by any instance
+   * before this call is seen, as by `read`, which starts after its callers asked.
+   */
+  now(): string | undefined {
+    const marks = this.store.changeMarks;
+    const mark = marks?.mark();
+    if (mark === undefined) return undefined;
+    if (this.marked?.mark === mark) return this.marked.token;
+    const read = marks!.getNow<string>(REGISTRATION_GENERATION, KEY);
+    if (!read) return undefined;
+    this.marked = { mark, token: present(read.value) };
+    return this.marked.token;
   }
 
   read(): Promise<string> {
@@ -57,7 +77,7 @@ export class RegistrationGeneration {
     return token === ABSENT ? undefined : { collection: REGISTRATION_GENERATION, key: KEY, value: token };
   }
 
-  /** Settles once every instance refuses what the generation replaced: on one Redis, when the read leases taken before it have ended (SharedReads). */
+  /** Settles once every instance refuses what the generation replaced: on one Redis, when the read leases taken before it have ended (SharedReads); on SQLite, `now` reads it again once it is committed (ChangeMarks). */
   async renew(): Promise<void> {
     const write = () => this.store.put(REGISTRATION_GENERATION, KEY, randomBytes(9).toString("base64url"));
     await (this.shared ? this.shared.writing(write) : write());

@@ -3,6 +3,7 @@ import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type Store
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
 import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, type Db, type Statement } from "./sqlite-schema";
 import { GroupCommit } from "./sqlite-group-commit";
+import { SqliteChangeMarks } from "./sqlite-change-marks";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -38,6 +39,7 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Db,
     private readonly health: StoreHealth,
+    readonly changeMarks = new SqliteChangeMarks(db),
   ) {
     this.group = new GroupCommit((operation) => this.guard(operation), {
       begin: () => this.stmt("BEGIN IMMEDIATE").run(),
@@ -344,6 +346,7 @@ export class SqliteStore implements Store {
     await this.group.close();
     this.closed = true;
     this.statements.clear();
+    this.changeMarks.close();
     this.db.close();
   }
 
@@ -364,10 +367,7 @@ export class SqliteStore implements Store {
 
   /** The stored JSON text; libsql's row objects also carry `_metadata`, so only the column leaves here. */
   private readJson(collection: string, key: string): string | undefined {
-    const row = this.stmt("SELECT value FROM entries WHERE collection = ? AND key = ?").get(collection, key) as
-      | { value: string }
-      | undefined;
-    return row?.value;
+    return (this.stmt("SELECT value FROM entries WHERE collection = ? AND key = ?").get(collection, key) as { value: string } | undefined)?.value;
   }
 
   /** An omitted sort key keeps the entry's current one (0 for a new entry). */
