@@ -75,8 +75,37 @@ export const hasRoutingHeaders = (version: VersionNumber | undefined, module: st
  * which every entrance's body goes through before it reaches here.
  */
 export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Promise<Admission> => {
+  const { identity, routing } = admitted(deps, request, await deps.registry.authenticate(request.authorization || undefined, { base64First: base64First(request) }));
+  const scope = identity.via === "registered" ? await scopeOfRecord(deps, identity.record) : EMPTY_SCOPE;
+  return withFrom(deps, request, identity, routing, scope);
+};
+
+/**
+ * The same admission (the same checks, in the same order, with the same
+ * answers), without waiting, for an entrance that can answer at once (the
+ * hub's forwarded GETs, core/host/forwarded-get.ts): when the token was
+ * authenticated and the partner's scope worked out under the registration
+ * generation the store says is current now (PartnerRegistry.knownNow), with
+ * the registrations listed under it; undefined when any of that would take a
+ * read (then `admit`).
+ */
+export const admitNow = (deps: AdmissionDeps, request: AdmissionRequest): { admission: Admission; records: readonly PartnerRecord[] } | undefined => {
+  if (!request.authorization) return undefined;
+  const known = deps.registry.knownNow(request.authorization, base64First(request));
+  if (!known) return undefined;
+  const { identity, records } = known;
+  const scope = identity.via === "registered" ? settledScopes.get(identity.record) : EMPTY_SCOPE;
+  if (!scope) return undefined;
+  const { routing } = admitted(deps, request, identity);
+  return { admission: withFrom(deps, request, identity, routing, scope), records };
+};
+
+/** 2.2+ paths: a token is sent Base64-encoded, so its Base64 reading is tried first. */
+const base64First = (request: AdmissionRequest): boolean => request.version !== undefined && request.version !== "2.1.1";
+
+/** Checks 1-3 and the routing headers' form (4): the partner and its routing headers, or the refusal thrown. */
+const admitted = (deps: AdmissionDeps, request: AdmissionRequest, identity: PartnerIdentity | undefined): { identity: PartnerIdentity; routing: { from?: PartyRef; to?: PartyRef } } => {
   const { version, module } = request;
-  const identity = await deps.registry.authenticate(request.authorization || undefined, { base64First: version !== undefined && version !== "2.1.1" });
   if (!identity) throw unauthorized();
   // the partner on every log line and metric of the request from here on (core/http/request-scope.ts)
   const scoped = currentRequest();
@@ -85,9 +114,11 @@ export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Pro
     throw unauthorized("Token A is only valid on the versions and credentials endpoints");
   if (version && !identity.config.versions.includes(version)) throw unauthorized(`Version ${version} is not enabled for this partner`);
   if (module !== undefined && !deps.registry.modules.offers(identity.config, module, version)) throw notFound(`Module ${module}`);
+  return { identity, routing: request.routing ?? (hasRoutingHeaders(version, module) ? readRoutingHeaders(request.headers) : {}) };
+};
 
-  const routing = request.routing ?? (hasRoutingHeaders(version, module) ? readRoutingHeaders(request.headers) : {});
-  const scope = identity.via === "registered" ? await scopeOfRecord(deps, identity.record) : EMPTY_SCOPE;
+/** Check 4's from-party against the partner's scope, and the admission with its profile (5). */
+const withFrom = (deps: AdmissionDeps, request: AdmissionRequest, identity: PartnerIdentity, routing: { from?: PartyRef; to?: PartyRef }, scope: PartyScope): Admission => {
   let from = routing.from;
   if (request.from === "required") {
     from ??= identity.record.roles.find((r) => r.role !== "HUB");
@@ -137,13 +168,18 @@ export const admitPartner = async (deps: AdmissionDeps, partnerId: string, modul
  * registration changes, the only thing a scope depends on besides the config.
  */
 const scopes = new WeakMap<PartnerRecord, Promise<PartyScope>>();
+/** the same scopes once worked out, for `admitNow` */
+const settledScopes = new WeakMap<PartnerRecord, PartyScope>();
 const scopeOfRecord = (deps: AdmissionDeps, record: PartnerRecord): Promise<PartyScope> => {
   let scope = scopes.get(record);
   if (!scope) {
     scope = scopeOf(deps.config, deps.registry, record);
     if (Object.isFrozen(record)) {
       scopes.set(record, scope);
-      scope.catch(() => scopes.delete(record));
+      scope.then(
+        (settled) => settledScopes.set(record, settled),
+        () => scopes.delete(record),
+      );
     }
   }
   return scope;

@@ -5,7 +5,7 @@ import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { envelope } from "../http/envelope";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
-import { requestScope, routeOfPath } from "../http/request-scope";
+import { requestScope, requestStep, routeOfPath } from "../http/request-scope";
 import type { ObservedRequest } from "../http/observed-request";
 import { recordRequest, type RouteScope } from "./access-log";
 import { JSON_CONTENT_TYPE } from "./rendered-answer";
@@ -14,7 +14,7 @@ import { JSON_CONTENT_TYPE } from "./rendered-answer";
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /** What the hub's forwarding offers this entrance (core/hub/forwarder.ts). */
-export type StreamedGets = Pick<Forwarder, "prepareGet" | "sendGet">;
+export type StreamedGets = Pick<Forwarder, "prepareGet" | "prepareGetNow" | "sendGet" | "failureOf">;
 
 /** Paths whose labels are kept (a crawl asks one list path again and again); past this they start over. */
 const MAX_LABELS = 256;
@@ -31,7 +31,11 @@ const FORWARDED_PREFIXES = ["/ocpi/2.2.1/", "/ocpi/2.3.0/"];
  * headers rewritten) — without Koa's context and middleware around it. Its
  * ids, access line and metrics are the kernel's (requestIdsOf,
  * recordRequest); a receiver that gives no answer is answered with the hub
- * error Koa's error envelope would give.
+ * error Koa's error envelope would give. When all it needs is known at once
+ * (Forwarder.prepareGetNow: the registration generation, token, scope,
+ * route and receiver status of earlier requests, still current), nothing is
+ * awaited and the request's scope is a synchronous step (requestStep), not
+ * requestScope, until the receiver fails to answer.
  *
  * Anything else, and anything refused before the receiver is called (a bad
  * token or header, an unknown receiver: Koa answers the refusal), goes to
@@ -64,40 +68,46 @@ export class ForwardedGets {
       if (this.labels.size >= MAX_LABELS) this.labels.clear();
       this.labels.set(path, labels);
     }
-    const scope: RouteScope = { module: labels.module, interface: labels.interface, ...ids };
+    const scope: RouteScope = { module: labels.module, interface: labels.interface, requestId: ids.requestId, correlationId: ids.correlationId };
+    const query = mark < 0 ? "" : url.slice(mark + 1);
+    // known at once (the common case on SQLite): streamed with nothing awaited, outside requestScope (requestStep)
+    const now = requestStep(scope, () => this.gets.prepareGetNow(req, path, query, ids));
+    if (now) return this.send(req, res, now, path, scope, started);
     return requestScope.run(scope, async () => {
-      const prepared = await this.gets.prepareGet(req, path, mark < 0 ? "" : url.slice(mark + 1), ids);
+      const prepared = await this.gets.prepareGet(req, path, query, ids);
       if (!prepared) {
         earlierIds.set(req, ids);
         return next(req, res);
       }
-      const answer = await this.send(req, res, prepared, path, ids);
-      recordRequest(this.log, scope, { method: "GET", path, ...answer }, started, this.observe);
+      await this.send(req, res, prepared, path, scope, started);
     });
   }
 
-  /** The stream, or the hub error (4002, 4003) when the receiver gave no answer, as an envelope with the request's ids. */
-  private async send(
-    req: IncomingMessage,
-    res: ServerResponse,
-    prepared: PreparedStream,
-    path: string,
-    ids: { requestId: string; correlationId: string },
-  ): Promise<{ httpStatus: number; statusCode?: number }> {
-    try {
-      await this.gets.sendGet(req, res, prepared);
-      return { httpStatus: res.statusCode };
-    } catch (error) {
-      const refusal = error instanceof OcpiError ? error : undefined;
-      if (!refusal) this.log.error({ err: error, requestId: ids.requestId, path, method: "GET" }, "unexpected error");
-      const [httpStatus, statusCode, message] = refusal ? [refusal.httpStatus, refusal.statusCode, refusal.message] : [500, Status.SERVER_ERROR, `Internal error; request id ${ids.requestId}`];
-      if (!res.headersSent && !res.destroyed) {
-        const body = JSON.stringify(envelope(undefined, statusCode, message));
-        res
-          .writeHead(httpStatus, { ...refusal?.headers, "X-Request-ID": ids.requestId, "X-Correlation-ID": ids.correlationId, "Content-Type": JSON_CONTENT_TYPE, "Content-Length": Buffer.byteLength(body) })
-          .end(body);
-      }
-      return { httpStatus, statusCode };
+  /**
+   * The stream and the request's access line and figures; when the receiver
+   * gave no answer, the hub error (4002, 4003), worked out in the request's
+   * scope, as an envelope with the request's ids.
+   */
+  private send(req: IncomingMessage, res: ServerResponse, prepared: PreparedStream, path: string, scope: RouteScope, started: bigint): Promise<void> {
+    const done = (answer: { httpStatus: number; statusCode?: number }) =>
+      recordRequest(this.log, scope, { method: "GET", path, httpStatus: answer.httpStatus, statusCode: answer.statusCode }, started, this.observe);
+    return this.gets.sendGet(req, res, prepared).then(
+      () => done({ httpStatus: res.statusCode }),
+      (error: unknown) => requestScope.run(scope, async () => done(await this.refuse(res, error, prepared, path, scope))),
+    );
+  }
+
+  private async refuse(res: ServerResponse, thrown: unknown, prepared: PreparedStream, path: string, ids: { requestId?: string; correlationId?: string }): Promise<{ httpStatus: number; statusCode?: number }> {
+    const error: unknown = await this.gets.failureOf(thrown, prepared).catch((failed: unknown) => failed);
+    const refusal = error instanceof OcpiError ? error : undefined;
+    if (!refusal) this.log.error({ err: error, requestId: ids.requestId, path, method: "GET" }, "unexpected error");
+    const [httpStatus, statusCode, message] = refusal ? [refusal.httpStatus, refusal.statusCode, refusal.message] : [500, Status.SERVER_ERROR, `Internal error; request id ${ids.requestId}`];
+    if (!res.headersSent && !res.destroyed) {
+      const body = JSON.stringify(envelope(undefined, statusCode, message));
+      res
+        .writeHead(httpStatus, { ...refusal?.headers, "X-Request-ID": ids.requestId, "X-Correlation-ID": ids.correlationId, "Content-Type": JSON_CONTENT_TYPE, "Content-Length": Buffer.byteLength(body) })
+        .end(body);
     }
+    return { httpStatus, statusCode };
   }
 }

@@ -23,9 +23,33 @@ export interface RequestScope {
  */
 export const requestScope = new AsyncLocalStorage<RequestScope>();
 
+/** the scope of the request whose synchronous step runs now (`requestStep`), before requestScope's */
+let stepping: RequestScope | undefined;
+
+/**
+ * Runs one synchronous step of a request in its scope without entering
+ * requestScope: for an entrance that serves a request without awaiting
+ * anything on its behalf (the hub's forwarded GETs, core/host/forwarded-get.ts),
+ * so that its requests pay nothing for entering requestScope and, in a
+ * process that never entered it, none of the async hooks it turns on for
+ * good (a promise hook per promise, an init hook per async resource). What
+ * the step calls sees the scope
+ * (currentRequest); what it leaves to run later does not: such an entrance
+ * enters requestScope for any step that awaits.
+ */
+export const requestStep = <R>(scope: RequestScope, step: () => R): R => {
+  const outer = stepping;
+  stepping = scope;
+  try {
+    return step();
+  } finally {
+    stepping = outer;
+  }
+};
+
 /** The current request's scope; undefined outside a request (background work started at start-up). */
 export const currentRequest = (): RequestScope | undefined => {
-  const scope = requestScope.getStore();
+  const scope = stepping ?? requestScope.getStore();
   return scope?.ended ? undefined : scope;
 };
 

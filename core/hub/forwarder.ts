@@ -10,15 +10,13 @@ import type { PartnerRecord } from "../contract/partner-record";
 import type { LossyTranslationLog } from "../model/lossy";
 import type { TolerantReader } from "../model/tolerant-reader";
 import type { Outbox } from "../outbox/outbox";
-import type { InterfaceRole, PartyRef, VersionNumber } from "../protocol/types";
+import type { InterfaceRole, PartyRef } from "../protocol/types";
 import type { Store } from "../contract/store";
 import { partyKey, sameParty } from "../protocol/types";
 import { Status } from "../protocol/status";
 import { OcpiError, invalid } from "../contract/errors";
 import { ocpiTimestamp } from "../http/envelope";
 import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../http/body-limits";
-import { admit, routingBeforeAdmission } from "../edge/admit";
-import { readRoutingHeaders } from "../http/routing-headers";
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { ForwardAgents } from "./forward-agents";
 import { hubError } from "./hub-http";
@@ -32,6 +30,7 @@ import { readSenderBody } from "./sender-body";
 import { REQUEST_HEADERS, answerHeaders, flatten } from "./forward-headers";
 import { ReceiverRoutes, pathAt, type ReceiverRoute } from "./receiver-routes";
 import { StreamFailure, streamTo, type StreamPlan } from "./stream-forward";
+import { HubAddressing, type Decided } from "./hub-addressing";
 
 export interface ForwardingDeps {
   config: GatewayConfig;
@@ -47,26 +46,6 @@ export interface ForwardingDeps {
   /** the plugin of a module, whether or not this gateway serves it: what the module declares of itself */
   pluginOf(module: string): ModulePlugin | undefined;
 }
-
-/** The routing headers, when well formed; undefined otherwise (routingBeforeAdmission then answers in admission's order). */
-const routingHeadersOf = (headers: IncomingHttpHeaders): { from?: PartyRef; to?: PartyRef } | undefined => {
-  try {
-    return readRoutingHeaders(headers);
-  } catch {
-    return undefined;
-  }
-};
-
-/** Module paths of the versions that have routing headers; 2.1.1 has none, so nothing there is forwarded. */
-const MODULE_PATH = /^\/ocpi\/(2\.2\.1|2\.3\.0)\/(sender|receiver)\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
-
-/** What a request through the hub is, once admitted: a push to broadcast, a list to merge, or a request for one receiver. */
-type Decided = {
-  kind: "broadcast" | "merged" | "forward";
-  inbound: Inbound;
-  /** the registrations of the generation the admission read (PartnerRegistry.listCurrent, asked in the same batch) */
-  records: readonly PartnerRecord[];
-};
 
 /** A GET streamed to a receiver as the fast entrance (core/host/forwarded-get.ts) sends it. */
 export interface PreparedStream {
@@ -102,6 +81,7 @@ export class Forwarder {
   private readonly routes: ReceiverRoutes;
   private readonly merged: MergedLists;
   private readonly broadcasts: HubBroadcast;
+  private readonly addressing: HubAddressing;
 
   constructor(private readonly deps: ForwardingDeps) {
     const { config } = deps;
@@ -110,6 +90,7 @@ export class Forwarder {
     this.routes = new ReceiverRoutes(deps.registry, (record) => deps.connections.statusOf(record));
     this.hubParties = config.parties.filter((p) => p.role === "HUB" || (config.server.hub_party_id !== undefined && partyKey(p) === config.server.hub_party_id.toUpperCase()));
     this.broadcasts = new HubBroadcast(deps, this.hubParties);
+    this.addressing = new HubAddressing(deps, this.hubParties, (module, method, rest) => this.responseUrlOf(module, "RECEIVER", method, rest) !== undefined);
   }
 
   /** where a request of the module carries its response_url, as its plugin declares (commands, charging profiles) */
@@ -120,41 +101,13 @@ export class Forwarder {
   middleware(): Middleware {
     return async (ctx, next) => {
       if (ctx.path.startsWith(RELAY_PATH)) return this.relay.receive(ctx);
-      const decided = await this.decide(ctx.method, ctx.path, ctx.headers);
+      const decided = await this.addressing.decide(ctx.method, ctx.path, ctx.headers);
       if (!decided) return next();
       const { kind, inbound } = decided;
       if (kind === "broadcast") return this.broadcasts.push(ctx, inbound, this.routeOf(inbound, ctx.method));
       if (kind === "merged") return this.merged.answer(ctx, { ...inbound, hub: inbound.to });
       return this.forward(ctx, inbound, decided.records);
     };
-  }
-
-  /**
-   * Whether a request is the hub's (addressed to a party of a partner, or a
-   * push or list addressed to our hub party), admitted at the edge; undefined:
-   * the kernel's (to a party of ours, or no module path of a version with routing headers).
-   */
-  private async decide(method: string, path: string, headers: IncomingHttpHeaders): Promise<Decided | undefined> {
-    const match = MODULE_PATH.exec(path);
-    if (!match) return undefined;
-    const version = match[1] as VersionNumber;
-    const module = match[3];
-    const rest = match[4] ?? "";
-    const request = { authorization: headers.authorization, headers, version, module };
-    const routing = routingHeadersOf(headers) ?? (await routingBeforeAdmission(this.deps, request));
-    const to = routing.to;
-    if (!to) return undefined;
-    const toHub = this.hubParties.some((p) => sameParty(p, to));
-    // an asynchronous request has one receiver to post its result: never broadcast
-    const broadcast = toHub && method !== "GET" && match[2] === "receiver" && !this.responseUrlOf(module, "RECEIVER", method, rest);
-    const merged = toHub && method === "GET" && match[2] === "sender" && rest === "";
-    if (!broadcast && !merged && this.deps.config.parties.some((p) => sameParty(p, to))) return undefined;
-
-    // the edge's admission, as for every other entrance; a request through the hub always has a from-party
-    // asked with the admission, the registrations are read on the generation read the admission waits for
-    const [admitted, records] = await Promise.all([admit(this.deps, { ...request, routing, from: "required" }), this.deps.registry.listCurrent()]);
-    const inbound: Inbound = { version, role: match[2] === "sender" ? "SENDER" : "RECEIVER", module, rest, sender: admitted.partner, profile: admitted.profile, from: admitted.from!, to };
-    return { kind: broadcast ? "broadcast" : merged ? "merged" : "forward", inbound, records };
   }
 
   /**
@@ -167,25 +120,45 @@ export class Forwarder {
     let decided: Decided | undefined;
     let route: ReceiverRoute;
     try {
-      decided = await this.decide("GET", path, req.headers);
+      decided = await this.addressing.decide("GET", path, req.headers);
       if (decided?.kind !== "forward") return undefined;
       route = await this.routes.of(decided.inbound, decided.records);
     } catch {
       return undefined;
     }
-    const { inbound } = decided;
+    return this.prepared(route, decided.inbound, req, path, query, ids);
+  }
+
+  /**
+   * The same, without waiting: when the admission (admitNow), the
+   * registrations and the receiver's route and status are known at once
+   * (ReceiverRoutes.now); undefined otherwise, refusals included (then `prepareGet`).
+   */
+  prepareGetNow(req: IncomingMessage, path: string, query: string, ids: { requestId: string; correlationId: string }): PreparedStream | undefined {
+    try {
+      const decided = this.addressing.forwardNow(path, req.headers);
+      const route = decided && this.routes.now(decided.inbound, decided.records);
+      return route && this.prepared(route, decided.inbound, req, path, query, ids);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private prepared(route: ReceiverRoute, inbound: Inbound, req: IncomingMessage, path: string, query: string, ids: { requestId: string; correlationId: string }): PreparedStream | undefined {
     if (route.target.version !== inbound.version || this.responseUrlOf(inbound.module, inbound.role, "GET", inbound.rest)) return undefined;
     const plan = this.planOf(route, inbound, path, query, ids.correlationId, req.headers);
     plan.own = ["X-Request-ID", ids.requestId, "X-Correlation-ID", ids.correlationId];
     return { plan, route };
   }
 
-  /** Streams a prepared GET (prepareGet); rejects with the hub error the sender is answered when the receiver gave no answer. */
+  /** Streams a prepared GET (prepareGet); rejects, when the receiver gave no answer, with what `failureOf` makes the sender's answer. */
   sendGet(req: IncomingMessage, res: ServerResponse, prepared: PreparedStream): Promise<unknown> {
-    const { plan, route } = prepared;
-    return streamTo(req, res, plan, { onAnswer: () => this.reachedWell(route) }).catch(async (error: unknown) => {
-      throw await this.failure(error, route, plan.timeoutMs);
-    });
+    return streamTo(req, res, prepared.plan, { onAnswer: () => this.reachedWell(prepared.route) });
+  }
+
+  /** The hub error (4002, 4003) the sender of a prepared GET is answered when `sendGet` rejected with `error`. */
+  failureOf(error: unknown, prepared: PreparedStream): Promise<OcpiError> {
+    return this.failure(error, prepared.route, prepared.plan.timeoutMs);
   }
 
   close(): void {
@@ -209,10 +182,14 @@ export class Forwarder {
    * and the sender's content headers.
    */
   private planOf(route: ReceiverRoute, inbound: Inbound, path: string, query: string, correlationId: string, sent?: IncomingHttpHeaders): StreamPlan {
-    const headers: Record<string, string | string[]> = { ...route.headers, "x-request-id": randomUUID(), "x-correlation-id": correlationId };
+    // name and value in turn (as node:http takes them): no object built per request
+    const headers = route.headers.concat("x-request-id", randomUUID(), "x-correlation-id", correlationId);
     if (sent) {
-      headers.host = route.host;
-      for (const name of REQUEST_HEADERS) if (sent[name] !== undefined) headers[name] = sent[name];
+      headers.push("host", route.host);
+      for (const name of REQUEST_HEADERS) {
+        const value = sent[name];
+        if (value !== undefined) headers.push(name, value);
+      }
     }
     const protocol = route.endpoint.protocol as StreamPlan["protocol"];
     return {
@@ -294,7 +271,9 @@ export class Forwarder {
     let body: string | undefined;
     const relayId = spot ? await this.relayed(inbound, target, spot, url, parsed) : undefined;
     if (parsed !== undefined) body = JSON.stringify(parsed);
-    const headers = { ...plan.headers, accept: "application/json" } as Record<string, string>;
+    const headers: Record<string, string> = {};
+    for (let i = 0; i + 1 < plan.headers.length; i += 2) headers[plan.headers[i]] = plan.headers[i + 1];
+    headers.accept = "application/json";
     if (body !== undefined) headers["content-type"] = "application/json";
     let answer: Awaited<ReturnType<typeof request>>;
     let text: string;

@@ -27,8 +27,8 @@ export interface ReceiverRoute {
   port: number | undefined;
   /** connections only to public addresses: the endpoint's origin is not one the operator named */
   publicOnly: boolean;
-  /** the headers of every request to the receiver but its ids: its token (in its first encoding, a forwarded body streams once), routing headers in its prefix */
-  headers: Readonly<Record<string, string>>;
+  /** the headers of every request to the receiver but its ids, name and value in turn: its token (in its first encoding, a forwarded body streams once), routing headers in its prefix */
+  headers: readonly string[];
 }
 
 /** What a route resolves to: refused before the receiver's status is looked at, or after it (the order of the checks), or the route. */
@@ -71,15 +71,7 @@ export class ReceiverRoutes {
    * from the moment that write returned), or the hub error it is refused with (4001, 4003: README "Hubs and forwarding").
    */
   async of(inbound: Inbound, records: readonly PartnerRecord[]): Promise<ReceiverRoute> {
-    let routes = this.routes.get(records);
-    if (!routes) this.routes.set(records, (routes = new Map()));
-    const key = `${inbound.sender.id}\n${partyKey(inbound.from)}\n${partyKey(inbound.to)}\n${inbound.module}\n${inbound.role}`;
-    let resolved = routes.get(key);
-    if (!resolved) {
-      resolved = this.resolve(records, inbound);
-      if (routes.size >= MAX_ROUTES) routes.clear();
-      routes.set(key, resolved);
-    }
+    const resolved = this.resolved(inbound, records);
     if (resolved.beforeStatus) throw resolved.beforeStatus;
     const { target, name } = resolved;
     const status = this.statuses.known(target.id) ?? (await this.statuses.get(target.id, () => this.statusOf(target)));
@@ -90,6 +82,30 @@ export class ReceiverRoutes {
     }
     if (!resolved.route) throw resolved.afterStatus;
     return resolved.route;
+  }
+
+  /**
+   * The same route without waiting, when `of` would answer it at once: the receiver's status known (read
+   * within the last second) and not OFFLINE; undefined otherwise, a refusal included (then `of`).
+   */
+  now(inbound: Inbound, records: readonly PartnerRecord[]): ReceiverRoute | undefined {
+    const resolved = this.resolved(inbound, records);
+    const status = resolved.route && this.statuses.known(resolved.target.id);
+    return status !== undefined && status !== "OFFLINE" ? resolved.route : undefined;
+  }
+
+  /** What the route of a sender, from-party, to-party and module interface resolves to in a listing, worked out once (4001 thrown). */
+  private resolved(inbound: Inbound, records: readonly PartnerRecord[]): Resolved {
+    let routes = this.routes.get(records);
+    if (!routes) this.routes.set(records, (routes = new Map()));
+    const key = `${inbound.sender.id}\n${partyKey(inbound.from)}\n${partyKey(inbound.to)}\n${inbound.module}\n${inbound.role}`;
+    let resolved = routes.get(key);
+    if (!resolved) {
+      resolved = this.resolve(records, inbound);
+      if (routes.size >= MAX_ROUTES) routes.clear();
+      routes.set(key, resolved);
+    }
+    return resolved;
   }
 
   /** The registered (or known) partner holding the to-party, when the sender may reach it (else 4001), and what the route to it is. */
@@ -111,9 +127,7 @@ export class ReceiverRoutes {
     const endpoint = new URL(found.url);
     const problem = outboundProblem(endpoint, call.policy);
     if (problem) return refused(Status.HUB_CONNECTION_PROBLEM, `Receiver ${name}: ${safeUrl(found.url)} is outside its outbound URL policy (${problem})`);
-    const headers = lower(callHeaders(call, encodingsOf(call)[0]));
-    delete headers["x-request-id"];
-    delete headers["x-correlation-id"];
+    const headers = Object.entries(lower(callHeaders(call, encodingsOf(call)[0]))).flatMap(([header, value]) => (header === "x-request-id" || header === "x-correlation-id" ? [] : [header, value]));
     const hostname = endpoint.hostname.startsWith("[") ? endpoint.hostname.slice(1, -1) : endpoint.hostname;
     const port = endpoint.port ? Number(endpoint.port) : undefined;
     return { target: holder, name, route: { target: holder, name, endpoint, hostname, host: endpoint.host, port, publicOnly: needsPublicAddress(endpoint, call.policy), headers: Object.freeze(headers) } };

@@ -12,8 +12,8 @@ export interface StreamPlan {
   port: number | undefined;
   /** path and query at the receiver */
   path: string;
-  /** the request's headers: the hub's (Host, token, ids, routing headers in the receiver's prefix) and the sender's content headers (REQUEST_HEADERS) */
-  headers: Record<string, string | string[]>;
+  /** the request's headers, name and value in turn: the hub's (Host, token, ids, routing headers in the receiver's prefix) and the sender's content headers (REQUEST_HEADERS) */
+  headers: string[];
   agent: http.Agent;
   timeoutMs: number;
   senderPrefix: HeaderPrefix;
@@ -61,7 +61,7 @@ export const streamTo = (
     const outgoing = transport.request(
       { hostname: plan.hostname, port: plan.port, method: req.method, path: plan.path, headers: plan.headers, agent: plan.agent, setHost: false },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answerHeadersOf(answer.rawHeaders, plan.senderPrefix, plan.linkBase, [...plan.own]));
+        res.writeHead(answer.statusCode ?? 502, answerHeadersOf(answer.rawHeaders, plan.senderPrefix, plan.linkBase, plan.own.slice()));
         answer.on("error", () => res.destroy());
         answer.pipe(res);
         events.onAnswer?.();

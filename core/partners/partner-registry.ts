@@ -3,7 +3,7 @@ import type { Store, StoreGuard } from "../contract/store";
 import type { PartnerIdentity } from "../contract/request-context";
 import { PARTNERS, TOKEN_INDEX, deepFreeze, newPartnerRecord, type TokenIndexEntry } from "./partner-record";
 import { type PartnerRecord } from "../contract/partner-record";
-import { generateToken, hashToken, readAuthorization, sameHash } from "./token-vault";
+import { generateToken, hashToken, readAuthorization, tokenKindOf } from "./token-vault";
 import { RegistrationGeneration } from "./registration-generation";
 import { checkRoleClaims, heldParties } from "./role-claims";
 import { profileOf, settingsOf } from "./partner-profile";
@@ -190,6 +190,18 @@ export class PartnerRegistry {
     return listed.read;
   }
 
+  /**
+   * What `authenticate` and `listCurrent` answer, without waiting, when the store tells at once that its
+   * registration generation is the one they were read under (RegistrationGeneration.now: SQLite) and both were
+   * read under it already; undefined otherwise (then ask them).
+   */
+  knownNow(header: string, base64First: boolean): { identity: PartnerIdentity; records: readonly PartnerRecord[] } | undefined {
+    const generation = this.renewalPending ? undefined : this.generation.now();
+    if (generation === undefined || this.known?.generation !== generation || this.listed?.generation !== generation || !this.listed.settled) return undefined;
+    const seen = this.known.headers.get(header);
+    return seen && seen.base64First === base64First && Date.now() < seen.until ? { identity: seen.identity, records: this.listed.settled.records } : undefined;
+  }
+
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */
   async add(id: string): Promise<string> {
     return this.changing(() => this.addPartner(id));
@@ -233,7 +245,7 @@ export class PartnerRegistry {
       if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) continue;
       const config = this.configOf(entry.partnerId);
       if (config.token_encoding !== "auto" && config.token_encoding !== candidate.encoding) continue;
-      const via = this.tokenKind(record, entry, hash);
+      const via = tokenKindOf(record, entry, hash);
       if (!via) continue;
       const identity: PartnerIdentity = Object.freeze({ id: record.id, config, record, via, token: candidate.value });
       const until = Math.min(entry.expiresAt ?? Infinity, entry.kind === "previous" ? (record.previousTokenExpiresAt ?? 0) : Infinity);
@@ -269,24 +281,6 @@ export class PartnerRegistry {
     this.renewalPending = true;
     await this.generation.renew();
     this.renewalPending = false;
-  }
-
-  private tokenKind(record: PartnerRecord, entry: TokenIndexEntry, hash: string): PartnerIdentity["via"] | undefined {
-    switch (entry.kind) {
-      case "token_a":
-        return !record.tokenAConsumed && record.tokenAHash && sameHash(record.tokenAHash, hash) ? "bootstrap" : undefined;
-      case "current":
-        // Token B works on versions while we initiate a registration, before the partner has answered.
-        if (!record.issuedTokenHash || !sameHash(record.issuedTokenHash, hash)) return undefined;
-        return record.status === "registered" ? "registered" : "bootstrap";
-      case "previous":
-        return record.status === "registered" &&
-          record.previousTokenHash &&
-          sameHash(record.previousTokenHash, hash) &&
-          (record.previousTokenExpiresAt ?? 0) > Date.now()
-          ? "registered"
-          : undefined;
-    }
   }
 
   /**

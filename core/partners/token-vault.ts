@@ -1,4 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { PartnerRecord } from "../contract/partner-record";
+import type { PartnerIdentity } from "../contract/request-context";
+import type { TokenIndexEntry } from "./partner-record";
 
 /**
  * Tokens we issue are stored only as hashes. They are random 256-bit values,
@@ -43,3 +46,22 @@ export const readAuthorization = (header: string | undefined): PresentedToken[] 
 
 export const encodeToken = (token: string, encoding: "raw" | "base64"): string =>
   encoding === "base64" ? Buffer.from(token, "utf8").toString("base64") : token;
+
+/** What a presented token (its hash, found in the index as `entry`) is of `record` now: its token A, its current or its previous token, or nothing any more. */
+export const tokenKindOf = (record: PartnerRecord, entry: TokenIndexEntry, hash: string): PartnerIdentity["via"] | undefined => {
+  switch (entry.kind) {
+    case "token_a":
+      return !record.tokenAConsumed && record.tokenAHash && sameHash(record.tokenAHash, hash) ? "bootstrap" : undefined;
+    case "current":
+      // Token B works on versions while we initiate a registration, before the partner has answered.
+      if (!record.issuedTokenHash || !sameHash(record.issuedTokenHash, hash)) return undefined;
+      return record.status === "registered" ? "registered" : "bootstrap";
+    case "previous":
+      return record.status === "registered" &&
+        record.previousTokenHash &&
+        sameHash(record.previousTokenHash, hash) &&
+        (record.previousTokenExpiresAt ?? 0) > Date.now()
+        ? "registered"
+        : undefined;
+  }
+};
