@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Logger } from "pino";
-import type { PartyConfig } from "../../config/types";
-import type { OcpiReply, OcpiRequest, RouteSpec } from "../contract/module-plugin";
-import type { PartnerIdentity, RequestContext } from "../contract/request-context";
+import type { OcpiReply, RouteSpec } from "../contract/module-plugin";
+import type { PartnerIdentity } from "../contract/request-context";
 import { partyKey, type VersionNumber } from "../protocol/types";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "../modules/served-modules";
@@ -12,8 +10,8 @@ import { type PageRequest } from "../contract/page";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
 import { requestScope, routeOfPath } from "../http/request-scope";
 import { Status } from "../protocol/status";
-import { answerHeaders, resolveParty, type KernelServices } from "./mount-route";
-import { admit, hasRoutingHeaders, type Admission } from "../edge/admit";
+import { answerHeaders, ocpiRequestOf, requestContextOf, resolveParty, type KernelServices } from "./mount-route";
+import { admit, hasRoutingHeaders } from "../edge/admit";
 import { JSON_CONTENT_TYPE, answerBody, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
 import { recordRequest, type RouteScope } from "./access-log";
 import { type ObservedRequest } from "../http/observed-request";
@@ -155,7 +153,8 @@ export class CachedGets {
       answer = this.headersOf(target, reply, partner, `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`, headersOf(reply));
     } else {
       // Not in the cache: the kernel's request (core/host/mount-route.ts) for a GET without path parameters or body, run here.
-      reply = await k.cache.serve(route, this.request(target, admitted, party, scope, query, page));
+      const rc = requestContextOf(k.log, served, version, admitted, party, { requestId: scope.requestId!, correlationId: scope.correlationId! });
+      reply = await k.cache.serve(route, ocpiRequestOf(rc, admitted.scope, { params: {}, query: flatQuery(query), body: undefined, page, owner: undefined, parties: undefined }));
       if ((reply.httpStatus ?? 200) !== 200) return false;
       const tx = (name: string) => k.lossy.context(partner.id, name, version, {}, partner.record.roles[0]);
       const rendered = await answerBody(reply, route, version, tx, partner.record.roles[0], k.cache.memo(reply));
@@ -169,32 +168,6 @@ export class CachedGets {
     if (cached) k.cache.peekServed(plugin.module);
     recordRequest(k.log, scope, { method: "GET", path, httpStatus: 200, statusCode }, started, this.observe);
     return true;
-  }
-
-  /** The OcpiRequest the kernel makes of an admitted GET without path parameters or body (mountRoute's, to the letter). */
-  private request(target: Target, admitted: Admission, party: PartyConfig, scope: RouteScope, query: Query, page: PageRequest): OcpiRequest {
-    const { served, version } = target;
-    const { partner, profile, from, to } = admitted;
-    const { log: root } = this.k;
-    const module = served.plugin.module;
-    let log: Logger | undefined;
-    const rc: RequestContext = {
-      requestId: scope.requestId!,
-      correlationId: scope.correlationId!,
-      version,
-      module,
-      role: served.role,
-      partner,
-      profile,
-      from,
-      to,
-      party,
-      get log() {
-        return (log ??= root.child({ requestId: this.requestId, partner: partner.id, module }));
-      },
-    };
-    const port = { partnerId: partner.id, party, version, correlationId: rc.correlationId, scope: admitted.scope, parties: undefined };
-    return { ctx: rc, params: {}, query: flatQuery(query), body: undefined, page, owner: undefined, port };
   }
 
   /** The header set `key` (the request's query and routing) of a reply for a partner, built once by `build`. */

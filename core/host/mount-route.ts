@@ -16,7 +16,8 @@ import { bodyOwnerInScope, ownerInScope } from "../modules/receiver-rules";
 import { JSON_CONTENT_TYPE, answerBody } from "./rendered-answer";
 import { invalid, invalidFields } from "../contract/errors";
 import { routingHeaders } from "../http/routing-headers";
-import { admit } from "../edge/admit";
+import { admit, type Admission } from "../edge/admit";
+import type { PartyScope } from "../contract/party-scope";
 import { flatQuery, pageHeaders, parsePageRequest } from "../http/pagination";
 import { type PageRequest } from "../contract/page";
 import { requestBody } from "../http/json-body";
@@ -49,33 +50,17 @@ const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
 export const mountRoute = (served: ServedModule, version: VersionNumber, route: RouteSpec, k: KernelServices): Middleware =>
   async (ctx: Context) => {
     const { plugin } = served;
-    const { partner, profile, scope, from, to } = await admit(k, {
+    const admitted = await admit(k, {
       authorization: ctx.get("Authorization"),
       headers: ctx.headers,
       version,
       module: plugin.configurationModule ? undefined : plugin.module,
       access: route.access,
     });
+    const { partner, profile, scope, from, to } = admitted;
     const routing = { from, to };
     const party = resolveParty(served.parties, k.config.parties, routing.to);
-
-    let log: Logger | undefined;
-    const rc: RequestContext = {
-      requestId: ctx.state.requestId,
-      correlationId: ctx.state.correlationId,
-      version,
-      module: plugin.module,
-      role: served.role,
-      partner,
-      profile,
-      from: routing.from,
-      to: routing.to,
-      party,
-      // Made when first used: most requests log nothing, and a child logger serialises its bindings up front.
-      get log() {
-        return (log ??= k.log.child({ requestId: this.requestId, partner: partner.id, module: plugin.module }));
-      },
-    };
+    const rc = requestContextOf(k.log, served, version, admitted, party, { requestId: ctx.state.requestId, correlationId: ctx.state.correlationId });
     const params = { ...(ctx.params as Record<string, string>) };
     const pathOwner = params.country_code && params.party_id ? ownerInScope(scope, params.country_code, params.party_id) : undefined;
     // 2.1.1 objects lack owner fields: the path's owner, or the partner's first party, fills them in.
@@ -86,9 +71,8 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
 
     // Addressed to none of the module's several parties: a GET All answers for all of them (README "Several parties on one gateway").
     const parties = routing.to || served.parties.length < 2 ? undefined : served.parties;
-    const port = { partnerId: partner.id, party, version, correlationId: rc.correlationId, scope, parties };
     const owner = route.owner === "body" ? bodyOwnerInScope(scope, body) : pathOwner;
-    const request: OcpiRequest = { ctx: rc, params, query: flatQuery(ctx.query), body, page, owner, port };
+    const request = ocpiRequestOf(rc, scope, { params, query: flatQuery(ctx.query), body, page, owner, parties });
     const reply: OcpiReply = k.cache ? await k.cache.serve(route, request) : await route.handle(request);
 
     for (const [name, value] of answerHeaders(served, version, profile, party, routing.from, reply)) ctx.set(name, value);
@@ -98,6 +82,50 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     if (Buffer.isBuffer(answer)) ctx.set("Content-Type", JSON_CONTENT_TYPE);
     ctx.body = answer;
   };
+
+/**
+ * What the plugin is told of an admitted request (every entrance that runs a route: mountRoute, and the
+ * cached GETs' uncached answer, core/host/cached-get.ts): who asks, in which version and module, for
+ * which party of ours, under which ids; its logger made when first used (most requests log nothing, and a
+ * child logger serialises its bindings up front).
+ */
+export const requestContextOf = (
+  root: Logger,
+  served: ServedModule,
+  version: VersionNumber,
+  admitted: Pick<Admission, "partner" | "profile" | "from" | "to">,
+  party: PartyConfig,
+  ids: { requestId: string; correlationId: string },
+): RequestContext => {
+  const { partner } = admitted;
+  const module = served.plugin.module;
+  let log: Logger | undefined;
+  return {
+    requestId: ids.requestId,
+    correlationId: ids.correlationId,
+    version,
+    module,
+    role: served.role,
+    partner,
+    profile: admitted.profile,
+    from: admitted.from,
+    to: admitted.to,
+    party,
+    get log() {
+      return (log ??= root.child({ requestId: this.requestId, partner: partner.id, module }));
+    },
+  };
+};
+
+/** The request a route's handler gets: its context (requestContextOf), the request's parts, and the port its adapter is called with. */
+export const ocpiRequestOf = (
+  rc: RequestContext,
+  scope: PartyScope,
+  parts: Pick<OcpiRequest, "params" | "query" | "body" | "page" | "owner"> & { parties: PartyConfig[] | undefined },
+): OcpiRequest => {
+  const port = { partnerId: rc.partner.id, party: rc.party, version: rc.version, correlationId: rc.correlationId, scope, parties: parts.parties };
+  return { ctx: rc, params: parts.params, query: parts.query, body: parts.body, page: parts.page, owner: parts.owner, port };
+};
 
 const readBody = async (
   ctx: Context,
