@@ -135,6 +135,8 @@ export class Forwarder {
    * (ReceiverRoutes.now); undefined otherwise, refusals included (then `prepareGet`).
    */
   prepareGetNow(req: IncomingMessage, path: string, query: string, ids: { requestId: string; correlationId: string }): PreparedStream | undefined {
+    // only a store that tells at once whether anything was written (ChangeMarks: SQLite) lets a generation be known at once
+    if (!this.deps.store.changeMarks) return undefined;
     try {
       const decided = this.addressing.forwardNow(path, req.headers);
       const route = decided && this.routes.now(decided.inbound, decided.records);
