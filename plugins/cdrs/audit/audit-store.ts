@@ -8,17 +8,19 @@ import type { VersionNumber } from "../../../core/protocol/types";
 /**
  * The CDR audit in the gateway's store (any store: SQLite, Redis, Redis
  * Cluster; only single-collection operations are used):
- * - `cdrs:audit:seen`: every CDR ever queued, so each is audited once;
- * - `cdrs:audit:queue`: CDRs waiting for the worker, oldest first, the CDR itself in the entry;
- * - `cdrs:audit`: the audits, by audit key, ordered by when they were made;
+ * - `cdrs:audit`: every CDR queued, by audit key, written once (so each is audited once): while it waits, the
+ *   queued CDR, at a sort key before every audit's (`PENDING`: the queue, oldest first, is the head of the
+ *   collection); once audited, its audit in its place, at the time it was made. Auditing a CDR thus rewrites
+ *   one entry, where a queue of its own cost a second entry to queue it and a delete to take it off
+ *   (bench/RESULTS.md "CDR audit");
  * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: the lists, each entry the audit's key at
  *   the audit's time (a list page reads its audits by key: an index row holding only the key costs the worker about
- *   half of one holding the summary, bench/RESULTS.md "CDR audit").
+ *   half of one holding the summary).
  * An audit is found by its CDR's id through the owners it may have (`byId`): its key holds the id.
  */
-const SEEN = "cdrs:audit:seen";
-const QUEUE = "cdrs:audit:queue";
 const RESULTS = "cdrs:audit";
+/** added to the time a CDR is queued: its sort key while it waits, below 0, so below every audit's */
+const PENDING = -(2 ** 52);
 const NO_PARTNER = "-";
 const byPartner = (partner: string) => `cdrs:audit:p:${partner}`;
 const byPartnerVerdict = (partner: string, verdict: Verdict) => `cdrs:audit:p:${partner}:${verdict}`;
@@ -74,29 +76,34 @@ export interface AuditQuery {
   limit: number;
 }
 
+/** What `cdrs:audit` holds under a key: the queued CDR, then its audit. */
+type Kept = QueuedCdr | KeptAudit;
+const isQueued = (kept: Kept): kept is QueuedCdr => "cdr" in kept;
+
 export class AuditStore {
   constructor(private readonly store: Store) {}
 
   /** Queues a CDR the first time it is seen; false when it was seen before. */
   async enqueue(entry: QueuedCdr, now = Date.now()): Promise<boolean> {
-    if (!(await this.store.putIfAbsent(SEEN, entry.key, 1, now))) return false;
-    await this.store.put(QUEUE, entry.key, entry, now);
-    return true;
+    return this.store.putIfAbsent(RESULTS, entry.key, entry, PENDING + now);
   }
 
-  /** The oldest queued CDRs. */
+  /** The oldest queued CDRs: the head of the collection, up to its first audit (one entry read when none is queued). */
   async next(limit: number): Promise<QueuedCdr[]> {
-    return (await this.store.range<QueuedCdr>(QUEUE, { offset: 0, limit })).items;
+    const head = await this.store.range<Kept>(RESULTS, { offset: 0, limit: 1 });
+    if (!head.items.length || !isQueued(head.items[0])) return [];
+    const page = await this.store.range<Kept>(RESULTS, { offset: 0, limit });
+    return page.items.filter(isQueued);
   }
 
   async queued(): Promise<number> {
-    return (await this.store.range(QUEUE, { offset: 0, limit: 1 })).total;
+    return (await this.store.range(RESULTS, { to: 0, offset: 0, limit: 1 })).total;
   }
 
-  /** The audit of this key, its re-pricing in words. */
+  /** The audit of this key, its re-pricing in words; none while its CDR waits. */
   async get(key: string): Promise<CdrAudit | undefined> {
-    const kept = await this.store.get<KeptAudit>(RESULTS, key);
-    return kept && explained(kept);
+    const kept = await this.store.get<Kept>(RESULTS, key);
+    return kept && !isQueued(kept) ? explained(kept) : undefined;
   }
 
   /** The audits of CDRs with this id under any of `owners` (our parties and partners'), in either direction. */
@@ -105,7 +112,7 @@ export class AuditStore {
     return (await Promise.all([...new Set(keys)].map((key) => this.get(key)))).filter((a): a is CdrAudit => a !== undefined);
   }
 
-  /** Keeps audits and takes their CDRs off the queue: per collection one bulk write. */
+  /** Keeps audits in their queued CDRs' place, off the queue: per collection one bulk write. */
   async record(audits: readonly KeptAudit[]): Promise<void> {
     const groups = new Map<string, { key: string; value: unknown; sortKey: number }[]>();
     const add = (collection: string, key: string, value: unknown, sortKey: number) => {
@@ -121,10 +128,7 @@ export class AuditStore {
       add(byPartnerVerdict(partner, audit.verdict), audit.key, audit.key, at);
       add(byVerdict(audit.verdict), audit.key, audit.key, at);
     }
-    await this.store.batch(async () => {
-      await Promise.all([...groups].map(([collection, entries]) => this.store.putAll(collection, entries)));
-      await Promise.all(audits.map((audit) => this.store.delete(QUEUE, audit.key)));
-    });
+    await this.store.batch(() => Promise.all([...groups].map(([collection, entries]) => this.store.putAll(collection, entries))));
   }
 
   /** A page of summaries, oldest audit first (every list of the gateway is ordered by its sort key). */
@@ -140,10 +144,11 @@ export class AuditStore {
     const range = { ...(query.since !== undefined ? { from: query.since } : {}), offset: query.offset, limit: query.limit };
     if (collection) {
       const keys = await this.store.range<string>(collection, range);
-      const found = await Promise.all(keys.items.map((key) => this.store.get<KeptAudit>(RESULTS, key)));
-      return { items: found.filter((a): a is KeptAudit => a !== undefined).map(summaryOf), total: keys.total };
+      const found = await Promise.all(keys.items.map((key) => this.store.get<Kept>(RESULTS, key)));
+      return { items: found.filter((a): a is KeptAudit => a !== undefined && !isQueued(a)).map(summaryOf), total: keys.total };
     }
-    const page = await this.store.range<KeptAudit>(RESULTS, range);
+    // audits only: the queued CDRs sort before 0 (a bounded range: the store counts it for the page's total)
+    const page = await this.store.range<KeptAudit>(RESULTS, { ...range, from: query.since ?? 0 });
     return { items: page.items.map(summaryOf), total: page.total };
   }
 

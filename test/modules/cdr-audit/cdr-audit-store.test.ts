@@ -58,6 +58,18 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect((await audits.byId("a2", [{ country_code: "NL", party_id: "XXX" }, { country_code: "be", party_id: "bec" }])).map((a) => [a.key, a.verdict, a.differences[0].field])).toEqual([["received/BE/BEC/A2", "mismatch", "total_cost.before_taxes"]]);
   });
 
+  it("keeps a queued CDR out of the lists and lookups until audited, and queues the next ones after the audits", async () => {
+    await audits.enqueue(entry("A1"));
+    await audits.record([audit(cdr("A1"), { partner: "cpo-a", now: "2024-06-03T10:01:00Z" })]);
+    expect(await audits.enqueue(entry("A1"))).toBe(false);
+    await audits.enqueue(entry("A2"));
+    expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["A2"]);
+    expect(await audits.queued()).toBe(1);
+    expect(await audits.get(entry("A2").key)).toBeUndefined();
+    expect((await audits.list({ offset: 0, limit: 10 })).items.map((s) => s.cdr_id)).toEqual(["A1"]);
+    expect((await audits.list({ offset: 0, limit: 10 })).total).toBe(1);
+  });
+
   it("keeps a re-pricing as its facts and reads it back in the words it was audited with", async () => {
     const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
     const kept = auditKept(cdr("A1"), ctx);
