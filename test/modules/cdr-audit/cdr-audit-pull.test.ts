@@ -4,7 +4,7 @@ import path from "node:path";
 import { Gateway } from "../../../app/gateway";
 import { removeTempDirs, sqliteStore, tempDir, testGatewayConfig } from "../../support/gateway-config";
 import { freePorts, ocpiRequest } from "../../support/gateway-process";
-import { readExample } from "../cdrs.fixtures";
+import { readExample, type Json } from "../cdrs.fixtures";
 
 /**
  * The CDR audit of the CDRs our sync pull brings in (README "Auditing CDRs and invoices": every CDR the
@@ -17,8 +17,6 @@ const ADMIN = "pull-audit-admin-token-0123456789";
 const TOKEN_A = "pull-audit-token-a-0123456789";
 const CPO = { country_code: "BE", party_id: "BEC", role: "CPO" as const };
 const EMSP = { country_code: "DE", party_id: "TNM", role: "EMSP" as const };
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The 2.3.0 CDR example (for the eMSP's token DE/TNM, its tariff embedded) under `id`; `total_cost` changed for a mismatch. */
 const cdr = (id: string, totalCost?: number): Json => {
