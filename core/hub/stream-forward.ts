@@ -3,6 +3,7 @@ import https from "node:https";
 import type { Readable } from "node:stream";
 import type { HeaderPrefix } from "../../config/types";
 import { answerHeadersOf } from "./forward-headers";
+import { keepAliveAnnounced } from "./forward-agents";
 
 /** One request streamed to a receiver: where, with which headers, and how its answer is rewritten for the sender. */
 export interface StreamPlan {
@@ -61,6 +62,7 @@ export const streamTo = (
     const outgoing = transport.request(
       { hostname: plan.hostname, port: plan.port, method: req.method, path: plan.path, headers: plan.headers, agent: plan.agent, setHost: false },
       (answer) => {
+        keepAliveAnnounced(answer.socket, answer.rawHeaders);
         res.writeHead(answer.statusCode ?? 502, answerHeadersOf(answer.rawHeaders, plan.senderPrefix, plan.linkBase, plan.own.slice()));
         answer.on("error", () => res.destroy());
         answer.pipe(res);

@@ -20,16 +20,22 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
   let hubUrl: string;
   let senderToken: string;
   let received: (string | undefined)[];
+  /** connections the receiver accepted, and the Keep-Alive header it answers with (none when undefined) */
+  let connections: number;
+  let keepAlive: string | undefined;
 
   beforeEach(async () => {
     const [hubPort, receiverPort] = await freePorts(2);
     hubUrl = `http://127.0.0.1:${hubPort}`;
     received = [];
+    connections = 0;
+    keepAlive = undefined;
     receiver = http.createServer((req, res) => {
       received.push(req.headers.authorization);
-      res.writeHead(200, { "Content-Type": "application/json", "X-Total-Count": "2" });
+      res.writeHead(200, { "Content-Type": "application/json", "X-Total-Count": "2", ...(keepAlive ? { "Keep-Alive": keepAlive } : {}) });
       res.end(JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data: LOCATIONS }));
     });
+    receiver.on("connection", () => connections++);
     await new Promise<void>((resolve) => receiver.listen(receiverPort, "127.0.0.1", () => resolve()));
     config = testGatewayConfig({
       port: hubPort,
@@ -114,5 +120,19 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
     });
     expect(await viaHub()).toMatchObject({ status: 200, body: { status_code: 1000 } });
     expect(received.at(-1)).toBe(`Token ${Buffer.from("cpo-token-for-the-hub-rotated").toString("base64")}`);
+  });
+
+  it("keeps the connection to the receiver for the next request, unless the receiver announces a keep-alive timeout of 1 s or less", async () => {
+    await warm();
+    const opened = connections;
+    await warm();
+    expect(connections).toBe(opened);
+    keepAlive = "timeout=1";
+    await warm();
+    // the first of these still went on the kept connection; each answer then announced a timeout too short to reuse it
+    expect(connections).toBe(opened + 4);
+    keepAlive = "timeout=5";
+    await warm();
+    expect(connections).toBe(opened + 5);
   });
 });
