@@ -93,7 +93,8 @@ const tryOrder = (tariff: Tariff, phase: Phase): number[] => {
 };
 
 const choose = (tariff: Tariff, dimension: TariffDimensionType, moment: Moment): Choice | undefined => {
-  for (const element of tryOrder(tariff, moment.phase)) {
+  const expires = moment.phase === "RESERVATION_EXPIRES" || moment.phase === "BOOKING_EXPIRES";
+  for (const element of expires ? tryOrder(tariff, moment.phase) : tariff.elements.keys()) {
     const { price_components, restrictions } = tariff.elements[element];
     const component = price_components.find((c) => c.type === dimension);
     if (component && restrictionsHold(restrictions, moment)) return { element, component };

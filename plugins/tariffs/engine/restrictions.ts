@@ -87,12 +87,17 @@ export const restrictionsHold = (r: TariffRestrictions | null | undefined, m: Mo
   return true;
 };
 
+/** Whether the restrictions depend on the local time: a time of day, a date or a day of the week. */
+export const onLocalTime = (r: TariffRestrictions): boolean =>
+  present(r.start_time) || present(r.end_time) || present(r.start_date) || present(r.end_date) || (present(r.day_of_week) && r.day_of_week.length > 0);
+
 /**
  * Every instant in (from, to) at which a restriction of these elements may
  * change its value: local times of day named by start_time/end_time and local
- * midnights (dates, days of week), duration thresholds counted from
- * `durationOrigin`, and the instants the meter reaches a kWh threshold.
- * Between two of them (and the meter's samples) every restriction is constant.
+ * midnights (dates, days of week), when a restriction depends on the local time,
+ * duration thresholds counted from `durationOrigin`, and the instants the meter
+ * reaches a kWh threshold. Between two of them (and the meter's samples) every
+ * restriction is constant.
  */
 export const restrictionBoundaries = (
   elements: TariffElement[],
@@ -110,7 +115,9 @@ export const restrictionBoundaries = (
     for (const s of [r.min_duration, r.max_duration]) if (present(s)) instants.push(durationOrigin + s * 1000);
     for (const kwh of [r.min_kwh, r.max_kwh]) if (present(kwh) && meter) instants.push(...meter.crossings(kwh));
   }
-  const dates = datesBetween(localTime(from - 86_400_000, timeZone).date, localTime(to + 86_400_000, timeZone).date);
-  for (const date of dates) for (const minute of minutes) instants.push(instantOf(date, minute, timeZone));
+  if (restrictions.some(onLocalTime)) {
+    const dates = datesBetween(localTime(from - 86_400_000, timeZone).date, localTime(to + 86_400_000, timeZone).date);
+    for (const date of dates) for (const minute of minutes) instants.push(instantOf(date, minute, timeZone));
+  }
   return instants.filter((t) => t > from && t < to);
 };
