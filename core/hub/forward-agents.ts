@@ -24,22 +24,42 @@ export const keepAliveAnnounced = (socket: Socket, raw: readonly string[]): void
 
 /**
  * node's Agent.keepSocketAlive (node 20), deciding from the Keep-Alive header the stream handed over
- * (keepAliveAnnounced) instead of the answer's `headers`, which node builds from the raw headers on first
- * use: about 6 µs a forwarded request under the profiler for one header (bench/RESULTS.md, issue #26). As
- * node's with no agent timeout: the connection is kept unless the receiver announced a timeout within the
- * margin, and idles with no timeout of its own.
+ * (keepAliveAnnounced) instead of the answer's `headers` object, which node builds from the raw headers on
+ * first use: about 6 µs of a forwarded request under the profiler for one header (bench/RESULTS.md, issue
+ * #26). As node's: the connection is not kept when the receiver announced a timeout within the margin, and
+ * idles under the agent's timeout, or under the announced one less the margin when that is shorter.
  */
-function keepSocketAlive(this: http.Agent & { keepAliveMsecs: number }, socket: Socket): boolean {
+function keepSocketAlive(this: StreamAgent | SecureStreamAgent, socket: Socket): boolean {
   socket.setKeepAlive(true, this.keepAliveMsecs);
   socket.unref();
+  let timeout = this.timeoutMs;
   const seconds = KEEP_ALIVE_TIMEOUT.exec(announced.get(socket) ?? "")?.[1];
-  if (seconds !== undefined && Number(seconds) * 1000 - KEEP_ALIVE_MARGIN_MS <= 0) return false;
-  if (socket.timeout !== 0) socket.setTimeout(0);
+  if (seconds !== undefined) {
+    const hinted = Number(seconds) * 1000 - KEEP_ALIVE_MARGIN_MS;
+    if (hinted <= 0) return false;
+    if (hinted < timeout) timeout = hinted;
+  }
+  if (socket.timeout !== timeout) socket.setTimeout(timeout);
   return true;
 }
 
-class StreamAgent extends http.Agent {}
-class SecureStreamAgent extends https.Agent {}
+/**
+ * The agent's timeout is the forward timeout: a connection gets it when it is made and keeps it, so a
+ * request (which asks the same: StreamPlan.timeoutMs) sets no timer of its own (node's Agent leaves the
+ * socket's timeout alone when the request's equals the agent's). An idle kept connection is closed after it.
+ */
+class StreamAgent extends http.Agent {
+  declare readonly keepAliveMsecs: number;
+  constructor(readonly timeoutMs: number, options: http.AgentOptions) {
+    super({ ...options, keepAlive: true, timeout: timeoutMs });
+  }
+}
+class SecureStreamAgent extends https.Agent {
+  declare readonly keepAliveMsecs: number;
+  constructor(readonly timeoutMs: number, options: https.AgentOptions) {
+    super({ ...options, keepAlive: true, timeout: timeoutMs });
+  }
+}
 Object.assign(StreamAgent.prototype, { keepSocketAlive });
 Object.assign(SecureStreamAgent.prototype, { keepSocketAlive });
 
@@ -49,13 +69,18 @@ Object.assign(SecureStreamAgent.prototype, { keepSocketAlive });
  * addresses, checked at connect time. The two kinds never share a pool.
  */
 export class ForwardAgents {
-  private readonly agents = {
-    named: { http: new StreamAgent({ keepAlive: true }), https: new SecureStreamAgent({ keepAlive: true }) },
-    publicOnly: {
-      http: new StreamAgent({ keepAlive: true, lookup: publicOnlyLookup as never }),
-      https: new SecureStreamAgent({ keepAlive: true, lookup: publicOnlyLookup as never }),
-    },
-  };
+  private readonly agents;
+
+  /** `timeoutMs`: the forward timeout (StreamPlan.timeoutMs), every request's */
+  constructor(timeoutMs: number) {
+    this.agents = {
+      named: { http: new StreamAgent(timeoutMs, {}), https: new SecureStreamAgent(timeoutMs, {}) },
+      publicOnly: {
+        http: new StreamAgent(timeoutMs, { lookup: publicOnlyLookup as never }),
+        https: new SecureStreamAgent(timeoutMs, { lookup: publicOnlyLookup as never }),
+      },
+    };
+  }
 
   for(protocol: string, publicOnly: boolean): http.Agent {
     const pool = publicOnly ? this.agents.publicOnly : this.agents.named;

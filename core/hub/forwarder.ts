@@ -74,7 +74,7 @@ export interface PreparedStream {
  * reach by config; the sender's token never leaves the hub.
  */
 export class Forwarder {
-  private readonly agents = new ForwardAgents();
+  private readonly agents: ForwardAgents;
   private readonly dispatchers = new GuardedDispatchers();
   private readonly hubParties: PartyRef[];
   readonly relay: ResultRelay;
@@ -85,6 +85,7 @@ export class Forwarder {
 
   constructor(private readonly deps: ForwardingDeps) {
     const { config } = deps;
+    this.agents = new ForwardAgents(this.timeoutMs());
     this.relay = new ResultRelay(deps);
     this.merged = new MergedLists(deps);
     this.routes = new ReceiverRoutes(deps.registry, (record) => deps.connections.statusOf(record));
@@ -201,11 +202,16 @@ export class Forwarder {
       path: pathAt(route, inbound.rest, query),
       headers,
       agent: this.agents.for(protocol, route.publicOnly),
-      timeoutMs: this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms,
+      timeoutMs: this.timeoutMs(),
       senderPrefix: inbound.profile.headerPrefix,
       linkBase: `${this.deps.config.server.public_url}${path}`,
       own: [],
     };
+  }
+
+  /** How long a receiver has to answer a forwarded request (`server.hub.forward_timeout_ms`, else `server.request_timeout_ms`). */
+  private timeoutMs(): number {
+    return this.deps.config.server.hub?.forward_timeout_ms ?? this.deps.config.server.request_timeout_ms;
   }
 
   /** A forwarded request was answered: the receiver's health hears of it (no store read while it is known healthy). */

@@ -60,7 +60,8 @@ export const streamTo = (
     };
     const transport = plan.protocol === "https:" ? https : http;
     const outgoing = transport.request(
-      { hostname: plan.hostname, port: plan.port, method: req.method, path: plan.path, headers: plan.headers, agent: plan.agent, setHost: false },
+      // the agent's timeout is the plan's (core/hub/forward-agents.ts): the connection's timer serves every request on it
+      { hostname: plan.hostname, port: plan.port, method: req.method, path: plan.path, headers: plan.headers, agent: plan.agent, setHost: false, timeout: plan.timeoutMs },
       (answer) => {
         keepAliveAnnounced(answer.socket, answer.rawHeaders);
         res.writeHead(answer.statusCode ?? 502, answerHeadersOf(answer.rawHeaders, plan.senderPrefix, plan.linkBase, plan.own.slice()));
@@ -70,7 +71,7 @@ export const streamTo = (
       },
     );
     events.onRequest?.(outgoing);
-    outgoing.setTimeout(plan.timeoutMs, () => {
+    outgoing.on("timeout", () => {
       timedOut = true;
       outgoing.destroy();
     });

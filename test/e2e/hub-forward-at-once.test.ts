@@ -41,7 +41,7 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
       port: hubPort,
       party: { country_code: "NL", party_id: "HUB", role: "OTHER" },
       store: sqliteStore(),
-      server: { hub_party_id: "NLHUB", hub: { offline_after_ms: 60_000, probe_interval_ms: 600_000 } },
+      server: { hub_party_id: "NLHUB", hub: { offline_after_ms: 60_000, probe_interval_ms: 600_000, forward_timeout_ms: 1000 } },
       partners: [
         { id: "emsp", versions: ["2.3.0"], roles: [{ role: "EMSP", party: "DEEMS" }] },
         // the receiver on loopback: an origin the operator names (outbound URL policy)
@@ -122,7 +122,7 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
     expect(received.at(-1)).toBe(`Token ${Buffer.from("cpo-token-for-the-hub-rotated").toString("base64")}`);
   });
 
-  it("keeps the connection to the receiver for the next request, unless the receiver announces a keep-alive timeout of 1 s or less", async () => {
+  it("keeps the connection to the receiver for the next request, unless the receiver announces a keep-alive timeout of 1 s or less, and closes it idle past the forward timeout", async () => {
     await warm();
     const opened = connections;
     await warm();
@@ -134,5 +134,8 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
     keepAlive = "timeout=5";
     await warm();
     expect(connections).toBe(opened + 5);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await warm();
+    expect(connections).toBe(opened + 6);
   });
 });
