@@ -193,7 +193,7 @@ class Client {
 
   /** the gateway's event-loop delay (max, p99) and CPU time since the last call, ms */
   async delay(): Promise<{ max: number; p99: number; cpuMs: number }> {
-    const { body } = await request(this.probe);
+    const { body } = await onceMore(() => request(this.probe));
     return (await body.json()) as { max: number; p99: number; cpuMs: number };
   }
 
@@ -219,11 +219,24 @@ class Client {
 
   async get(where: string): Promise<{ status: number; ms: number }> {
     const began = performance.now();
-    const { statusCode, body } = await request(this.base + where, { headers: { authorization: this.authorization } });
+    const { statusCode, body } = await onceMore(() => request(this.base + where, { headers: { authorization: this.authorization } }));
     await body.dump({ limit: Infinity });
     return { status: statusCode, ms: performance.now() - began };
   }
 }
+
+/**
+ * A GET sent again once when its kept-alive connection was closed under it (undici's "other side closed": the
+ * server's keep-alive timeout ending as the request went out, seen on a loaded machine); GETs change nothing.
+ */
+const onceMore = async <T>(send: () => Promise<T>): Promise<T> => {
+  try {
+    return await send();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "UND_ERR_SOCKET") throw error;
+    return send();
+  }
+};
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
