@@ -25,7 +25,7 @@ export const keepAliveAnnounced = (socket: Socket, raw: readonly string[]): void
 /**
  * node's Agent.keepSocketAlive (node 20), deciding from the Keep-Alive header the stream handed over
  * (keepAliveAnnounced) instead of the answer's `headers` object, which node builds from the raw headers on
- * first use: about 6 µs of a forwarded request under the profiler for one header (bench/RESULTS.md, issue
+ * first use: 6-8 µs of a forwarded request under the profiler for one header (bench/RESULTS.md, issue
  * #26). As node's: the connection is not kept when the receiver announced a timeout within the margin, and
  * idles under the agent's timeout, or under the announced one less the margin when that is shorter.
  */
