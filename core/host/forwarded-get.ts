@@ -89,8 +89,9 @@ export class ForwardedGets {
    * scope, as an envelope with the request's ids.
    */
   private send(req: IncomingMessage, res: ServerResponse, prepared: PreparedStream, path: string, scope: RouteScope, started: bigint): Promise<void> {
+    // in the request's scope, so that the access line names its partner, module and ids (core/logging/logger.ts)
     const done = (answer: { httpStatus: number; statusCode?: number }) =>
-      recordRequest(this.log, scope, { method: "GET", path, httpStatus: answer.httpStatus, statusCode: answer.statusCode }, started, this.observe);
+      requestStep(scope, () => recordRequest(this.log, scope, { method: "GET", path, httpStatus: answer.httpStatus, statusCode: answer.statusCode }, started, this.observe));
     return this.gets.sendGet(req, res, prepared).then(
       () => done({ httpStatus: res.statusCode }),
       (error: unknown) => requestScope.run(scope, async () => done(await this.refuse(res, error, prepared, path, scope))),

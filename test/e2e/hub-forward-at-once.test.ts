@@ -9,6 +9,7 @@ import { Gateway } from "../../app/gateway";
 import type { GatewayConfig } from "../../config/types";
 import { freePorts } from "../support/free-ports";
 import { removeTempDirs, sqliteStore, testGatewayConfig } from "../support/gateway-config";
+import { captureLogs, type LogCapture } from "../support/log-capture";
 
 const LOCATIONS = [{ id: "LOC1" }, { id: "LOC2" }];
 
@@ -23,6 +24,7 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
   /** connections the receiver accepted, and the Keep-Alive header it answers with (none when undefined) */
   let connections: number;
   let keepAlive: string | undefined;
+  let logs: LogCapture;
 
   beforeEach(async () => {
     const [hubPort, receiverPort] = await freePorts(2);
@@ -48,7 +50,8 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
         { id: "cpo", versions: ["2.3.0"], roles: [{ role: "CPO", party: "NLCPO" }], callback_hosts: [`127.0.0.1:${receiverPort}`] },
       ],
     });
-    hub = await Gateway.create(config);
+    logs = captureLogs("info");
+    hub = await Gateway.create(config, { logger: logs.logger });
     senderToken = await hub.registry.issueToken("emsp");
     await hub.registry.recordRegistration("emsp", {
       version: "2.3.0",
@@ -92,6 +95,14 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
   const warm = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) expect(await viaHub()).toMatchObject({ status: 200, body: { status_code: 1000, data: LOCATIONS } });
   };
+
+  it("the access line of a GET answered at once names its partner and ids, as Koa's do", async () => {
+    await warm();
+    const lines = logs.lines.map((line) => JSON.parse(line)).filter((line) => line.msg === "request");
+    expect(lines).toHaveLength(5);
+    for (const line of lines)
+      expect(line).toMatchObject({ partner: "emsp", interface: "SENDER", status: 200, requestId: expect.any(String), correlationId: expect.any(String) });
+  });
 
   it("a receiver unregistered by the other instance is refused by the next request", async () => {
     await warm();
