@@ -98,6 +98,7 @@ export class ForwardedGets {
     );
   }
 
+  /** The answer to a GET the receiver gave no answer to: the hub error (4002, 4003), unless the answer had begun; what the access line records. */
   private async refuse(res: ServerResponse, thrown: unknown, prepared: PreparedStream, path: string, ids: { requestId?: string; correlationId?: string }): Promise<{ httpStatus: number; statusCode?: number }> {
     const error: unknown = await this.gets.failureOf(thrown, prepared).catch((failed: unknown) => failed);
     const refusal = error instanceof OcpiError ? error : undefined;
