@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -48,11 +48,20 @@ const MARIADBD = "/usr/sbin/mariadbd";
 
 const asRoot = os.userInfo().uid === 0 ? ["--user=root"] : [];
 
-async function installDb(dataDir: string): Promise<void> {
+/**
+ * The server's temporary files (the bootstrap's temporary tables among them) in a folder of its own: in the shared
+ * /tmp a bootstrap once failed when its `#sql-temptable-*` file was gone before it removed it ("Unknown table
+ * 'mysql.tmp_user_sys'"), during a full test run beside other work.
+ */
+const tmpDirOf = (dir: string): string => path.join(dir, "tmp");
+
+async function installDb(dir: string): Promise<void> {
+  const dataDir = path.join(dir, "data");
   try {
+    await mkdir(tmpDirOf(dir), { recursive: true });
     await run(
       "mariadb-install-db",
-      ["--no-defaults", `--datadir=${dataDir}`, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", ...asRoot],
+      ["--no-defaults", `--datadir=${dataDir}`, `--tmpdir=${tmpDirOf(dir)}`, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", ...asRoot],
       { timeout: READY_TIMEOUT_MS },
     );
   } catch (err) {
@@ -65,6 +74,7 @@ function spawnMariadbd(dir: string, port: number): ChildProcess {
     "--no-defaults",
     ...asRoot,
     `--datadir=${path.join(dir, "data")}`,
+    `--tmpdir=${tmpDirOf(dir)}`,
     `--socket=${path.join(dir, "mysqld.sock")}`,
     `--pid-file=${path.join(dir, "mysqld.pid")}`,
     `--log-error=${path.join(dir, "error.log")}`,
@@ -104,7 +114,7 @@ export async function startMariaDb(): Promise<MariaDb> {
   let child: ChildProcess | undefined;
   let root: Connection | undefined;
   try {
-    await installDb(path.join(dir, "data"));
+    await installDb(dir);
     const port = await freePort();
     child = spawnMariadbd(dir, port);
     root = await connectRoot(path.join(dir, "mysqld.sock"), child, path.join(dir, "error.log"));
