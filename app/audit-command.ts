@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { runStoreCommand, type Lines } from "./store-command";
+import { runStoreCommand, UsageError, type Lines } from "./store-command";
 import type { AuditStore, AuditSummary } from "../plugins/cdrs/audit/audit-store";
 import type { CdrAudit } from "../plugins/cdrs/audit/model";
 import type { Gateway } from "./gateway";
@@ -10,8 +10,6 @@ Lists the audits of the CDRs exchanged with the partner, oldest first: each CDR'
 are not a match, every difference with its explanation (or why it could not be priced). --csv: one line per
 CDR; --json: the audits whole, with the re-pricing explained line by line.
 Exit code 0: done; 1: refused (the message names the parameter); 2: usage error.`;
-
-class UsageError extends Error {}
 
 interface AuditCommand {
   action: "cdrs";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { runStoreCommand, STORE_COMMAND_OPTIONS, type Lines } from "./store-command";
+import { actionOf, bodyOption, runStoreCommand, STORE_COMMAND_OPTIONS, UsageError, type Lines } from "./store-command";
 import type { BookingsClient } from "../plugins/bookings/client";
 import type { Booking } from "../plugins/bookings/model";
 import type { Gateway } from "./gateway";
@@ -16,9 +16,7 @@ request_id and authorization_reference are filled in unless given. --wait follow
 decides it (its push reaches the serving gateway's store) or the seconds pass.
 Exit code 0: done; 1: refused or failed (the message names the field or the reason); 2: usage error.`;
 
-const ARITY: Record<string, 1 | 2> = { request: 1, list: 1, locations: 1, cancel: 2, get: 2 };
-
-class UsageError extends Error {}
+const ARITY = { request: 1, list: 1, locations: 1, cancel: 2, get: 2 } as const;
 
 /**
  * `ocpi-gateway bookings …`: the eMSP's backend booking a charger at a CPO partner from the command line,
@@ -48,19 +46,8 @@ const parse = (argv: string[]) => {
     allowPositionals: true,
   });
   if (values.help) return "help" as const;
-  const [action, partner, bookingId, ...extra] = positionals;
-  const arity = ARITY[action ?? ""];
-  if (!arity) throw new UsageError(action ? `unknown action "${action}" (${Object.keys(ARITY).join(", ")})` : "an action is required");
-  if (!partner || (arity === 2 && !bookingId) || (arity === 1 && bookingId) || extra.length)
-    throw new UsageError(`${action} takes ${arity === 1 ? "<partner>" : "<partner> <booking_id>"}, got ${positionals.length - 1} argument(s)`);
-  let body: Record<string, unknown> = {};
-  if (values.body !== undefined) {
-    try {
-      body = JSON.parse(values.body) as Record<string, unknown>;
-    } catch (error) {
-      throw new UsageError(`--body is not JSON: ${(error as Error).message}`);
-    }
-  }
+  const { action, partner, id: bookingId } = actionOf(positionals, ARITY, "booking_id");
+  const body = bodyOption(values.body);
   const waitSeconds = values.wait === undefined ? 0 : Number(values.wait);
   if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new UsageError("--wait takes a number of seconds");
   // the flags are shorthands for fields of the body; what is missing or wrong is the client's to refuse (2001)

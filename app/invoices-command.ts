@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { runStoreCommand, STORE_COMMAND_OPTIONS, type Lines } from "./store-command";
+import { runStoreCommand, STORE_COMMAND_OPTIONS, UsageError, type Lines } from "./store-command";
 import type { InvoiceDesk, PartnerInvoices, RecordView } from "../plugins/invoicereconciliation/desk";
 import type { Gateway } from "./gateway";
 
@@ -10,8 +10,6 @@ Each takes [--config FILE]. add issues an Invoice Reconciliation record to the p
 and pushes it; --to names the partner's party it is for when it has several (e.g. DEEMS). list shows the
 records issued to the partner and those it sent us, each with its findings.
 Exit code 0: done; 1: refused or failed (the message names the field or the reason); 2: usage error.`;
-
-class UsageError extends Error {}
 
 /**
  * `ocpi-gateway invoices …`: the operator's Invoice Reconciliation records from the command line, through the

@@ -10,6 +10,32 @@ export const STORE_COMMAND_OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
+/** What a store command's arguments got wrong: exit 2, with the usage (runStoreCommand). */
+export class UsageError extends Error {}
+
+/**
+ * The action and the positionals after it, as `arity` asks for each action: 1, the partner; 2, the partner and
+ * the id of one object (`idName`, as the usage names it). Anything else is a UsageError naming what was expected.
+ */
+export const actionOf = <A extends string>(positionals: string[], arity: Record<A, 1 | 2>, idName: string): { action: A; partner: string; id?: string } => {
+  const [action, partner, id, ...extra] = positionals;
+  const wanted = (arity as Record<string, 1 | 2 | undefined>)[action ?? ""];
+  if (!wanted) throw new UsageError(action ? `unknown action "${action}" (${Object.keys(arity).join(", ")})` : "an action is required");
+  if (!partner || (wanted === 2 && !id) || (wanted === 1 && id) || extra.length)
+    throw new UsageError(`${action} takes ${wanted === 1 ? "<partner>" : `<partner> <${idName}>`}, got ${positionals.length - 1} argument(s)`);
+  return { action: action as A, partner, id };
+};
+
+/** `--body`: its JSON, read as the object it should be (the command's client refuses, 2001, a body of the wrong shape); {} when not given. */
+export const bodyOption = (text: string | undefined): Record<string, unknown> => {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(`--body is not JSON: ${(error as Error).message}`);
+  }
+};
+
 /** A command run on the gateway's store: its name and usage, how its arguments read, what it acts through, and its work. */
 export interface StoreCommand<C extends { configFile: string; action?: string }, S> {
   name: string;

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { runStoreCommand, STORE_COMMAND_OPTIONS, type Lines } from "./store-command";
+import { actionOf, bodyOption, runStoreCommand, STORE_COMMAND_OPTIONS, UsageError, type Lines } from "./store-command";
 import type { PtpDesk } from "../plugins/payments/ptp-desk";
 import type { FinancialAdviceConfirmation, Terminal } from "../plugins/payments/model";
 import type { Gateway } from "./gateway";
@@ -16,9 +16,7 @@ Each takes [--config FILE]. --body is a Terminal's fields as JSON (2.3.0), e.g. 
 Exit code 0: done; 1: refused or failed (the message names the field or the reason); 2: usage error.`;
 
 /** How many positionals after the action each one takes: the partner, and the terminal id. */
-const ARITY: Record<string, 1 | 2> = { list: 1, facs: 1, activate: 1, get: 2, deactivate: 2, assign: 2, update: 2 };
-
-class UsageError extends Error {}
+const ARITY = { list: 1, facs: 1, activate: 1, get: 2, deactivate: 2, assign: 2, update: 2 } as const;
 
 /**
  * `ocpi-gateway terminals …`: the CPO's backend acting on a PTP partner's
@@ -45,21 +43,9 @@ const parse = (argv: string[]) => {
     allowPositionals: true,
   });
   if (values.help) return "help" as const;
-  const [action, partner, terminalId, ...extra] = positionals;
-  const arity = ARITY[action ?? ""];
-  if (!arity) throw new UsageError(action ? `unknown action "${action}" (${Object.keys(ARITY).join(", ")})` : "an action is required");
-  const expected = arity === 1 ? "<partner>" : "<partner> <terminal_id>";
-  if (!partner || (arity === 2 && !terminalId) || (arity === 1 && terminalId) || extra.length)
-    throw new UsageError(`${action} takes ${expected}, got ${positionals.length - 1} argument(s)`);
+  const { action, partner, id: terminalId } = actionOf(positionals, ARITY, "terminal_id");
   if (action === "update" && values.body === undefined) throw new UsageError("update needs --body with the fields to set");
-  let body: Record<string, unknown> = {};
-  if (values.body !== undefined) {
-    try {
-      body = JSON.parse(values.body) as Record<string, unknown>;
-    } catch (error) {
-      throw new UsageError(`--body is not JSON: ${(error as Error).message}`);
-    }
-  }
+  let body = bodyOption(values.body);
   // the flags are shorthands for fields of the body; a body that is no object is the desk's to refuse (2001)
   if (typeof body === "object" && body !== null && !Array.isArray(body)) {
     if (values.id !== undefined) body = { ...body, terminal_id: values.id };
