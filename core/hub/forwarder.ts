@@ -91,7 +91,15 @@ export class Forwarder {
     this.routes = new ReceiverRoutes(deps.registry, (record) => deps.connections.statusOf(record));
     this.hubParties = config.parties.filter((p) => p.role === "HUB" || (config.server.hub_party_id !== undefined && partyKey(p) === config.server.hub_party_id.toUpperCase()));
     this.broadcasts = new HubBroadcast(deps, this.hubParties);
-    this.addressing = new HubAddressing(deps, this.hubParties, (module, method, rest) => this.responseUrlOf(module, "RECEIVER", method, rest) !== undefined);
+    this.addressing = new HubAddressing(
+      deps,
+      this.hubParties,
+      (module, method, rest) => this.responseUrlOf(module, "RECEIVER", method, rest) !== undefined,
+      (module) => {
+        const plugin = deps.pluginOf(module);
+        return plugin !== undefined && !plugin.configurationModule;
+      },
+    );
   }
 
   /** where a request of the module carries its response_url, as its plugin declares (commands, charging profiles) */

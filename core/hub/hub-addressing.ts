@@ -47,10 +47,22 @@ export class HubAddressing {
     private readonly hubParties: readonly PartyRef[],
     /** whether a request of the module carries a response_url (an asynchronous request has one receiver to post its result to) */
     private readonly hasResponseUrl: (module: string, method: string, rest: string) => boolean,
+    /**
+     * whether requests of the module are the hub's to forward: a functional module's, never a configuration
+     * module's (credentials, hubclientinfo: between the hub and each partner; a credentials GET forwarded to a
+     * receiver would hand the sender the receiver's token for the hub), nor one no plugin knows
+     */
+    private readonly forwardable: (module: string) => boolean,
   ) {}
 
-  async decide(method: string, path: string, headers: IncomingHttpHeaders): Promise<Decided | undefined> {
+  /** The module path of a request the hub may forward (forwardable module, no dot segment); undefined: the kernel's. */
+  private forwardedPath(path: string): ModulePath | undefined {
     const at = pathOf(path);
+    return at && this.forwardable(at.module) ? at : undefined;
+  }
+
+  async decide(method: string, path: string, headers: IncomingHttpHeaders): Promise<Decided | undefined> {
+    const at = this.forwardedPath(path);
     if (!at) return undefined;
     const request = requestOf(at, headers);
     const routing = routingHeadersOf(headers) ?? (await routingBeforeAdmission(this.deps, request));
@@ -67,7 +79,7 @@ export class HubAddressing {
    * (then `decide`). Throws the refusals `decide` would.
    */
   forwardNow(path: string, headers: IncomingHttpHeaders): Decided | undefined {
-    const at = pathOf(path);
+    const at = this.forwardedPath(path);
     const routing = at && routingHeadersOf(headers);
     if (!at || !routing?.to || this.kindOf("GET", at, routing.to) !== "forward") return undefined;
     const now = admitNow(this.deps, requestOf(at, headers, routing));
@@ -84,9 +96,18 @@ export class HubAddressing {
   }
 }
 
+/**
+ * A segment that URL resolution takes for "." or "..", written plainly or percent-encoded (`%2e%2e`): below a
+ * module's path it would lead the request at the receiver out of that module's endpoint (`…/locations/%2e%2e/credentials`
+ * is its credentials, answered with the hub's token for it), past the module and forward checks.
+ */
+const DOT_SEGMENT = /(^|[/\\])(\.|%2e){1,2}(?=[/\\]|$)/i;
+
+/** The module path a request names; undefined when it names none, or leaves its module (a dot segment): then it is not the hub's. */
 const pathOf = (path: string): ModulePath | undefined => {
   const match = MODULE_PATH.exec(path);
-  return match ? { version: match[1] as VersionNumber, side: match[2] as ModulePath["side"], module: match[3], rest: match[4] ?? "" } : undefined;
+  if (!match || DOT_SEGMENT.test(match[4] ?? "")) return undefined;
+  return { version: match[1] as VersionNumber, side: match[2] as ModulePath["side"], module: match[3], rest: match[4] ?? "" };
 };
 
 /** The request as admission sees it; once its routing headers are read, one addressed through the hub (a from-party required). */

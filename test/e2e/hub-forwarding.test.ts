@@ -155,6 +155,37 @@ describe("a hub between a 2.2.1 CPO and a 2.3.0 eMSP", () => {
     expect(noToken.status).toBe(401);
   });
 
+  it("never forwarded: a path that leaves its module (a dot segment, plain or percent-encoded) or a configuration module's (credentials, hubclientinfo)", async () => {
+    const { big } = world;
+    const before = big.requests.length;
+    const sent = [
+      "/2.2.1/sender/locations/%2e%2e/credentials",
+      "/2.2.1/sender/locations/%2E%2e/credentials",
+      "/2.2.1/sender/locations/.%2e/credentials",
+      "/2.2.1/sender/locations/LOC1/../../credentials",
+      "/2.2.1/sender/locations/%2e/../credentials",
+      "/2.2.1/sender/credentials",
+      "/2.2.1/receiver/credentials",
+      "/2.2.1/sender/hubclientinfo",
+    ];
+    for (const path of sent) {
+      // the path as written (a URL would resolve its dot segments before sending)
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const headers = { Authorization: `Token ${Buffer.from(emspToken).toString("base64")}`, "OCPI-from-country-code": "DE", "OCPI-from-party-id": "EMS", "OCPI-to-country-code": "NL", "OCPI-to-party-id": "BIG" };
+        const req = http.request({ host: "127.0.0.1", port: Number(new URL(hubUrl).port), path: `/ocpi${path}`, headers, agent: false }, (res) => {
+          let body = "";
+          res.on("data", (chunk: Buffer) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(answer.body).not.toContain("token");
+    }
+    expect(big.requests.slice(before).filter((r) => !r.endsWith(" /versions"))).toEqual([]);
+  });
+
   it("a receiver that does not answer in time is 4002; one that is down is 4003; only its own token reaches it", async () => {
     const late = await viaHub("GET", "/2.2.1/sender/locations", { to: { country_code: "NL", party_id: "SLO", role: "CPO" } });
     expect(late.status).toBe(504);

@@ -241,6 +241,8 @@ export interface FakePartner {
   server: http.Server;
   hubToken?: string;
   responseUrls: string[];
+  /** the method and path of every request it got */
+  requests: string[];
 }
 
 /**
@@ -254,7 +256,7 @@ export const fakeSlowPartner = async (
   partyId = "SLO",
   answer?: (res: http.ServerResponse) => void,
 ): Promise<FakePartner> => {
-  const fake: FakePartner = { server: undefined as never, responseUrls: [] };
+  const fake: FakePartner = { server: undefined as never, responseUrls: [], requests: [] };
   const base = `http://127.0.0.1:${port}`;
   const ok = (data: unknown) => JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data });
   const server = http.createServer((req, res) => {
@@ -263,6 +265,7 @@ export const fakeSlowPartner = async (
     req.on("end", () => {
       res.setHeader("Content-Type", "application/json");
       const path = req.url ?? "";
+      fake.requests.push(`${req.method} ${path}`);
       if (path === "/versions") return res.end(ok([{ version: "2.2.1", url: `${base}/2.2.1` }]));
       if (path === "/2.2.1")
         return res.end(
@@ -275,7 +278,7 @@ export const fakeSlowPartner = async (
             ],
           }),
         );
-      if (path === "/2.2.1/credentials") {
+      if (path === "/2.2.1/credentials" && req.method === "POST") {
         fake.hubToken = JSON.parse(body).token;
         return res.end(
           ok({
