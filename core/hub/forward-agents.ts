@@ -44,6 +44,16 @@ function keepSocketAlive(this: StreamAgent | SecureStreamAgent, socket: Socket):
 }
 
 /**
+ * A kept connection taken for a request: its timeout is the forward timeout again (keepSocketAlive may have
+ * shortened it to the receiver's keep-alive while it idled; node's Agent sets a reused socket's timeout only
+ * for a request asking another than the agent's, and every forwarded request asks the agent's).
+ */
+function reuseSocket(this: StreamAgent | SecureStreamAgent, socket: Socket, request: http.ClientRequest): void {
+  if (socket.timeout !== this.timeoutMs) socket.setTimeout(this.timeoutMs);
+  http.Agent.prototype.reuseSocket.call(this, socket, request);
+}
+
+/**
  * The agent's timeout is the forward timeout: a connection gets it when it is made and keeps it, so a
  * request (which asks the same: StreamPlan.timeoutMs) sets no timer of its own (node's Agent leaves the
  * socket's timeout alone when the request's equals the agent's). An idle kept connection is closed after it.
@@ -60,8 +70,8 @@ class SecureStreamAgent extends https.Agent {
     super({ ...options, keepAlive: true, timeout: timeoutMs });
   }
 }
-Object.assign(StreamAgent.prototype, { keepSocketAlive });
-Object.assign(SecureStreamAgent.prototype, { keepSocketAlive });
+Object.assign(StreamAgent.prototype, { keepSocketAlive, reuseSocket });
+Object.assign(SecureStreamAgent.prototype, { keepSocketAlive, reuseSocket });
 
 /**
  * Node agents for streamed forwarded requests (core/hub/stream-forward.ts): origins

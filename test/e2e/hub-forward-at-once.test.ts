@@ -24,6 +24,8 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
   /** connections the receiver accepted, and the Keep-Alive header it answers with (none when undefined) */
   let connections: number;
   let keepAlive: string | undefined;
+  /** how long the receiver takes to answer */
+  let answerAfterMs: number;
   let logs: LogCapture;
 
   beforeEach(async () => {
@@ -32,10 +34,15 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
     received = [];
     connections = 0;
     keepAlive = undefined;
+    answerAfterMs = 0;
     receiver = http.createServer((req, res) => {
       received.push(req.headers.authorization);
-      res.writeHead(200, { "Content-Type": "application/json", "X-Total-Count": "2", ...(keepAlive ? { "Keep-Alive": keepAlive } : {}) });
-      res.end(JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data: LOCATIONS }));
+      const answer = () => {
+        res.writeHead(200, { "Content-Type": "application/json", "X-Total-Count": "2", ...(keepAlive ? { "Keep-Alive": keepAlive } : {}) });
+        res.end(JSON.stringify({ status_code: 1000, timestamp: new Date().toISOString(), data: LOCATIONS }));
+      };
+      if (answerAfterMs > 0) setTimeout(answer, answerAfterMs);
+      else answer();
     });
     receiver.on("connection", () => connections++);
     await new Promise<void>((resolve) => receiver.listen(receiverPort, "127.0.0.1", () => resolve()));
@@ -43,7 +50,7 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
       port: hubPort,
       party: { country_code: "NL", party_id: "HUB", role: "OTHER" },
       store: sqliteStore(),
-      server: { hub_party_id: "NLHUB", hub: { offline_after_ms: 60_000, probe_interval_ms: 600_000, forward_timeout_ms: 1000 } },
+      server: { hub_party_id: "NLHUB", hub: { offline_after_ms: 60_000, probe_interval_ms: 600_000, forward_timeout_ms: 2000 } },
       partners: [
         { id: "emsp", versions: ["2.3.0"], roles: [{ role: "EMSP", party: "DEEMS" }] },
         // the receiver on loopback: an origin the operator names (outbound URL policy)
@@ -145,8 +152,18 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
     keepAlive = "timeout=5";
     await warm();
     expect(connections).toBe(opened + 5);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     await warm();
     expect(connections).toBe(opened + 6);
+  });
+
+  it("a kept connection idles under the receiver's announced keep-alive, and a request on it still has the whole forward timeout", async () => {
+    // timeout=2: the connection is kept and idles at most 1 s (2 s less node's margin), under the forward timeout of 2 s
+    keepAlive = "timeout=2";
+    await warm();
+    const opened = connections;
+    answerAfterMs = 1500;
+    expect(await viaHub()).toMatchObject({ status: 200, body: { status_code: 1000, data: LOCATIONS } });
+    expect(connections).toBe(opened);
   });
 });
