@@ -19,6 +19,8 @@ import type { VersionNumber } from "../../../core/protocol/types";
  * An audit is found by its CDR's id through the owners it may have (`byId`): its key holds the id.
  */
 const RESULTS = "cdrs:audit";
+/** where CDRs waited before the queue moved into RESULTS (b37f23b): what is left there is moved over as the worker asks for more */
+const EARLIER_QUEUE = "cdrs:audit:queue";
 /** added to the time a CDR is queued: its sort key while it waits, below 0, so below every audit's */
 const PENDING = -(2 ** 52);
 const NO_PARTNER = "-";
@@ -81,6 +83,9 @@ type Kept = QueuedCdr | KeptAudit;
 const isQueued = (kept: Kept): kept is QueuedCdr => "cdr" in kept;
 
 export class AuditStore {
+  /** nothing is left in EARLIER_QUEUE (no release writes it any more) */
+  private earlierQueueEmpty = false;
+
   constructor(private readonly store: Store) {}
 
   /** Queues a CDR the first time it is seen; false when it was seen before. */
@@ -90,10 +95,22 @@ export class AuditStore {
 
   /** The oldest queued CDRs: the head of the collection, up to its first audit (one entry read when none is queued). */
   async next(limit: number): Promise<QueuedCdr[]> {
+    await this.adoptEarlierQueue(limit);
     const head = await this.store.range<Kept>(RESULTS, { offset: 0, limit: 1 });
     if (!head.items.length || !isQueued(head.items[0])) return [];
     const page = await this.store.range<Kept>(RESULTS, { offset: 0, limit });
     return page.items.filter(isQueued);
+  }
+
+  /** CDRs an earlier release queued in EARLIER_QUEUE, queued here (each once, as any CDR) and taken off there, a page at a time. */
+  private async adoptEarlierQueue(limit: number): Promise<void> {
+    if (this.earlierQueueEmpty) return;
+    const page = await this.store.range<QueuedCdr>(EARLIER_QUEUE, { offset: 0, limit });
+    if (page.items.length === 0) this.earlierQueueEmpty = true;
+    for (const entry of page.items) {
+      await this.enqueue(entry);
+      await this.store.delete(EARLIER_QUEUE, entry.key);
+    }
   }
 
   async queued(): Promise<number> {
@@ -128,7 +145,13 @@ export class AuditStore {
       add(byPartnerVerdict(partner, audit.verdict), audit.key, audit.key, at);
       add(byVerdict(audit.verdict), audit.key, audit.key, at);
     }
-    await this.store.batch(() => Promise.all([...groups].map(([collection, entries]) => this.store.putAll(collection, entries))));
+    // the lists first, the audits last: the audits' write takes the CDRs off the queue, so a write that fails
+    // before it (Redis runs them one by one) leaves them queued, to be audited and listed again, never unlisted
+    const { [RESULTS]: results, ...lists } = Object.fromEntries(groups);
+    await this.store.batch(async () => {
+      await Promise.all(Object.entries(lists).map(([collection, entries]) => this.store.putAll(collection, entries)));
+      await this.store.putAll(RESULTS, results ?? []);
+    });
   }
 
   /** A page of summaries, oldest audit first (every list of the gateway is ordered by its sort key). */
@@ -141,14 +164,18 @@ export class AuditStore {
         : query.verdict
           ? byVerdict(query.verdict)
           : undefined;
-    const range = { ...(query.since !== undefined ? { from: query.since } : {}), offset: query.offset, limit: query.limit };
+    // never below 0, where the queued CDRs sort
+    const since = query.since === undefined ? undefined : Math.max(query.since, 0);
+    const range = { ...(since !== undefined ? { from: since } : {}), offset: query.offset, limit: query.limit };
     if (collection) {
-      const keys = await this.store.range<string>(collection, range);
-      const found = await Promise.all(keys.items.map((key) => this.store.get<Kept>(RESULTS, key)));
-      return { items: found.filter((a): a is KeptAudit => a !== undefined && !isQueued(a)).map(summaryOf), total: keys.total };
+      // a row is an audit's key; one an earlier release wrote is the audit's summary itself
+      const rows = await this.store.range<string | AuditSummary>(collection, range);
+      const found = await Promise.all(rows.items.map((row) => (typeof row === "string" ? this.store.get<Kept>(RESULTS, row) : row)));
+      const summaries = found.map((a) => (a === undefined || "cdr" in a ? undefined : "owner" in a ? summaryOf(a) : a));
+      return { items: summaries.filter((a): a is AuditSummary => a !== undefined), total: rows.total };
     }
     // audits only: the queued CDRs sort before 0 (a bounded range: the store counts it for the page's total)
-    const page = await this.store.range<KeptAudit>(RESULTS, { ...range, from: query.since ?? 0 });
+    const page = await this.store.range<KeptAudit>(RESULTS, { ...range, from: since ?? 0 });
     return { items: page.items.map(summaryOf), total: page.total };
   }
 

@@ -3,8 +3,8 @@ import type { Store } from "../../../core/contract/store";
 import { SqliteStore } from "../../../core/store/sqlite-store";
 import { RedisStore } from "../../../core/store/redis-store";
 import { startRedisCluster, type RedisCluster } from "../../support/redis-cluster";
-import { AuditStore } from "../../../plugins/cdrs/audit/audit-store";
-import { auditKey } from "../../../plugins/cdrs/audit/model";
+import { AuditStore, summaryOf } from "../../../plugins/cdrs/audit/audit-store";
+import { auditKey, type KeptAudit } from "../../../plugins/cdrs/audit/model";
 import { auditKept } from "../../../plugins/cdrs/audit/audit-cdr";
 import { audit, exampleCdr } from "./cdr-audit.fixtures";
 
@@ -17,7 +17,8 @@ afterAll(async () => (await cluster)?.stop(), 30_000);
 const STORES: [string, () => Promise<Store>][] = [
   ["SQLite", async () => SqliteStore.open(":memory:")],
   ["Redis", () => RedisStore.connect({ target: { url: redisUrl }, keyPrefix: `test:cdr-audit:${randomUUID()}:` })],
-  ["Redis Cluster", async () => RedisStore.connect({ target: { nodes: (await (cluster ??= startRedisCluster())).urls.slice(0, 2) }, keyPrefix: `test:cdr-audit:${randomUUID()}:` })],
+  // a fresh cluster's replicas, on a loaded machine, may take longer than the default 500 ms to acknowledge the first writes
+  ["Redis Cluster", async () => RedisStore.connect({ target: { nodes: (await (cluster ??= startRedisCluster())).urls.slice(0, 2) }, keyPrefix: `test:cdr-audit:${randomUUID()}:`, commandTimeoutMs: 5_000, replicaAckTimeoutMs: 5_000 })],
 ];
 
 describe.each(STORES)("CDR audit store on %s", (_name, open) => {
@@ -68,6 +69,17 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect(await audits.get(entry("A2").key)).toBeUndefined();
     expect((await audits.list({ offset: 0, limit: 10 })).items.map((s) => s.cdr_id)).toEqual(["A1"]);
     expect((await audits.list({ offset: 0, limit: 10 })).total).toBe(1);
+  });
+
+  it("takes over what an earlier release left: CDRs in its own queue, summaries in its list rows; and no since reaches the queue", async () => {
+    const old = audit(cdr("B1"), { partner: "cpo-a", now: "2024-06-03T10:01:00Z" });
+    await store.put("cdrs:audit", old.key, old, Date.parse(old.audited_at));
+    await store.put("cdrs:audit:p:cpo-a", old.key, summaryOf(old as KeptAudit), Date.parse(old.audited_at));
+    await store.put("cdrs:audit:queue", entry("B2").key, entry("B2"), 1);
+    expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["B2"]);
+    expect((await store.range("cdrs:audit:queue", { offset: 0, limit: 10 })).total).toBe(0);
+    expect((await audits.list({ partner: "cpo-a", offset: 0, limit: 10 })).items.map((s) => [s.cdr_id, s.verdict])).toEqual([["B1", "match"]]);
+    expect((await audits.list({ since: -1e15, offset: 0, limit: 10 })).items.map((s) => s.cdr_id)).toEqual(["B1"]);
   });
 
   it("keeps a re-pricing as its facts and reads it back in the words it was audited with", async () => {
