@@ -57,15 +57,7 @@ export class RegistrationGeneration {
     return this.marked.token;
   }
 
-  /**
-   * The current generation: `now` where the store tells it at once (it sees every write committed before the
-   * call, so before its caller's request arrived, which is all a shared read promises); otherwise a read
-   * shared by the requests of one turn. At once matters beside weighty bodies: the shared read waits for the
-   * check phase, behind the weighty piece queued there first (core/http/json-body.ts weightyTurn).
-   */
   read(): Promise<string> {
-    const known = this.now();
-    if (known !== undefined) return Promise.resolve(known);
     if (this.shared) {
       const read = this.shared.get<string>(REGISTRATION_GENERATION, KEY);
       if (this.batch?.read !== read) this.batch = { read, token: read.then(present) };
