@@ -1,6 +1,6 @@
 import type { Pool } from "mysql2/promise";
 import { Gateway } from "../../app/gateway";
-import { freePorts } from "../support/gateway-process";
+import { freePorts, ocpiRequest } from "../support/gateway-process";
 import { testGatewayConfig } from "../support/gateway-config";
 import { captureLogs } from "../support/log-capture";
 import type { MariaDb } from "../support/mariadb";
@@ -12,10 +12,8 @@ import { CPO, eventually, mappingSettings } from "./steve-env";
 export interface ListGateway {
   writer: Pool;
   gateway: Gateway;
-  /** the eMSP partner's token */
-  token: string;
-  /** the Sender's Locations URL in 2.3.0 */
-  base: string;
+  /** a GET of the Sender's Locations URL in 2.3.0 followed by `path` ("" for the list), with the partner's token, expected HTTP 200 */
+  request: (path: string) => Promise<Awaited<ReturnType<typeof ocpiRequest>>>;
 }
 
 /**
@@ -62,5 +60,11 @@ export const startListGateway = async (
   });
   await gateway.listen();
   await eventually(() => logs.lines.some((l) => l.includes("steve: first poll")));
-  return { writer, gateway, token, base: `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations` };
+  const base = `http://127.0.0.1:${port}/ocpi/2.3.0/sender/locations`;
+  const request = async (path: string) => {
+    const res = await ocpiRequest("GET", `${base}${path}`, { token });
+    expect(res.status).toBe(200);
+    return res;
+  };
+  return { writer, gateway, request };
 };

@@ -1,13 +1,12 @@
 import "reflect-metadata";
 import type { Pool } from "mysql2/promise";
 import type { Gateway } from "../../app/gateway";
-import { ocpiRequest } from "../support/gateway-process";
 import { removeTempDirs } from "../support/gateway-config";
 import { startMariaDb, type MariaDb } from "../support/mariadb";
 import type { SteveGeneration } from "../support/steve-schema";
 import { ALPHA, BETA } from "../support/steve-seed";
 import { eventually } from "./steve-env";
-import { startListGateway } from "./list-gateway";
+import { startListGateway, type ListGateway } from "./list-gateway";
 
 /**
  * The steve Locations list held in memory (adapters/steve/location-order.ts)
@@ -41,14 +40,13 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
   const current = generation === "3.14";
   let writer: Pool;
   let gateway: Gateway;
-  let token: string;
-  let base: string;
+  let request: ListGateway["request"];
   let worlds = 0;
   /** tables this test holds locked: released before the gateway closes, should the test fail holding one */
   const locks: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
-    ({ writer, gateway, token, base } = await startListGateway(maria, `race_${generation.replace(".", "_")}_${++worlds}`, generation, { pollMs: 100 }));
+    ({ writer, gateway, request } = await startListGateway(maria, `race_${generation.replace(".", "_")}_${++worlds}`, generation, { pollMs: 100 }));
   }, 30_000);
 
   afterEach(async () => {
@@ -57,11 +55,6 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
     await writer?.end();
   });
 
-  const request = async (path: string) => {
-    const res = await ocpiRequest("GET", `${base}${path}`, { token });
-    expect(res.status).toBe(200);
-    return res;
-  };
   const list = async () => {
     const res = await request("");
     return { items: (res.body as Json).data as Json[], total: Number(res.headers["x-total-count"]) };

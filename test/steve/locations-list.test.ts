@@ -1,13 +1,12 @@
 import "reflect-metadata";
 import type { Pool, ResultSetHeader } from "mysql2/promise";
 import type { Gateway } from "../../app/gateway";
-import { ocpiRequest } from "../support/gateway-process";
 import { removeTempDirs } from "../support/gateway-config";
 import { startMariaDb, type MariaDb } from "../support/mariadb";
 import type { SteveGeneration } from "../support/steve-schema";
 import { ALPHA, BETA, TAGS } from "../support/steve-seed";
 import { eventually } from "./steve-env";
-import { startListGateway } from "./list-gateway";
+import { startListGateway, type ListGateway } from "./list-gateway";
 
 /**
  * The steve Locations list over HTTP while SteVe changes (the list's order
@@ -36,13 +35,12 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
   const current = generation === "3.14";
   let writer: Pool;
   let gateway: Gateway;
-  let token: string;
-  let base: string;
+  let request: ListGateway["request"];
 
   let worlds = 0;
 
   beforeEach(async () => {
-    ({ writer, gateway, token, base } = await startListGateway(maria, `list_${generation.replace(".", "_")}_${++worlds}`, generation, { pollMs: 200, chargeBoxes: (boxes) => ({ ...boxes, "CB-GAMMA": boxes[BETA.id] }) }));
+    ({ writer, gateway, request } = await startListGateway(maria, `list_${generation.replace(".", "_")}_${++worlds}`, generation, { pollMs: 200, chargeBoxes: (boxes) => ({ ...boxes, "CB-GAMMA": boxes[BETA.id] }) }));
     // a test's change comes after the list is read and held, so it reaches the list through the poller
     await get();
   }, 30_000);
@@ -52,11 +50,6 @@ describe.each(["3.14", "3.12"] as SteveGeneration[])("SteVe %s schema", (generat
     await writer?.end();
   });
 
-  const request = async (path: string) => {
-    const res = await ocpiRequest("GET", `${base}${path}`, { token });
-    expect(res.status).toBe(200);
-    return res;
-  };
   const get = async (query = "") => {
     const res = await request(query);
     return { items: (res.body as Json).data as Json[], total: Number(res.headers["x-total-count"]) };
