@@ -4,19 +4,18 @@
  * one cluster slot.
  */
 
-// An omitted sort key is sent as "" and means: keep the entry's current one (0 for a new entry).
-const WRITE_LUA = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
-else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
-return 1`;
-
-// WRITE_LUA answering HSET's count of new fields: 1 when the entry was created, 0 when it was replaced (Store.replace).
-const REPLACE_LUA = `
+// An omitted sort key is sent as "" and means: keep the entry's current one (0 for a new entry). `answer` ends
+// the script; `created` holds HSET's count of new fields: 1 when the entry was created, 0 when it was replaced.
+const writeLua = (answer: string): string => `
 local created = redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '' then redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[1])
 else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
-return created`;
+${answer}`;
+
+const WRITE_LUA = writeLua("return 1");
+
+/** WRITE_LUA answering whether it created the entry (1) or replaced it (0): Store.replace. */
+const REPLACE_LUA = writeLua("return created");
 
 // WRITE_LUA for several entries of one collection: ARGV holds key, JSON and sort key of each in turn.
 const WRITE_MANY_LUA = `
