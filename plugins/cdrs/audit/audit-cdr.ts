@@ -96,23 +96,48 @@ export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
   if (ctx.session) differences.push(...sessionDifferences(cdr, ctx.session));
   else if (cdr.session_id) notes.push(`Session ${cdr.session_id} is not held: not compared`);
 
-  const owner = { country_code: cdr.country_code, party_id: cdr.party_id };
-  // built in its keys' order, the optional ones set when present (an object literal of conditional spreads is slower)
-  const audit = { key: auditKey(ctx.direction, owner, cdr.id) } as Omit<CdrAudit, "explanation"> & { explanation?: string[]; repricing?: KeptRepricing };
+  const verdict = reason ? "unpriceable" : differences.length ? "mismatch" : "match";
+  return keptAudit(auditKey(ctx.direction, { country_code: cdr.country_code, party_id: cdr.party_id }, cdr.id), cdr, ctx, {
+    verdict, reason, tariff: tariffRef, differences, repricing, explanation, notes, amounts: amountsOf(cdr),
+  });
+};
+
+/**
+ * The audit of a CDR the audit cannot read (a date that is none, from a backend that skipped validation), under the key it
+ * was queued with: unpriceable with the reason, so it does not stay at the head of the queue, failing every batch after it.
+ */
+export const unreadableAudit = (key: string, cdr: Cdr, ctx: AuditContext, error: Error): KeptAudit =>
+  keptAudit(key, cdr, ctx, { verdict: "unpriceable", reason: `the CDR could not be read: ${error.message}`, differences: [], explanation: [], notes: [], amounts: {} });
+
+/** What an audit found, besides what the CDR and the context say. */
+interface Found {
+  verdict: CdrAudit["verdict"];
+  reason?: string;
+  tariff?: CdrAudit["tariff"];
+  differences: Difference[];
+  repricing?: KeptRepricing;
+  explanation: string[];
+  notes: string[];
+  amounts: CdrAudit["amounts"];
+}
+
+/** The audit as kept, built in its keys' order, the optional ones set when present (an object literal of conditional spreads is slower). */
+const keptAudit = (key: string, cdr: Cdr, ctx: AuditContext, found: Found): KeptAudit => {
+  const audit = { key } as Omit<CdrAudit, "explanation"> & { explanation?: string[]; repricing?: KeptRepricing };
   if (ctx.partner) audit.partner = ctx.partner;
   audit.direction = ctx.direction;
-  audit.owner = owner;
+  audit.owner = { country_code: cdr.country_code, party_id: cdr.party_id };
   audit.cdr_id = cdr.id;
   audit.currency = cdr.currency;
   audit.audited_at = ctx.now;
-  audit.verdict = reason ? "unpriceable" : differences.length ? "mismatch" : "match";
-  if (reason) audit.reason = reason;
-  if (tariffRef) audit.tariff = tariffRef;
-  audit.differences = differences;
-  if (repricing) audit.repricing = repricing;
-  else audit.explanation = explanation;
-  audit.notes = notes;
-  audit.amounts = amountsOf(cdr);
+  audit.verdict = found.verdict;
+  if (found.reason) audit.reason = found.reason;
+  if (found.tariff) audit.tariff = found.tariff;
+  audit.differences = found.differences;
+  if (found.repricing) audit.repricing = found.repricing;
+  else audit.explanation = found.explanation;
+  audit.notes = found.notes;
+  audit.amounts = found.amounts;
   if (cdr.credit_reference_id) audit.credit_reference_id = cdr.credit_reference_id;
   return audit as KeptAudit;
 };

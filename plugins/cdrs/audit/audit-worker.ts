@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { BackgroundService } from "../../../core/contract/background";
 import type { Store } from "../../../core/contract/store";
 import { Lease } from "../../../core/sync/lease";
-import { auditKept } from "./audit-cdr";
+import { auditKept, unreadableAudit } from "./audit-cdr";
 import type { AuditInputs } from "./audit-inputs";
 import type { AuditStore } from "./audit-store";
 import type { KeptAudit } from "./model";
@@ -12,31 +12,13 @@ import type { QueuedCdr } from "./audit-store";
 
 const LOCK = "cdrs:audit:worker";
 
-/**
- * A CDR the audit cannot read (a date that is none, from a backend that skipped validation) is kept as
- * unpriceable with the reason, so it does not stay at the head of the queue, failing every batch after it.
- */
+/** The CDR's audit, or, when the audit cannot read it, its unreadable audit (unpriceable with the reason). */
 const auditOrFailure = (entry: QueuedCdr, ctx: AuditContext, log: Logger): KeptAudit => {
   try {
     return auditKept(entry.cdr, ctx);
   } catch (error) {
     log.warn({ err: error, cdr: entry.cdr.id }, "CDR could not be audited");
-    const owner = { country_code: entry.cdr.country_code, party_id: entry.cdr.party_id };
-    return {
-      key: entry.key,
-      ...(ctx.partner ? { partner: ctx.partner } : {}),
-      direction: ctx.direction,
-      owner,
-      cdr_id: entry.cdr.id,
-      currency: entry.cdr.currency,
-      audited_at: ctx.now,
-      verdict: "unpriceable",
-      reason: `the CDR could not be read: ${(error as Error).message}`,
-      differences: [],
-      explanation: [],
-      notes: [],
-      amounts: {},
-    };
+    return unreadableAudit(entry.key, entry.cdr, ctx, error as Error);
   }
 };
 const LOCK_TTL_MS = 30_000;
