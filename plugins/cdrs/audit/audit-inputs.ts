@@ -44,8 +44,17 @@ const ownerOf = (cdr: Cdr): PartyRef => ({ country_code: cdr.country_code, party
 const roleOf = (entry: QueuedCdr): InterfaceRole => (entry.direction === "received" ? "RECEIVER" : "SENDER");
 const partyOf = (owner: PartyRef): string => `${owner.country_code}${owner.party_id}`;
 
+/** What a batch reads an input under (`prepare`) and finds it by (`contextOf`). */
+const inputKey = {
+  partner: (tokenOwner: PartyRef) => `partner ${partyOf(tokenOwner)}`,
+  tariff: (role: InterfaceRole, owner: PartyRef, id: string) => `tariff ${role} ${partyOf(owner)} ${id}`,
+  timeZone: (role: InterfaceRole, owner: PartyRef, locationId: string) => `tz ${role} ${partyOf(owner)} ${locationId}`,
+  session: (role: InterfaceRole, owner: PartyRef, id: string) => `session ${role} ${partyOf(owner)} ${id}`,
+  original: (auditKey: string) => `original ${auditKey}`,
+};
+
 export class Batch {
-  /** every input of the batch's CDRs by what it is (`tariff …`, `tz …`, `session …`, `partner …`, `original …`), read once */
+  /** every input of the batch's CDRs by what it is (inputKey), read once */
   private readonly found = new Map<string, unknown>();
   private readonly reading = new Map<string, Promise<void>>();
   private readonly servedBy = new Map<string, ServedModule | undefined>();
@@ -71,18 +80,18 @@ export class Batch {
       const role = roleOf(entry);
       if (!entry.partner) {
         const tokenOwner = tokenOwnerOf(cdr);
-        if (tokenOwner) this.read(`partner ${partyOf(tokenOwner)}`, () => this.partnerOf(tokenOwner));
+        if (tokenOwner) this.read(inputKey.partner(tokenOwner), () => this.partnerOf(tokenOwner));
       }
-      for (const id of this.tariffIds(cdr)) this.read(`tariff ${role} ${partyOf(owner)} ${id}`, () => this.tariff(role, owner, id));
-      this.read(`tz ${role} ${partyOf(owner)} ${cdr.cdr_location.id}`, async () => (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone);
+      for (const id of this.tariffIds(cdr)) this.read(inputKey.tariff(role, owner, id), () => this.tariff(role, owner, id));
+      this.read(inputKey.timeZone(role, owner, cdr.cdr_location.id), async () => (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone);
       if (cdr.session_id) {
         const id = cdr.session_id;
-        this.read(`session ${role} ${partyOf(owner)} ${id}`, () => this.session(role, owner, id));
+        this.read(inputKey.session(role, owner, id), () => this.session(role, owner, id));
       }
       // the amounts of a CDR credited earlier in the batch are its audit's (`audited`)
       const reference = cdr.credit ? cdr.credit_reference_id : undefined;
       const key = reference && auditKey(entry.direction, owner, reference);
-      if (key && !before.has(key)) this.read(`original ${key}`, () => this.original(entry, owner, key, reference!));
+      if (key && !before.has(key)) this.read(inputKey.original(key), () => this.original(entry, owner, key, reference!));
       before.add(entry.key);
     }
     await Promise.all(this.reading.values());
@@ -94,15 +103,15 @@ export class Batch {
     const owner = ownerOf(cdr);
     const role = roleOf(entry);
     const tokenOwner = entry.partner ? undefined : tokenOwnerOf(cdr);
-    const partner = entry.partner ?? (tokenOwner && (this.found.get(`partner ${partyOf(tokenOwner)}`) as string | undefined));
+    const partner = entry.partner ?? (tokenOwner && (this.found.get(inputKey.partner(tokenOwner)) as string | undefined));
     const heldTariffs = this.tariffIds(cdr)
-      .map((id) => this.found.get(`tariff ${role} ${partyOf(owner)} ${id}`) as Tariff | undefined)
+      .map((id) => this.found.get(inputKey.tariff(role, owner, id)) as Tariff | undefined)
       .filter((t): t is Tariff => t !== undefined);
-    const timeZone = this.found.get(`tz ${role} ${partyOf(owner)} ${cdr.cdr_location.id}`) as string | undefined;
-    const session = cdr.session_id ? (this.found.get(`session ${role} ${partyOf(owner)} ${cdr.session_id}`) as Session | undefined) : undefined;
+    const timeZone = this.found.get(inputKey.timeZone(role, owner, cdr.cdr_location.id)) as string | undefined;
+    const session = cdr.session_id ? (this.found.get(inputKey.session(role, owner, cdr.session_id)) as Session | undefined) : undefined;
     const reference = cdr.credit ? cdr.credit_reference_id : undefined;
     const key = reference && auditKey(direction, owner, reference);
-    const original = key ? (this.amounts.get(key) ?? (this.found.get(`original ${key}`) as Record<string, number> | undefined)) : undefined;
+    const original = key ? (this.amounts.get(key) ?? (this.found.get(inputKey.original(key)) as Record<string, number> | undefined)) : undefined;
     return {
       direction,
       ...(partner ? { partner } : {}),
