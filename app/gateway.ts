@@ -19,6 +19,8 @@ import { adapterTypeOf, checkModuleRouting, resolveServedModules, routedAdapterN
 import { portProblems } from "../core/host/port-check";
 import { buildHttpApp } from "../core/host/http-app";
 import { createHttpServer } from "../core/host/http-server";
+import { weightyTurnsOf } from "../core/http/weighty-turns";
+import { bodyLimitsOf } from "../core/http/body-limits";
 import { LossyTranslationLog } from "../core/model/lossy";
 import { TolerantReader } from "../core/model/tolerant-reader";
 import { locationLookup } from "../plugins/locations/location-lookup";
@@ -182,7 +184,8 @@ export class Gateway {
 
   /** Starts listening; resolves with the bound port (server.port 0 picks a free one). */
   async listen(): Promise<number> {
-    const server = createHttpServer(this.app.callback(), this.config.server.inbound ?? DEFAULT_INBOUND, this.log);
+    const inbound = this.config.server.inbound ?? DEFAULT_INBOUND;
+    const server = createHttpServer(this.app.callback(), inbound, this.log, weightyTurnsOf(bodyLimitsOf(this.config)));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

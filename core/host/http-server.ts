@@ -6,14 +6,17 @@ import { answerAndClose, mintedRequestIds } from "./raw-answer";
 import { capConnectionsPerClient } from "./connection-cap";
 import { envelope } from "../http/envelope";
 import { Status } from "../protocol/status";
+import type { WeightyTurns } from "../http/weighty-turns";
 
 /**
  * The HTTP server partners call, with the limits of `server.inbound`. Node's
  * parser answers some requests itself (an oversized head 431, a malformed one
  * 400, a timeout 408) with an empty body; here each of those is an OCPI
- * envelope instead, and the connection is closed.
+ * envelope instead, and the connection is closed. Every request is told to
+ * the gateway's weighty turns as it arrives (core/http/weighty-turns.ts):
+ * the pieces of weighty bodies wait for the light requests being served.
  */
-export const createHttpServer = (handler: http.RequestListener, limits: InboundServerConfig, log: Logger): http.Server => {
+export const createHttpServer = (handler: http.RequestListener, limits: InboundServerConfig, log: Logger, turns: WeightyTurns): http.Server => {
   const server = http.createServer(
     {
       headersTimeout: limits.headers_timeout_ms,
@@ -25,7 +28,10 @@ export const createHttpServer = (handler: http.RequestListener, limits: InboundS
       // Node answers a missing Host with an empty 400; nothing here reads Host (URLs come from public_url).
       requireHostHeader: false,
     },
-    handler,
+    (req, res) => {
+      turns.arrived(req, res);
+      return handler(req, res);
+    },
   );
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A response the app has begun cannot be replaced by another one: only close.

@@ -7,6 +7,7 @@ import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { heavyLaneOf, isHeavy, type HeavyLaneSettings, type HeavyTicket } from "./heavy-lane";
 import { refusalPacerOf } from "./refusal-pacing";
+import type { WeightyTurnSettings } from "./weighty-turns";
 
 /**
  * What a request body may weigh (README "Config reference", `server.inbound.max_*`): its bytes, the members
@@ -20,9 +21,10 @@ export type BodyLimits = Pick<
   InboundServerConfig,
   "max_body_bytes" | "max_object_members" | "max_body_members" | "max_body_layouts" | "max_string_bytes" | "refusals_per_second"
 > &
-  HeavyLaneSettings;
+  HeavyLaneSettings &
+  WeightyTurnSettings;
 
-/** one object per gateway config: the heavy lane is the gateway's (heavyLaneOf keys it by this object) */
+/** one object per gateway config: the heavy lane and the weighty turns are the gateway's (heavyLaneOf, weightyTurnsOf key them by this object) */
 const limitsOfConfig = new WeakMap<GatewayConfig, BodyLimits>();
 
 export const bodyLimitsOf = (config: GatewayConfig): BodyLimits => {

@@ -4,41 +4,12 @@ import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { knownNullFree } from "../model/without-nulls";
 import { JsonScanner, hasProtoMember, protoMember, readRawBody, type BodyLimits } from "./body-limits";
+import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS, weightyTurnsOf } from "./weighty-turns";
 
 export { MAX_JSON_DEPTH } from "./body-limits";
 
 /** Methods whose body is read: OCPI sends objects with these; a body on any other request is left unread. */
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
-
-/**
- * From this weight on (bytes, or members and array elements) a body's parse, and the work after it, are
- * weighty pieces (weightyTurn); below it a body is taken in one piece, waiting for nothing, as every small request is.
- */
-const WEIGHTY_BODY_BYTES = 64 * 1024;
-const WEIGHTY_BODY_MEMBERS = 2_000;
-
-/** weighty pieces waiting for their turn, oldest first */
-const waiting: (() => void)[] = [];
-
-const runOneWeighty = (): void => {
-  // its continuation runs now, in this callback's microtasks: one piece per turn of the event loop
-  waiting.shift()!();
-  if (waiting.length > 0) setImmediate(runOneWeighty);
-};
-
-/**
- * Resolves when a weighty piece of work may run: one such piece per turn of the event loop, gateway-wide,
- * oldest first, each after the I/O that was waiting (setImmediate runs after the poll phase). Requests
- * that arrive while weighty bodies are being taken are thus served between two pieces, not behind all of
- * them: two clients sending bodies just below the heavy lane's thresholds back to back otherwise hold the
- * loop in one piece each (parse, checks and encoding, 9 ms for 0.48 MB on this project's machine) and
- * every small request beside them waits for both (bench/RESULTS.md, "Request bodies at the body limits").
- */
-export const weightyTurn = (): Promise<void> =>
-  new Promise((resolve) => {
-    waiting.push(resolve);
-    if (waiting.length === 1) setImmediate(runOneWeighty);
-  });
 
 const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
 
@@ -54,8 +25,12 @@ const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Reque
 export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<{ raw: string; body: unknown }> => {
   const scanner = new JsonScanner(limits);
   const bytes = await readRawBody(req, res, limits, scanner);
-  const weighty = bytes.length >= WEIGHTY_BODY_BYTES || scanner.members >= WEIGHTY_BODY_MEMBERS;
-  if (weighty) await weightyTurn();
+  // a weighty body is parsed, then checked and encoded, each piece on a turn of its own (core/http/weighty-turns.ts)
+  const turns = bytes.length >= WEIGHTY_BODY_BYTES || scanner.members >= WEIGHTY_BODY_MEMBERS ? weightyTurnsOf(limits) : undefined;
+  if (turns) {
+    turns.weighty(res);
+    await turns.turn();
+  }
   let raw = bytes.toString("utf8");
   if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
   const start = raw.search(/\S/);
@@ -70,7 +45,7 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
   // a key that may be "__proto__" (written so, or escaped: "\u005f_proto__"): the parsed body tells
   if (scanner.suspectKey && hasProtoMember(body)) throw protoMember();
   if (!scanner.nullMember) knownNullFree(body as object);
-  if (weighty) await weightyTurn();
+  if (turns) await turns.turn();
   return { raw, body };
 };
 
