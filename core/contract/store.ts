@@ -113,6 +113,31 @@ export interface ChangeMarks {
  */
 export type OneRedisScript = <R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]) => Promise<R>;
 
+/** A key's place in a list of keys (`Store.keyLists`): its list, the key, and its sort key there. */
+export interface ListedKey {
+  list: string;
+  key: string;
+  sortKey: number;
+}
+
+/**
+ * Lists of keys apart from the collections, each ordered by sort key then key, paged and counted as a collection
+ * is (`range`), holding no values: an index of a collection's entries by something else than their own sort key
+ * (the CDR audit's lists by partner and verdict). Cheaper to write than a collection's entries: no value, and a
+ * list's count is kept once per list per `add` (SQLite: one row of a table of their own, not a trigger a key).
+ * A key once listed keeps its place: listing it again, at any sort key, leaves it as it is.
+ */
+export interface KeyLists {
+  /**
+   * Lists the keys, each in its list; those already in it keep their place. SQLite writes them in one
+   * transaction (or the open batch's); Redis in one command per list and few hundred keys (each atomic), all
+   * written when it resolves.
+   */
+  add(keys: readonly ListedKey[]): Promise<void>;
+  /** A page of a list's keys, as `Store.range` pages a collection (a page at offset k may step over k keys of the list's index). */
+  range(list: string, query: RangeQuery): Promise<StoredPage<string>>;
+}
+
 export interface Store {
   readonly kind: "sqlite" | "redis";
   get<T>(collection: string, key: string): Promise<T | undefined>;
@@ -153,6 +178,8 @@ export interface Store {
     change: (current: T | undefined) => UpdateDecision<T>,
   ): Promise<T | undefined>;
   delete(collection: string, key: string): Promise<boolean>;
+  /** Lists of keys, apart from the collections (KeyLists). */
+  readonly keyLists: KeyLists;
   /** Entries ordered by sort key then key, within the query's bounds. */
   range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;
   /**

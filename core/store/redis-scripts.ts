@@ -104,6 +104,9 @@ local removed = redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return removed`;
 
+// Store.keyLists: lists the keys of ARGV (score, key, score, key, …) in the sorted set KEYS[1], each not listed yet
+const LIST_KEYS_LUA = "return redis.call('ZADD', KEYS[1], 'NX', unpack(ARGV))";
+
 /** Every script that writes; in cluster mode each is followed by WAIT on the same node (RedisStore.write). */
 export const WRITE_SCRIPTS = {
   storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
@@ -116,5 +119,6 @@ export const WRITE_SCRIPTS = {
   storeAcquireLock: { numberOfKeys: 1, lua: ACQUIRE_LOCK_LUA },
   storeRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
   storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
+  storeListKeys: { numberOfKeys: 1, lua: LIST_KEYS_LUA },
 };
 export type WriteScript = keyof typeof WRITE_SCRIPTS;

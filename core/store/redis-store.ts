@@ -6,6 +6,7 @@ import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailabl
 import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
+import { RedisKeyLists } from "./redis-key-lists";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -108,7 +109,7 @@ export class RedisStore implements Store {
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
     this.redis.defineCommand("storeRangeJson", { numberOfKeys: 2, lua: RANGE_JSON_LUA, readOnly: true });
     // one Redis, every key on it: the reads of a batch can go in one script (a cluster's keys sit in different slots)
-    if (!cluster) this.scriptOnOneRedis = (name, lua, collections, args) => this.script(name, lua, collections, args);
+    if (!cluster) this.scriptOnOneRedis = (name, lua, collections, args) => this.script(name, lua, collections.flatMap((c) => this.keys(c)), args);
     if (!cluster) this.sharedReads = new RedisSharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
   }
 
@@ -122,10 +123,18 @@ export class RedisStore implements Store {
   /** Not on a cluster, whose collections sit in different slots: one atomic script over several collections (OneRedisScript). */
   readonly scriptOnOneRedis?: OneRedisScript;
 
-  private script<R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]): Promise<R> {
+  /** Lists of keys apart from the collections, each a sorted set under its own hash tag (core/store/redis-key-lists.ts). */
+  readonly keyLists = new RedisKeyLists({
+    keyOf: (list) => `${this.prefix}{${list}}:listed`,
+    listKeys: (key, args) => this.write("storeListKeys", key, ...args),
+    read: (name, lua, keys, args) => this.script(name, lua, keys, args),
+    rangeArgs: (query) => this.rangeArgs(query),
+  });
+
+  /** A script defined once under `name`, run over `keys` (on a cluster: all in one slot). */
+  private script<R>(name: string, lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<R> {
     const client = this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<R>>;
     if (typeof client[name] !== "function") this.redis.defineCommand(name, { lua });
-    const keys = collections.flatMap((collection) => this.keys(collection));
     return this.run(() => client[name](keys.length, ...keys, ...args));
   }
 

@@ -4,6 +4,7 @@ import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailabl
 import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, type Db, type Statement } from "./sqlite-schema";
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
+import { SqliteKeyLists } from "./sqlite-key-lists";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -35,6 +36,8 @@ export class SqliteStore implements Store {
   /** the writes and batches of one event-loop turn, in one commit (core/store/sqlite-group-commit.ts) */
   private readonly group: GroupCommit;
   private closed = false;
+  /** lists of keys apart from the collections (core/store/sqlite-key-lists.ts) */
+  readonly keyLists: SqliteKeyLists;
 
   private constructor(
     private readonly db: Db,
@@ -46,6 +49,11 @@ export class SqliteStore implements Store {
       commit: () => this.stmt("COMMIT").run(),
       rollback: () => this.stmt("ROLLBACK").run(),
       inTransaction: () => this.db.inTransaction,
+    });
+    this.keyLists = new SqliteKeyLists(db, {
+      stmt: (sql) => this.stmt(sql),
+      written: (operation) => this.group.written(() => this.transaction("IMMEDIATE", operation)),
+      read: (operation) => this.guard(() => this.transaction("DEFERRED", operation)),
     });
   }
 
@@ -83,14 +91,8 @@ export class SqliteStore implements Store {
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
     const json = encode(value);
-    const result = await this.group.written(() =>
-      this.stmt("INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
-        collection,
-        key,
-        sortKey ?? 0,
-        json,
-      ),
-    );
+    const insert = "INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
+    const result = await this.group.written(() => this.stmt(insert).run(collection, key, sortKey ?? 0, json));
     return result.changes === 1;
   }
 
@@ -105,11 +107,7 @@ export class SqliteStore implements Store {
     }));
   }
 
-  async update<T>(
-    collection: string,
-    key: string,
-    change: (current: T | undefined) => UpdateDecision<T>,
-  ): Promise<T | undefined> {
+  async update<T>(collection: string, key: string, change: (current: T | undefined) => UpdateDecision<T>): Promise<T | undefined> {
     return this.updateEntry(collection, key, change);
   }
 

@@ -1,21 +1,21 @@
-import type { Store } from "../../../core/contract/store";
+import type { ListedKey, Store } from "../../../core/contract/store";
 import type { Cdr } from "../model";
-import { auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
+import { VERDICTS, auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
 import { explained } from "./explain";
 import type { PartyRef } from "../../../core/protocol/types";
 import type { VersionNumber } from "../../../core/protocol/types";
 
 /**
  * The CDR audit in the gateway's store (any store: SQLite, Redis, Redis
- * Cluster; only single-collection operations are used):
+ * Cluster; no write spans collections but in a batch):
  * - `cdrs:audit`: every CDR queued, by audit key, written once (so each is audited once): while it waits, the
  *   queued CDR, at a sort key before every audit's (`PENDING`: the queue, oldest first, is the head of the
  *   collection); once audited, its audit in its place, at the time it was made. Auditing a CDR thus rewrites
  *   one entry, where a queue of its own cost a second entry to queue it and a delete to take it off
  *   (bench/RESULTS.md "CDR audit");
- * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: the lists, each entry the audit's key at
- *   the audit's time (a list page reads its audits by key: an index row holding only the key costs the worker about
- *   half of one holding the summary).
+ * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: the lists, lists of keys of the store
+ *   (Store.keyLists), each key listed at the audit's time (a list page reads its audits by key); a key list costs the
+ *   worker about half of a collection of the audits' keys, which they were until 2026-12 and are taken over from.
  * An audit is found by its CDR's id through the owners it may have (`byId`): its key holds the id.
  */
 const RESULTS = "cdrs:audit";
@@ -27,6 +27,13 @@ const NO_PARTNER = "-";
 const byPartner = (partner: string) => `cdrs:audit:p:${partner}`;
 const byPartnerVerdict = (partner: string, verdict: Verdict) => `cdrs:audit:p:${partner}:${verdict}`;
 const byVerdict = (verdict: Verdict) => `cdrs:audit:v:${verdict}`;
+/** the lists' keys, each in its three lists at the audit's time */
+const listedKeys = (audit: Pick<AuditSummary, "key" | "partner" | "verdict" | "audited_at">): ListedKey[] => {
+  const [partner, sortKey] = [audit.partner ?? NO_PARTNER, Date.parse(audit.audited_at)];
+  return [byPartner(partner), byPartnerVerdict(partner, audit.verdict), byVerdict(audit.verdict)].map((list) => ({ list, key: audit.key, sortKey }));
+};
+/** the mark that the lists an earlier release kept as collections were taken over (`adoptEarlierLists`) */
+const ADOPTED = { collection: "cdrs:audit:adopted", key: "lists" };
 
 /** A CDR waiting to be audited: the CDR as it passed, and who it passed with. */
 export interface QueuedCdr {
@@ -85,6 +92,8 @@ const isQueued = (kept: Kept): kept is QueuedCdr => "cdr" in kept;
 export class AuditStore {
   /** nothing is left in EARLIER_QUEUE (no release writes it any more) */
   private earlierQueueEmpty = false;
+  /** how far the lists an earlier release kept as collections are taken over: `adopted`, or the next page's verdict list and offset */
+  private earlierLists: "adopted" | { verdict: number; offset: number } | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -96,6 +105,7 @@ export class AuditStore {
   /** The oldest queued CDRs: the head of the collection, up to its first audit (one entry read when none is queued). */
   async next(limit: number): Promise<QueuedCdr[]> {
     await this.adoptEarlierQueue(limit);
+    await this.adoptEarlierLists(limit);
     const head = await this.store.range<Kept>(RESULTS, { offset: 0, limit: 1 });
     if (!head.items.length || !isQueued(head.items[0])) return [];
     const page = await this.store.range<Kept>(RESULTS, { offset: 0, limit });
@@ -111,6 +121,25 @@ export class AuditStore {
       await this.enqueue(entry);
       await this.store.delete(EARLIER_QUEUE, entry.key);
     }
+  }
+
+  /**
+   * The audits an earlier release listed in collections of their keys (or summaries), listed again as key lists: up to
+   * a page of its verdict lists (which hold every audit) each time the worker asks for more; then a mark that they were.
+   */
+  private async adoptEarlierLists(limit: number): Promise<void> {
+    if (this.earlierLists === "adopted") return;
+    this.earlierLists ??= (await this.store.get<boolean>(ADOPTED.collection, ADOPTED.key)) ? "adopted" : { verdict: 0, offset: 0 };
+    if (this.earlierLists === "adopted") return;
+    for (let { verdict, offset } = this.earlierLists; verdict < VERDICTS.length; [verdict, offset] = [verdict + 1, 0]) {
+      const rows = await this.store.range<string | AuditSummary>(byVerdict(VERDICTS[verdict]), { offset, limit });
+      const found = await Promise.all(rows.items.map((row) => (typeof row === "string" ? this.store.get<Kept>(RESULTS, row) : row)));
+      await this.store.keyLists.add(found.flatMap((a) => (a === undefined || "cdr" in a ? [] : listedKeys(a))));
+      // a full page: the next when the worker asks for more again
+      if (rows.items.length === limit) return void (this.earlierLists = { verdict, offset: offset + limit });
+    }
+    await this.store.put(ADOPTED.collection, ADOPTED.key, true);
+    this.earlierLists = "adopted";
   }
 
   async queued(): Promise<number> {
@@ -131,26 +160,11 @@ export class AuditStore {
 
   /** Keeps audits in their queued CDRs' place, off the queue: per collection one bulk write. */
   async record(audits: readonly KeptAudit[]): Promise<void> {
-    const groups = new Map<string, { key: string; value: unknown; sortKey: number }[]>();
-    const add = (collection: string, key: string, value: unknown, sortKey: number) => {
-      const list = groups.get(collection) ?? [];
-      list.push({ key, value, sortKey });
-      groups.set(collection, list);
-    };
-    for (const audit of audits) {
-      const at = Date.parse(audit.audited_at);
-      const partner = audit.partner ?? NO_PARTNER;
-      add(RESULTS, audit.key, audit, at);
-      add(byPartner(partner), audit.key, audit.key, at);
-      add(byPartnerVerdict(partner, audit.verdict), audit.key, audit.key, at);
-      add(byVerdict(audit.verdict), audit.key, audit.key, at);
-    }
     // the lists first, the audits last: the audits' write takes the CDRs off the queue, so a write that fails
     // before it (Redis runs them one by one) leaves them queued, to be audited and listed again, never unlisted
-    const { [RESULTS]: results, ...lists } = Object.fromEntries(groups);
     await this.store.batch(async () => {
-      await Promise.all(Object.entries(lists).map(([collection, entries]) => this.store.putAll(collection, entries)));
-      await this.store.putAll(RESULTS, results ?? []);
+      await this.store.keyLists.add(audits.flatMap(listedKeys));
+      await this.store.putAll(RESULTS, audits.map((audit) => ({ key: audit.key, value: audit, sortKey: Date.parse(audit.audited_at) })));
     });
   }
 
@@ -168,11 +182,9 @@ export class AuditStore {
     const since = query.since === undefined ? undefined : Math.max(query.since, 0);
     const range = { ...(since !== undefined ? { from: since } : {}), offset: query.offset, limit: query.limit };
     if (collection) {
-      // a row is an audit's key; one an earlier release wrote is the audit's summary itself
-      const rows = await this.store.range<string | AuditSummary>(collection, range);
-      const found = await Promise.all(rows.items.map((row) => (typeof row === "string" ? this.store.get<Kept>(RESULTS, row) : row)));
-      const summaries = found.map((a) => (a === undefined || "cdr" in a ? undefined : "owner" in a ? summaryOf(a) : a));
-      return { items: summaries.filter((a): a is AuditSummary => a !== undefined), total: rows.total };
+      const rows = await this.store.keyLists.range(collection, range);
+      const found = await Promise.all(rows.items.map((key) => this.store.get<Kept>(RESULTS, key)));
+      return { items: found.filter((a): a is KeptAudit => a !== undefined && !isQueued(a)).map(summaryOf), total: rows.total };
     }
     // audits only: the queued CDRs sort before 0 (a bounded range: the store counts it for the page's total)
     const page = await this.store.range<KeptAudit>(RESULTS, { ...range, from: since ?? 0 });
@@ -182,8 +194,8 @@ export class AuditStore {
   /** How many of the partner's CDRs were audited since `since`, and how many of them mismatch. */
   async counts(partner: string, since: number): Promise<{ audited: number; mismatches: number }> {
     const [all, mismatches] = await Promise.all([
-      this.store.range(byPartner(partner), { from: since, offset: 0, limit: 1 }),
-      this.store.range(byPartnerVerdict(partner, "mismatch"), { from: since, offset: 0, limit: 1 }),
+      this.store.keyLists.range(byPartner(partner), { from: since, offset: 0, limit: 0 }),
+      this.store.keyLists.range(byPartnerVerdict(partner, "mismatch"), { from: since, offset: 0, limit: 0 }),
     ]);
     return { audited: all.total, mismatches: mismatches.total };
   }

@@ -1,11 +1,12 @@
 /**
  * The Store contract (core/store/port.ts): what every store implementation does alike, run against each of
- * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries) and ranges-and-locks.ts.
+ * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries), ranges-and-locks.ts and key-lists.ts.
  */
 import type { Store } from "../../../core/contract/store";
 import type { Doc, StoreFactory } from "./context";
 import { recordRules } from "./records";
 import { rangeAndLockRules } from "./ranges-and-locks";
+import { keyListRules } from "./key-lists";
 
 /**
  * The Redis command timeout (and, on a cluster, the wait for a replica's acknowledgement) of the contract's stores. The contract is about what a store answers, not how
@@ -35,5 +36,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     const context = { store: () => store, factory, fresh, keysOf };
     recordRules(context);
     rangeAndLockRules(context);
+    keyListRules(context);
   });
 }

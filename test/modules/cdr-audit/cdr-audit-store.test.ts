@@ -71,15 +71,42 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect((await audits.list({ offset: 0, limit: 10 })).total).toBe(1);
   });
 
-  it("takes over what an earlier release left: CDRs in its own queue, summaries in its list rows; and no since reaches the queue", async () => {
-    const old = audit(cdr("B1"), { partner: "cpo-a", now: "2024-06-03T10:01:00Z" });
-    await store.put("cdrs:audit", old.key, old, Date.parse(old.audited_at));
-    await store.put("cdrs:audit:p:cpo-a", old.key, summaryOf(old as KeptAudit), Date.parse(old.audited_at));
+  it("takes over what earlier releases left: CDRs in their own queue, list rows of summaries or keys; and no since reaches the queue", async () => {
+    // as they were written: each audit in its partner's, its partner and verdict's and its verdict's collection
+    const listedAsEarlier = async (kept: KeptAudit, row: unknown) => {
+      await store.put("cdrs:audit", kept.key, kept, Date.parse(kept.audited_at));
+      for (const list of [`p:${kept.partner}`, `p:${kept.partner}:${kept.verdict}`, `v:${kept.verdict}`]) await store.put(`cdrs:audit:${list}`, kept.key, row, Date.parse(kept.audited_at));
+    };
+    const summarised = audit(cdr("B1"), { partner: "cpo-a", now: "2024-06-03T10:01:00Z" }) as KeptAudit;
+    const keyed = audit({ ...cdr("B3"), total_cost: { before_taxes: 3 } }, { partner: "cpo-a", now: "2024-06-03T10:02:00Z" }) as KeptAudit;
+    await listedAsEarlier(summarised, summaryOf(summarised));
+    await listedAsEarlier(keyed, keyed.key);
     await store.put("cdrs:audit:queue", entry("B2").key, entry("B2"), 1);
     expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["B2"]);
     expect((await store.range("cdrs:audit:queue", { offset: 0, limit: 10 })).total).toBe(0);
-    expect((await audits.list({ partner: "cpo-a", offset: 0, limit: 10 })).items.map((s) => [s.cdr_id, s.verdict])).toEqual([["B1", "match"]]);
-    expect((await audits.list({ since: -1e15, offset: 0, limit: 10 })).items.map((s) => s.cdr_id)).toEqual(["B1"]);
+    const listed = async (query: Omit<Parameters<AuditStore["list"]>[0], "offset" | "limit">) =>
+      (await audits.list({ ...query, offset: 0, limit: 10 })).items.map((s) => [s.cdr_id, s.verdict]);
+    expect(await listed({ partner: "cpo-a" })).toEqual([["B1", "match"], ["B3", "mismatch"]]);
+    expect(await listed({ partner: "cpo-a", verdict: "mismatch" })).toEqual([["B3", "mismatch"]]);
+    expect(await listed({ verdict: "match" })).toEqual([["B1", "match"]]);
+    expect(await audits.counts("cpo-a", 0)).toEqual({ audited: 2, mismatches: 1 });
+    expect(await listed({ since: -1e15 })).toEqual([["B1", "match"], ["B3", "mismatch"]]);
+    expect(await store.get("cdrs:audit:adopted", "lists")).toBe(true);
+  });
+
+  it("takes an earlier release's long lists over a page each time the worker asks for more", async () => {
+    for (let i = 0; i < 5; i++) {
+      const kept = audit(cdr(`L${i}`), { partner: "cpo-a", now: `2024-06-03T10:0${i}:00Z` }) as KeptAudit;
+      await store.put("cdrs:audit", kept.key, kept, Date.parse(kept.audited_at));
+      await store.put("cdrs:audit:v:match", kept.key, kept.key, Date.parse(kept.audited_at));
+    }
+    const listed = async () => (await audits.list({ verdict: "match", offset: 0, limit: 10 })).items.map((s) => s.cdr_id);
+    await audits.next(2);
+    expect(await listed()).toEqual(["L0", "L1"]);
+    await audits.next(2);
+    await audits.next(2);
+    expect(await listed()).toEqual(["L0", "L1", "L2", "L3", "L4"]);
+    expect(await store.get("cdrs:audit:adopted", "lists")).toBe(true);
   });
 
   it("keeps a re-pricing as its facts and reads it back in the words it was audited with", async () => {
