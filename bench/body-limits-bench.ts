@@ -36,7 +36,13 @@ export interface BodyRow {
 }
 
 /** a normal client's run, the gateway's CPU time and event-loop delay meanwhile (ms), and what the two heavy clients sent */
-type NormalRun = PacedRun & { gateway: { cpuMs: number; p99: number; max: number }; heavy?: SentBodies };
+type NormalRun = PacedRun & { gateway: { cpuMs: number; p99: number; max: number; gc: GcPauses }; heavy?: SentBodies };
+/** the gateway's garbage collections over a run: how many, their pauses in all and the longest (ms) */
+interface GcPauses {
+  count: number;
+  ms: number;
+  maxMs: number;
+}
 
 export interface BodyLimitsBench {
   limits: InboundServerConfig;
@@ -192,9 +198,9 @@ class Client {
   }
 
   /** the gateway's event-loop delay (max, p99) and CPU time since the last call, ms */
-  async delay(): Promise<{ max: number; p99: number; cpuMs: number }> {
+  async delay(): Promise<{ max: number; p99: number; cpuMs: number; gc: GcPauses }> {
     const { body } = await onceMore(() => request(this.probe));
-    return (await body.json()) as { max: number; p99: number; cpuMs: number };
+    return (await body.json()) as { max: number; p99: number; cpuMs: number; gc: GcPauses };
   }
 
   async put(where: string, json: string, chunked = false): Promise<{ status: number; statusCode?: number; ms: number }> {
@@ -323,10 +329,10 @@ export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines
         (r) => `| ${r.name} | ${mb(r.bytes)} | ${r.status} | ${ms(r.putMs)} | ${ms(r.putDelayMs)} | ${ms(r.putCpuMs)} | ${ms(r.getMs)} | ${ms(r.getDelayMs)} | ${ms(r.getCpuMs)} |`,
       ),
       "",
-      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight.replace(" (below the heavy thresholds)", "")}), then the D3 body (with its Content-Length). Gateway CPU: its CPU time during the run (user + system) as a share of one core; loop delay: its event loop's delay over the run (perf_hooks), p99 and max.`,
+      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight.replace(" (below the heavy thresholds)", "")}), then the D3 body (with its Content-Length). Gateway CPU: its CPU time during the run (user + system) as a share of one core; loop delay: its event loop's delay over the run (perf_hooks), p99 and max; GC: its garbage collections over the run (perf_hooks \`gc\` entries): how many, their pauses in all and the longest.`,
       "",
-      "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | gateway CPU | gateway loop delay p99 / max ms | bodies the two clients sent meanwhile: answers |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+      "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | gateway CPU | gateway loop delay p99 / max ms | GC: count, ms in all, longest ms | bodies the two clients sent meanwhile: answers |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
       ...(
         [
           ["alone (baseline)", normal.alone],
@@ -334,7 +340,7 @@ export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines
           ["while two clients send the costliest body below the heavy thresholds", normal.withLight],
           ["while two clients send the D3 body (refused)", normal.withRefused],
         ] as const
-      ).map(([name, run]) => `| ${name} | ${Math.round(run.requestsPerSecond)} | ${run.p50} | ${run.p99} | ${ratio(run).toFixed(2)} | ${run.errors + run.non2xx} | ${cpu(run)} | ${run.gateway.p99.toFixed(0)} / ${run.gateway.max.toFixed(0)} | ${sent(run)} |`),
+      ).map(([name, run]) => `| ${name} | ${Math.round(run.requestsPerSecond)} | ${run.p50} | ${run.p99} | ${ratio(run).toFixed(2)} | ${run.errors + run.non2xx} | ${cpu(run)} | ${run.gateway.p99.toFixed(0)} / ${run.gateway.max.toFixed(0)} | ${run.gateway.gc.count}, ${run.gateway.gc.ms.toFixed(0)}, ${run.gateway.gc.maxMs.toFixed(1)} | ${sent(run)} |`),
       "",
       `Targets (issue #23): the worst accepted body's delay at most ${DELAY_TARGET_MS} ms — measured ${worstDelay.toFixed(0)} ms, ${worst.name} (${worstDelay <= DELAY_TARGET_MS ? "met" : "not met"}); ` +
         `the normal client's p99 beside two clients sending worst-case bodies at most ${P99_RATIO_TARGET}× its p99 alone — measured ${verdict(normal.withAccepted)} with the costliest accepted body, ${verdict(normal.withLight)} with the costliest below the heavy thresholds, ${verdict(normal.withRefused)} with the D3 body.`,

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { PerformanceObserver, monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "../config/load-config";
 import { Gateway } from "../app/gateway";
 import { applyHeapGrowth } from "../app/heap-growth";
@@ -36,11 +36,17 @@ const main = async () => {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   let cpu = process.cpuUsage();
+  // garbage collections meanwhile: their pauses are part of the loop's delay
+  let gc = { ms: 0, maxMs: 0, count: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gc = { ms: gc.ms + entry.duration, maxMs: Math.max(gc.maxMs, entry.duration), count: gc.count + 1 };
+  }).observe({ entryTypes: ["gc"] });
   const probe = http.createServer((_req, res) => {
     const used = process.cpuUsage(cpu);
     cpu = process.cpuUsage();
-    const measured = { max: delay.max / 1e6, p99: delay.percentile(99) / 1e6, cpuMs: (used.user + used.system) / 1000 };
+    const measured = { max: delay.max / 1e6, p99: delay.percentile(99) / 1e6, cpuMs: (used.user + used.system) / 1000, gc };
     delay.reset();
+    gc = { ms: 0, maxMs: 0, count: 0 };
     res.setHeader("Content-Type", "application/json");
     res.end(JSON.stringify(measured));
   });

@@ -81,7 +81,7 @@ export const MESSAGES = {
   inboundHeavyShare: "must be a number above 0 and at most 1 (a share of the gateway's time, e.g. 0.01)",
   inboundHeavyQueue: "must be an integer between 1 and 1000",
   inboundHeavyWait: "must be a whole number of milliseconds between 0 and 600000",
-  inboundWeightyWait: "must be a whole number of milliseconds between 0 and 10000",
+  inboundWeightyShare: "must be a number above 0 and at most 1 (a share of the event loop, e.g. 0.5)",
   inboundRefusals: "must be an integer between 1 and 100000 (refusals a second per client address)",
 } as const;
 

@@ -124,8 +124,8 @@ export interface InboundServerConfig {
   heavy_body_queue: number;
   /** the longest a heavy body waits for its turn; then HTTP 429 with Retry-After */
   heavy_body_max_wait_ms: number;
-  /** the longest the pieces of a weighty body (64 KiB or 2,000 members on) wait for the light requests being served (core/http/weighty-turns.ts) */
-  weighty_piece_max_wait_ms: number;
+  /** the share of the event loop the pieces of weighty bodies (64 KiB or 2,000 members on) may take while other requests are being served (core/http/weighty-turns.ts) */
+  weighty_body_share: number;
   /** refused request bodies answered per second per client address (and as many at once); more wait unread (core/http/refusal-pacing.ts) */
   refusals_per_second: number;
 }
@@ -147,7 +147,7 @@ export const DEFAULT_INBOUND: InboundServerConfig = {
   heavy_body_share: 0.003,
   heavy_body_queue: 2,
   heavy_body_max_wait_ms: 10_000,
-  weighty_piece_max_wait_ms: 25,
+  weighty_body_share: 0.5,
   refusals_per_second: 10,
 };
 

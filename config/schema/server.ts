@@ -32,7 +32,11 @@ export const inboundSchema = z
     heavy_body_queue: int(1, 1000, MESSAGES.inboundHeavyQueue).default(DEFAULT_INBOUND.heavy_body_queue),
     heavy_body_max_wait_ms: int(0, 600_000, MESSAGES.inboundHeavyWait).default(DEFAULT_INBOUND.heavy_body_max_wait_ms),
     // when a weighty body's pieces run (core/http/weighty-turns.ts)
-    weighty_piece_max_wait_ms: int(0, 10_000, MESSAGES.inboundWeightyWait).default(DEFAULT_INBOUND.weighty_piece_max_wait_ms),
+    weighty_body_share: z
+      .number({ error: msg(MESSAGES.inboundWeightyShare) })
+      .gt(0, { error: MESSAGES.inboundWeightyShare })
+      .max(1, { error: MESSAGES.inboundWeightyShare })
+      .default(DEFAULT_INBOUND.weighty_body_share),
     refusals_per_second: int(1, 100_000, MESSAGES.inboundRefusals).default(DEFAULT_INBOUND.refusals_per_second),
   })
   .refine((inbound) => inbound.headers_timeout_ms <= inbound.request_timeout_ms, {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { performance } from "node:perf_hooks";
+import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type { InboundServerConfig } from "../../config/types";
 
 /**
@@ -10,30 +10,36 @@ import type { InboundServerConfig } from "../../config/types";
 export const WEIGHTY_BODY_BYTES = 64 * 1024;
 export const WEIGHTY_BODY_MEMBERS = 2_000;
 
-/** What the turns are configured by (README "Config reference", `server.inbound.weighty_piece_max_wait_ms`). */
-export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_piece_max_wait_ms">;
+/** What the turns are configured by (README "Config reference", `server.inbound.weighty_body_share`). */
+export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share">;
 
 /**
  * When the pieces of weighty bodies run (issue #23): one piece per turn of the event loop, gateway-wide,
- * oldest first, after the I/O that was waiting (setImmediate runs after the poll phase), and only while no
- * light request is being served — a request that is not a weighty body's, from its arrival to its answer —
- * or once the pieces have waited `weighty_piece_max_wait_ms` for them. A light request takes several turns
- * (read, admission, the store, the answer): served between two pieces, it still met one piece on each of
- * them, and two clients sending bodies just below the heavy lane's thresholds back to back kept a normal
- * client's p99 at 4-13 × its p99 alone. Waiting for the light requests, it meets at most the piece that was
- * running when it arrived (bench/RESULTS.md, "Request bodies at the body limits"). The wait is bounded so
- * that light requests arriving without a pause, or one waiting long on a backend, cannot hold weighty bodies
- * back for good: they are then taken a piece per `weighty_piece_max_wait_ms`.
+ * oldest first, after the I/O that was waiting (setImmediate runs after the poll phase); and while other
+ * requests are about — a light request (one that is not a weighty body's) being served, or one that arrived
+ * since the last piece began — spaced so that their turns take at most `weighty_body_share` of the event
+ * loop: a piece whose turn kept the loop busy b ms (its own work and whatever else ran in that turn: the
+ * event loop's utilization from the piece's start to the next check phase) is followed by a pause of
+ * b × (1 − share) / share before the next. A light request then meets a piece, not a run of pieces, and
+ * finds most turns free of them; with no other request about, the pieces run one a turn without a pause.
+ * Two clients sending bodies just below the heavy lane's thresholds back to back kept a normal client's p99
+ * at 4-13 × its p99 alone with pieces one a turn (bench/RESULTS.md, "Request bodies at the body limits").
  */
 export class WeightyTurns {
   /** light requests being served */
   private light = 0;
-  /** the responses of the light requests being served: each counted once, until answered or found weighty */
-  private readonly lightAnswers = new WeakSet<ServerResponse>();
+  /** the responses of the light requests being served, each with the piece count when it arrived: counted once, until answered or found weighty */
+  private readonly lightAnswers = new WeakMap<ServerResponse, number>();
+  /** pieces begun so far, and the light requests that arrived since the last one began (not found weighty since) */
+  private pieces = 0;
+  private arrivedSincePiece = 0;
   /** weighty pieces waiting for their turn, oldest first */
   private readonly waiting: (() => void)[] = [];
-  /** performance.now() from which the first waiting piece has waited for light requests */
-  private waitingSince = 0;
+  /** performance.now() when the last piece began, and the event loop's utilization then (until its turn was measured) */
+  private pieceStart = 0;
+  private pieceUtilization: EventLoopUtilization | undefined;
+  /** the busy time of the last piece's turn, ms */
+  private pieceBusy = 0;
   private immediate: NodeJS.Immediate | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -46,12 +52,14 @@ export class WeightyTurns {
   arrived(req: IncomingMessage, res: ServerResponse): void {
     if (Number(req.headers["content-length"]) >= WEIGHTY_BODY_BYTES) return;
     this.light++;
-    this.lightAnswers.add(res);
+    this.arrivedSincePiece++;
+    this.lightAnswers.set(res, this.pieces);
     res.once("close", () => this.notLight(res));
   }
 
   /** The request's body turned out weighty (by its members, or sent chunked): it no longer counts as light. */
   weighty(res: ServerResponse): void {
+    if (this.lightAnswers.get(res) === this.pieces) this.arrivedSincePiece--;
     this.notLight(res);
   }
 
@@ -59,43 +67,43 @@ export class WeightyTurns {
   turn(): Promise<void> {
     return new Promise((resolve) => {
       this.waiting.push(resolve);
-      if (this.waiting.length === 1) {
-        this.waitingSince = performance.now();
-        this.schedule();
-      }
+      if (this.waiting.length === 1) this.schedule();
     });
   }
 
   private notLight(res: ServerResponse): void {
     if (!this.lightAnswers.delete(res)) return;
     this.light--;
-    if (this.light === 0 && this.waiting.length > 0) this.schedule();
   }
 
   private schedule(): void {
-    if (this.immediate) return;
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    this.immediate = setImmediate(this.runOne);
+    if (!this.immediate && !this.timer) this.immediate = setImmediate(this.runOne);
   }
 
   private readonly runOne = (): void => {
     this.immediate = undefined;
+    if (this.pieceUtilization) {
+      // the first check phase after the piece began: its turn is over
+      this.pieceBusy = performance.eventLoopUtilization(this.pieceUtilization).active;
+      this.pieceUtilization = undefined;
+    }
     if (this.waiting.length === 0) return;
-    const waited = performance.now() - this.waitingSince;
-    if (this.light > 0 && waited < this.settings.weighty_piece_max_wait_ms) {
-      if (!this.timer) this.timer = setTimeout(this.waitedEnough, this.settings.weighty_piece_max_wait_ms - waited);
+    const due = this.pieceStart + this.pieceBusy / this.settings.weighty_body_share;
+    const now = performance.now();
+    if ((this.light > 0 || this.arrivedSincePiece > 0) && now < due) {
+      this.timer = setTimeout(this.paused, due - now);
       return;
     }
-    // its continuation runs now, in this callback's microtasks: one piece per turn of the event loop
+    this.pieceStart = now;
+    this.pieceUtilization = performance.eventLoopUtilization();
+    this.pieces++;
+    this.arrivedSincePiece = 0;
+    // its continuation runs now, in this callback's microtasks; the next check phase measures its turn
     this.waiting.shift()!();
-    this.waitingSince = performance.now();
-    if (this.waiting.length > 0) this.schedule();
+    this.schedule();
   };
 
-  private readonly waitedEnough = (): void => {
+  private readonly paused = (): void => {
     this.timer = undefined;
     this.schedule();
   };

@@ -264,7 +264,7 @@ describe("server.inbound heavy lane in the config", () => {
   const yamlWith = (inbound: unknown) => gatewayConfigYaml({ port: 8080, server: { inbound: inbound as InboundServerConfig } });
 
   it("is set by YAML, the others keeping their defaults", () => {
-    const inbound = { heavy_body_bytes: 100_000, heavy_body_share: 0.05, heavy_body_queue: 4, heavy_body_max_wait_ms: 0, weighty_piece_max_wait_ms: 0 };
+    const inbound = { heavy_body_bytes: 100_000, heavy_body_share: 0.05, heavy_body_queue: 4, heavy_body_max_wait_ms: 0, weighty_body_share: 0.25 };
     expect(parseConfig(yamlWith(inbound), {}).server.inbound).toEqual({ ...DEFAULT_INBOUND, ...inbound });
   });
 
@@ -274,8 +274,8 @@ describe("server.inbound heavy lane in the config", () => {
     ["heavy_body_queue", 0],
     ["heavy_body_members", 0],
     ["heavy_body_max_wait_ms", -1],
-    ["weighty_piece_max_wait_ms", -1],
-    ["weighty_piece_max_wait_ms", 10_001],
+    ["weighty_body_share", 0],
+    ["weighty_body_share", 1.5],
     ["refusals_per_second", 0],
   ])("%s: %s is refused, naming the field", (field, value) => {
     expect(() => parseConfig(yamlWith({ [field]: value }), {})).toThrow(ConfigError);

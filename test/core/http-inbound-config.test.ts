@@ -25,7 +25,7 @@ describe("server.inbound config", () => {
       heavy_body_share: 0.003,
       heavy_body_queue: 2,
       heavy_body_max_wait_ms: 10_000,
-      weighty_piece_max_wait_ms: 25,
+      weighty_body_share: 0.5,
       refusals_per_second: 10,
     });
   });

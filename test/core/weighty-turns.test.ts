@@ -4,26 +4,23 @@ import pino from "pino";
 import { DEFAULT_INBOUND } from "../../config/types";
 import { createHttpServer } from "../../core/host/http-server";
 import { readJsonBody } from "../../core/http/json-body";
-import { WeightyTurns } from "../../core/http/weighty-turns";
+import { WeightyTurns, weightyTurnsOf } from "../../core/http/weighty-turns";
 
 /**
  * Weighty pieces of work (a large body's parse, and the work after it: core/http/json-body.ts,
  * core/http/weighty-turns.ts) run one per turn of the event loop, oldest first; the I/O that arrives
- * meanwhile is served between two of them; and they wait for the light requests being served, at most
- * `weighty_piece_max_wait_ms`. Turns are counted by an immediate that re-queues itself (one a turn, in the
- * check phase); what is checked is the order of events, never a duration: where a test needs the pieces
- * never to give up waiting, the bound is longer than any test.
+ * meanwhile is served between two of them; and while other requests are about, a piece's turn is followed
+ * by a pause, so that pieces take at most `weighty_body_share` of the loop. Turns are counted by an
+ * immediate that re-queues itself (one a turn, in the check phase). Durations are checked only where a
+ * loaded machine cannot break them: a pause is at least the piece's busy time over the share (a lower
+ * bound, which only grows when the machine is slow), and "no pause" is checked against a pause ten times
+ * longer than what is allowed for.
  */
-const NEVER = { weighty_piece_max_wait_ms: 10_000 };
-
-/** resolves after `count` turns of the event loop */
-const turnsPass = async (count: number): Promise<void> => {
-  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
-};
+const NO_PAUSE = { weighty_body_share: 1 };
 
 describe("weighty turns", () => {
   it("runs pieces queued together one a turn, oldest first", async () => {
-    const turns = new WeightyTurns(NEVER);
+    const turns = new WeightyTurns(NO_PAUSE);
     let turn = 0;
     let counting = true;
     const tick = (): void => {
@@ -40,7 +37,7 @@ describe("weighty turns", () => {
   });
 
   it("serves a request that arrived during a piece before the next piece", async () => {
-    const turns = new WeightyTurns(NEVER);
+    const turns = new WeightyTurns(NO_PAUSE);
     const events: string[] = [];
     const server = net.createServer((socket) => socket.on("data", () => void events.push("request")));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -64,9 +61,10 @@ describe("weighty turns", () => {
 });
 
 /** The gateway's HTTP server (createHttpServer) with its own turns; `handle` answers what the test sends. */
-const serve = async (maxWaitMs: number, handle: http.RequestListener) => {
-  const limits = { ...DEFAULT_INBOUND, weighty_piece_max_wait_ms: maxWaitMs };
-  const turns = new WeightyTurns(limits);
+const serve = async (share: number, handle: http.RequestListener) => {
+  const limits = { ...DEFAULT_INBOUND, weighty_body_share: share };
+  // the turns readJsonBody takes for these limits, as the gateway passes them to its server
+  const turns = weightyTurnsOf(limits);
   const server = createHttpServer(handle, limits, pino({ level: "silent" }), turns);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -88,65 +86,91 @@ const serve = async (maxWaitMs: number, handle: http.RequestListener) => {
   return { limits, turns, send, close };
 };
 
-describe("weighty pieces wait for the light requests being served", () => {
-  it("a piece waits while a light request is served, and runs once it is answered", async () => {
-    const events: string[] = [];
-    let answer: (() => void) | undefined;
+/** a piece that keeps the event loop busy `ms` */
+const busyFor = (ms: number): void => {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+};
+
+/** two pieces queued together, each busy `ms`: when the second began after the first (ms) */
+const twoPieces = async (turns: WeightyTurns, ms: number): Promise<number> => {
+  const started: number[] = [];
+  const piece = () =>
+    turns.turn().then(() => {
+      started.push(performance.now());
+      busyFor(ms);
+    });
+  await Promise.all([piece(), piece()]);
+  return started[1] - started[0];
+};
+
+describe("weighty pieces take a share of the loop while other requests are about", () => {
+  const SHARE = 0.1;
+  const PIECE_MS = 30;
+  /** the least pause a piece's turn of PIECE_MS is followed by at SHARE, from the piece's start */
+  const SPACED_MS = PIECE_MS / SHARE;
+
+  it("while a light request is being served, the next piece begins at least its turn's busy time / share after the last", async () => {
     let lightIn: () => void = () => undefined;
     const lightArrived = new Promise<void>((resolve) => (lightIn = resolve));
-    const gateway = await serve(NEVER.weighty_piece_max_wait_ms, (_req, res) => {
-      answer = () => {
-        events.push("light answered");
-        res.end("light");
-      };
-      lightIn();
-    });
+    const gateway = await serve(SHARE, () => lightIn());
     try {
-      const light = gateway.send("/light");
+      // answered only after the test: the light request is being served all along
+      void gateway.send("/light").catch(() => undefined);
       await lightArrived;
-      const piece = gateway.turns.turn().then(() => void events.push("piece"));
-      await turnsPass(20);
-      expect(events).toEqual([]);
-      answer!();
-      await Promise.all([light, piece]);
-      expect(events).toEqual(["light answered", "piece"]);
+      // timers may fire up to a millisecond before performance.now() reaches their due time
+      expect(await twoPieces(gateway.turns, PIECE_MS)).toBeGreaterThanOrEqual(SPACED_MS - 2);
     } finally {
       await gateway.close();
     }
   });
 
-  it("a piece waits at most weighty_piece_max_wait_ms for them", async () => {
-    let lightIn: () => void = () => undefined;
-    const lightArrived = new Promise<void>((resolve) => (lightIn = resolve));
-    let answered = false;
-    const gateway = await serve(50, (_req, res) => {
-      lightIn();
-      // answered only after the test: the light request is being served all along
-      res.on("close", () => (answered = true));
-    });
+  it("a light request that arrived and was answered since the last piece began still spaces the next", async () => {
+    const gateway = await serve(SHARE, (_req, res) => res.end("light"));
     try {
-      void gateway.send("/light").catch(() => undefined);
-      await lightArrived;
+      const started: number[] = [];
+      const first = gateway.turns.turn().then(() => {
+        started.push(performance.now());
+        busyFor(PIECE_MS);
+      });
+      await first;
+      expect(await gateway.send("/light")).toBe("light");
       await gateway.turns.turn();
-      expect(answered).toBe(false);
+      started.push(performance.now());
+      expect(started[1] - started[0]).toBeGreaterThanOrEqual(SPACED_MS - 2);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("with no other request about, pieces run one a turn without a pause", async () => {
+    const gateway = await serve(SHARE, (_req, res) => res.end("light"));
+    try {
+      // a light request answered before the pieces: not about any more once a piece has begun
+      expect(await gateway.send("/light")).toBe("light");
+      await gateway.turns.turn();
+      // SPACED_MS would be the pause; one turn is PIECE_MS and a little
+      expect(await twoPieces(gateway.turns, PIECE_MS)).toBeLessThan(SPACED_MS / 2);
     } finally {
       await gateway.close();
     }
   });
 
   it("a request with a weighty body is not light: by its Content-Length, or once read (by its members)", async () => {
-    const gateway = await serve(NEVER.weighty_piece_max_wait_ms, (req, res) => {
-      // each body is read as every route reads one: its own pieces must not wait for itself
+    // a share so small that a body whose own request counted as about would pause its second piece for seconds
+    const gateway = await serve(0.0001, (req, res) => {
       readJsonBody(req, res, gateway.limits).then(
         ({ body }) => res.end(String((body as unknown[]).length)),
         () => res.end("refused"),
       );
     });
     try {
+      const began = performance.now();
       // 80 KB: weighty by its Content-Length, never counted as light
       expect(await gateway.send("/bytes", JSON.stringify(["x".repeat(40_000), "y".repeat(40_000)]))).toBe("2");
       // 3,000 elements in 6 KB: counted as light until its body was read and found weighty
       expect(await gateway.send("/members", JSON.stringify(Array.from({ length: 3_000 }, () => 0)))).toBe("3000");
+      expect(performance.now() - began).toBeLessThan(2_500);
     } finally {
       await gateway.close();
     }
