@@ -14,7 +14,8 @@ import type { WeightyTurns } from "../http/weighty-turns";
  * 400, a timeout 408) with an empty body; here each of those is an OCPI
  * envelope instead, and the connection is closed. Every request is told to
  * the gateway's weighty turns as it arrives (core/http/weighty-turns.ts):
- * the pieces of weighty bodies wait for the light requests being served.
+ * while light requests are about, the pieces of weighty bodies take only a
+ * share of the event loop.
  */
 export const createHttpServer = (handler: http.RequestListener, limits: InboundServerConfig, log: Logger, turns: WeightyTurns): http.Server => {
   const server = http.createServer(
