@@ -1,4 +1,4 @@
-import { priceSessionTraced } from "../../tariffs/engine";
+import { priceSessionTraced, type PricingInput } from "../../tariffs/engine";
 import type { Tariff } from "../../tariffs/model";
 import type { Session } from "../../sessions/model";
 import type { Cdr } from "../model";
@@ -80,12 +80,10 @@ export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
         // what prices a session, without the validity and type the engine would choose by (copying every field took longer)
         const { country_code, party_id, id, currency, elements, tax_included, min_price, max_price, last_updated } = tariff;
         const applied: Tariff = { country_code, party_id, id, currency, elements, tax_included, min_price, max_price, last_updated };
-        const { priced, trace } = priceSessionTraced({
-          tariffs: [applied],
-          time_zone: ctx.timeZone ?? "UTC",
-          ...(timeline.session ? { session: timeline.session } : {}),
-          ...(timeline.reservation ? { reservation: timeline.reservation } : {}),
-        });
+        const input: PricingInput = { tariffs: [applied], time_zone: ctx.timeZone ?? "UTC" };
+        if (timeline.session) input.session = timeline.session;
+        if (timeline.reservation) input.reservation = timeline.reservation;
+        const { priced, trace } = priceSessionTraced(input);
         repricing = keptRepricing(trace, tariff);
         if (!tariff.tax_included) notes.push(`tariff ${tariff.id} has no tax_included (required in 2.3.0); its prices are read as excluding taxes (NO)`);
         if (ctx.version === "2.1.1") notes.push("a 2.1.1 CDR carries total_cost excluding VAT only: only total_cost before taxes is compared");

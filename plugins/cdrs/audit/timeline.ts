@@ -70,7 +70,8 @@ export const timelineOf = (cdr: Cdr): CdrTimeline => {
     if (i === used.length - 1) samples.push({ at: end, kwh: byEnergy ? kwh : cdr.total_energy });
   });
   if (!used.length) samples.push({ at: end, kwh: cdr.total_energy });
-  timeline.session = { start, end, samples, ...(chargingEnd ? { charging_end: chargingEnd } : {}) };
+  timeline.session = { start, end, samples };
+  if (chargingEnd) timeline.session.charging_end = chargingEnd;
   if (byEnergy) timeline.periodsKwh = kwh;
   return timeline;
 };

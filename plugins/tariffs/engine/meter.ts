@@ -23,7 +23,8 @@ interface Point {
 
 export const meterOf = (session: SessionTimeline): Meter => {
   const start = Date.parse(session.start);
-  const samples = [...session.samples].map((s) => ({ ...s, ms: Date.parse(s.at) })).sort((a, b) => a.ms - b.ms);
+  // each sample with its time in ms, an object of one shape (a spread of the sample made one of its own)
+  const samples = session.samples.map((s) => ({ at: s.at, kwh: s.kwh, power_kw: s.power_kw, current_a: s.current_a, ms: Date.parse(s.at) })).sort((a, b) => a.ms - b.ms);
   const points: Point[] = samples.map((s) => ({ ms: s.ms, kwh: s.kwh }));
   if (!points.length || points[0].ms > start) points.unshift({ ms: start, kwh: 0 });
 

@@ -131,7 +131,7 @@ const periodsOf = (slices: Slice[]): Period[] => {
   let flatBilled = false;
   for (const slice of slices) {
     const last = periods[periods.length - 1];
-    const period: Period = last && sameCost(last, slice) ? last : { ...slice, choices: { ...slice.choices } };
+    const period: Period = last && sameCost(last, slice) ? last : { from: slice.from, to: slice.to, phase: slice.phase, kwh: slice.kwh, choices: { ...slice.choices } };
     if (period === last) {
       last.to = slice.to;
       last.kwh += slice.kwh;
@@ -262,11 +262,11 @@ export const priceSessionTraced = (input: PricingInput): { priced: PricedSession
   const bucketPrice = (b: Bucket) => (buckets.has(b) ? priceOf(buckets.get(b)!) : undefined);
 
   const pricedPeriods = new Set([...reservationLines, ...sessionLines].map((l) => l.period));
-  const charging_periods: ChargingPeriod[] = [...reservationPeriods, ...sessionPeriods].map((period) => ({
-    start_date_time: iso(period.from),
-    dimensions: dimensionsOf(period),
-    ...(pricedPeriods.has(period) ? { tariff_id: tariff!.id } : {}),
-  }));
+  const charging_periods: ChargingPeriod[] = [...reservationPeriods, ...sessionPeriods].map((period) => {
+    const charging: ChargingPeriod = { start_date_time: iso(period.from), dimensions: dimensionsOf(period) };
+    if (pricedPeriods.has(period)) charging.tariff_id = tariff!.id;
+    return charging;
+  });
 
   const start = session ? Date.parse(session.start) : 0;
   const end = session ? Date.parse(session.end) : 0;
