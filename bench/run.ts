@@ -63,7 +63,7 @@ const SCENARIOS: Record<string, (seconds: number) => Promise<void>> = {
     writeRatios(title, result.ratios);
     await hubVsProxy(seconds);
   },
-  // under a minute: the worst bodies within the body limits, and a normal client beside them (issue #23)
+  // about two and a half minutes: the worst bodies within the body limits, and a normal client beside them, three rounds (issue #23)
   "body-limits": async (seconds) => {
     const { title, lines } = bodyLimitsTable(await benchBodyLimits(seconds));
     writeResults(title, lines);
