@@ -1,6 +1,6 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
-import { requestScope, routeOfPath, type RequestScope } from "../http/request-scope";
+import { routeOfPath, servedInScope, type RequestScope } from "../http/request-scope";
 import type { ObservedRequest } from "../http/observed-request";
 
 /** A request's scope once its path is known: module (a label, "unknown" included) and interface. */
@@ -21,7 +21,7 @@ export const accessLog =
   (ctx, next) => {
     const route = routeOfPath(ctx.path, modules);
     const scope: RouteScope = { module: route.module, interface: route.interface };
-    return requestScope.run(scope, async () => {
+    return servedInScope(scope, async () => {
       const started = process.hrtime.bigint();
       try {
         await next();

@@ -8,7 +8,7 @@ import { readRoutingHeaders } from "../http/routing-headers";
 import { flatQuery, pageHeaders, parsePageRequest, parseQuery, type Query } from "../http/pagination";
 import { type PageRequest } from "../contract/page";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
-import { requestScope, routeOfPath } from "../http/request-scope";
+import { routeOfPath, servedInScope } from "../http/request-scope";
 import { Status } from "../protocol/status";
 import { answerHeaders, ocpiRequestOf, requestContextOf, resolveParty, type KernelServices } from "./mount-route";
 import { admit, hasRoutingHeaders } from "../edge/admit";
@@ -99,7 +99,7 @@ export class CachedGets {
       earlierIds.set(req, ids);
       return next(req, res);
     };
-    return requestScope.run(scope, () =>
+    return servedInScope(scope, () =>
       this.answer(target, req, res, path, mark < 0 ? "" : url.slice(mark + 1), scope, started).then(
         (answered) => (answered ? undefined : handOn()),
         (error: unknown) => {

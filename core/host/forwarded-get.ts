@@ -5,7 +5,7 @@ import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { envelope } from "../http/envelope";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
-import { requestScope, requestStep, routeOfPath } from "../http/request-scope";
+import { requestStep, routeOfPath, servedInScope } from "../http/request-scope";
 import type { ObservedRequest } from "../http/observed-request";
 import { recordRequest, type RouteScope } from "./access-log";
 import { JSON_CONTENT_TYPE } from "./rendered-answer";
@@ -73,7 +73,7 @@ export class ForwardedGets {
     // known at once (the common case on SQLite): streamed with nothing awaited, outside requestScope (requestStep)
     const now = requestStep(scope, () => this.gets.prepareGetNow(req, path, query, ids));
     if (now) return this.send(req, res, now, path, scope, started);
-    return requestScope.run(scope, async () => {
+    return servedInScope(scope, async () => {
       const prepared = await this.gets.prepareGet(req, path, query, ids);
       if (!prepared) {
         earlierIds.set(req, ids);
@@ -94,7 +94,7 @@ export class ForwardedGets {
       requestStep(scope, () => recordRequest(this.log, scope, { method: "GET", path, httpStatus: answer.httpStatus, statusCode: answer.statusCode }, started, this.observe));
     return this.gets.sendGet(req, res, prepared).then(
       () => done({ httpStatus: res.statusCode }),
-      (error: unknown) => requestScope.run(scope, async () => done(await this.refuse(res, error, prepared, path, scope))),
+      (error: unknown) => servedInScope(scope, async () => done(await this.refuse(res, error, prepared, path, scope))),
     );
   }
 

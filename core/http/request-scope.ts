@@ -19,9 +19,56 @@ export interface RequestScope {
  * The request being served, for whatever runs on its behalf, however deep:
  * the logger adds its fields to every line (core/logging/logger.ts), so no code has
  * to hand a child logger down. Set by the access log (core/host/access-log.ts),
- * filled in by request ids and authentication as they run.
+ * filled in by request ids and authentication as they run. Entered
+ * through servedInScope.
  */
 export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** requests being served in requestScope (servedInScope) */
+let inScope = 0;
+/** the check that turns requestScope off once no request has been served in it for a while */
+let idleCheck: NodeJS.Timeout | undefined;
+/**
+ * How long requestScope stays on after the last request served in it was
+ * answered: it goes off and on at most this often (a few µs each time).
+ * Shorter than the second for which a hub remembers a receiver's status
+ * (core/hub/receiver-routes.ts), after which one forwarded GET is served in
+ * requestScope to read it again.
+ */
+export const SCOPE_IDLE_MS = 100;
+
+/**
+ * Serves one request in requestScope: `serve` runs in `scope` and what it
+ * awaits sees it, until the promise it returns settles (the request is
+ * answered). Entering requestScope turns on node's async hooks for the
+ * whole process (node 20: an init hook for every promise and async
+ * resource, whichever request it belongs to); requestScope lets go of them
+ * (AsyncLocalStorage.disable: off unless another AsyncLocalStorage holds
+ * them) once no request has been served in it for SCOPE_IDLE_MS, so that a process whose requests are all synchronous
+ * steps (requestStep: a hub's forwarded GETs) stops paying for them. What
+ * a request left running after its answer loses its scope then, which
+ * currentRequest already gives none (RequestScope.ended).
+ */
+export const servedInScope = <T>(scope: RequestScope, serve: () => Promise<T>): Promise<T> => {
+  inScope++;
+  let served: Promise<T>;
+  try {
+    served = requestScope.run(scope, serve);
+  } catch (error) {
+    leftScope();
+    throw error;
+  }
+  return served.finally(leftScope);
+};
+
+const leftScope = (): void => {
+  if (--inScope > 0 || idleCheck) return;
+  idleCheck = setTimeout(() => {
+    idleCheck = undefined;
+    if (inScope === 0) requestScope.disable();
+  }, SCOPE_IDLE_MS);
+  idleCheck.unref();
+};
 
 /** the scope of the request whose synchronous step runs now (`requestStep`), before requestScope's */
 let stepping: RequestScope | undefined;
@@ -30,9 +77,10 @@ let stepping: RequestScope | undefined;
  * Runs one synchronous step of a request in its scope without entering
  * requestScope: for an entrance that serves a request without awaiting
  * anything on its behalf (the hub's forwarded GETs, core/host/forwarded-get.ts),
- * so that its requests pay nothing for entering requestScope and, in a
- * process that never entered it, none of the async hooks it turns on for
- * good (a promise hook per promise, an init hook per async resource). What
+ * so that its requests pay nothing for entering requestScope nor, once no
+ * request has been served in it for a while (servedInScope), for the async
+ * hooks it turns on (a promise hook per promise, an init hook per async
+ * resource). What
  * the step calls sees the scope
  * (currentRequest); what it leaves to run later does not: such an entrance
  * enters requestScope for any step that awaits.

@@ -10,6 +10,7 @@ import type { GatewayConfig } from "../../config/types";
 import { freePorts } from "../support/free-ports";
 import { removeTempDirs, sqliteStore, testGatewayConfig } from "../support/gateway-config";
 import { captureLogs, type LogCapture } from "../support/log-capture";
+import { SCOPE_IDLE_MS, requestScope } from "../../core/http/request-scope";
 
 const LOCATIONS = [{ id: "LOC1" }, { id: "LOC2" }];
 
@@ -109,6 +110,25 @@ describe("forwarded GETs answered at once, with another instance on the hub's SQ
     expect(lines).toHaveLength(5);
     for (const line of lines)
       expect(line).toMatchObject({ partner: "emsp", interface: "SENDER", status: 200, requestId: expect.any(String), correlationId: expect.any(String) });
+  });
+
+  it("GETs answered at once do not enter requestScope, which lets go of node's async hooks once no request was served in it for a while", async () => {
+    // node 20's AsyncLocalStorage: `enabled` while it holds the async hooks on
+    const scopeOn = () => (requestScope as unknown as { enabled: boolean }).enabled;
+    const idle = () => new Promise((resolve) => setTimeout(resolve, 3 * SCOPE_IDLE_MS));
+    // the receiver's status is read again once a second, in requestScope (ReceiverRoutes): a round under that time
+    // shows GETs answered at once leaving it off; a round that took longer (a loaded machine) is tried again
+    let shown = false;
+    for (let round = 0; round < 3 && !shown; round++) {
+      await warm();
+      const started = Date.now();
+      await idle();
+      expect(scopeOn()).toBe(false);
+      for (let i = 0; i < 3; i++) expect(await viaHub()).toMatchObject({ status: 200, body: { status_code: 1000 } });
+      shown = Date.now() - started < 1000;
+      if (shown) expect(scopeOn()).toBe(false);
+    }
+    expect(shown).toBe(true);
   });
 
   it("a receiver unregistered by the other instance is refused by the next request", async () => {
