@@ -14,13 +14,13 @@ export const WEIGHTY_BODY_MEMBERS = 2_000;
 export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share">;
 
 /**
- * When the pieces of weighty bodies run (issue #23): one piece per turn of the event loop, gateway-wide,
+ * When the pieces of weighty bodies run (issue #23): at most one piece a turn of the event loop, gateway-wide,
  * oldest first, after the I/O that was waiting (setImmediate runs after the poll phase); and while other
  * requests are about — a light request (one that is not a weighty body's) being served, or one that arrived
  * since the last piece began — spaced so that their turns take at most `weighty_body_share` of the event
- * loop: a piece whose turn kept the loop busy b ms (its own work and whatever else ran in that turn: the
- * event loop's utilization from the piece's start to the next check phase) is followed by a pause of
- * b × (1 − share) / share before the next. A light request then meets a piece, not a run of pieces, and
+ * loop: a piece whose turns kept the loop busy b ms (the event loop's utilization from the piece's start to
+ * the second check phase after it: its own turn, and the next, where what it queued runs, such as the SQLite
+ * store's group commit of its write) is followed by a pause of b × (1 − share) / share before the next. A light request then meets a piece, not a run of pieces, and
  * finds most turns free of them; with no other request about, the pieces run one a turn without a pause.
  * Two clients sending bodies just below the heavy lane's thresholds back to back kept a normal client's p99
  * at 4-13 × its p99 alone with pieces one a turn (bench/RESULTS.md, "Request bodies at the body limits").
@@ -38,7 +38,9 @@ export class WeightyTurns {
   /** performance.now() when the last piece began, and the event loop's utilization then (until its turn was measured) */
   private pieceStart = 0;
   private pieceUtilization: EventLoopUtilization | undefined;
-  /** the busy time of the last piece's turn, ms */
+  /** whether the check phase after the last piece's has come (its busy time is measured at the next one) */
+  private pieceTurnOver = false;
+  /** the busy time of the last piece's turns, ms */
   private pieceBusy = 0;
   private immediate: NodeJS.Immediate | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -83,7 +85,12 @@ export class WeightyTurns {
   private readonly runOne = (): void => {
     this.immediate = undefined;
     if (this.pieceUtilization) {
-      // the first check phase after the piece began: its turn is over
+      if (!this.pieceTurnOver) {
+        this.pieceTurnOver = true;
+        this.immediate = setImmediate(this.runOne);
+        return;
+      }
+      // the second check phase after the piece began: its turn and the next are over
       this.pieceBusy = performance.eventLoopUtilization(this.pieceUtilization).active;
       this.pieceUtilization = undefined;
     }
@@ -96,9 +103,10 @@ export class WeightyTurns {
     }
     this.pieceStart = now;
     this.pieceUtilization = performance.eventLoopUtilization();
+    this.pieceTurnOver = false;
     this.pieces++;
     this.arrivedSincePiece = 0;
-    // its continuation runs now, in this callback's microtasks; the next check phase measures its turn
+    // its continuation runs now, in this callback's microtasks; the second check phase from here measures its turns
     this.waiting.shift()!();
     this.schedule();
   };

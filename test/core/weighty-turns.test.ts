@@ -19,7 +19,7 @@ import { WeightyTurns, weightyTurnsOf } from "../../core/http/weighty-turns";
 const NO_PAUSE = { weighty_body_share: 1 };
 
 describe("weighty turns", () => {
-  it("runs pieces queued together one a turn, oldest first", async () => {
+  it("runs pieces queued together at most one a turn, oldest first", async () => {
     const turns = new WeightyTurns(NO_PAUSE);
     let turn = 0;
     let counting = true;
@@ -92,13 +92,14 @@ const busyFor = (ms: number): void => {
   while (performance.now() < until);
 };
 
-/** two pieces queued together, each busy `ms`: when the second began after the first (ms) */
-const twoPieces = async (turns: WeightyTurns, ms: number): Promise<number> => {
+/** two pieces queued together, each busy `ms` (or queuing that work for the next check phase, as a store's group commit): when the second began after the first (ms) */
+const twoPieces = async (turns: WeightyTurns, ms: number, queued = false): Promise<number> => {
   const started: number[] = [];
   const piece = () =>
     turns.turn().then(() => {
       started.push(performance.now());
-      busyFor(ms);
+      if (queued) setImmediate(() => busyFor(ms));
+      else busyFor(ms);
     });
   await Promise.all([piece(), piece()]);
   return started[1] - started[0];
@@ -125,6 +126,19 @@ describe("weighty pieces take a share of the loop while other requests are about
     }
   });
 
+  it("the busy time of a piece counts what it queued for the next check phase (a store's group commit)", async () => {
+    let lightIn: () => void = () => undefined;
+    const lightArrived = new Promise<void>((resolve) => (lightIn = resolve));
+    const gateway = await serve(SHARE, () => lightIn());
+    try {
+      void gateway.send("/light").catch(() => undefined);
+      await lightArrived;
+      expect(await twoPieces(gateway.turns, PIECE_MS, true)).toBeGreaterThanOrEqual(SPACED_MS - 2);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it("a light request that arrived and was answered since the last piece began still spaces the next", async () => {
     const gateway = await serve(SHARE, (_req, res) => res.end("light"));
     try {
@@ -143,7 +157,7 @@ describe("weighty pieces take a share of the loop while other requests are about
     }
   });
 
-  it("with no other request about, pieces run one a turn without a pause", async () => {
+  it("with no other request about, pieces run without a pause", async () => {
     const gateway = await serve(SHARE, (_req, res) => res.end("light"));
     try {
       // a light request answered before the pieces: not about any more once a piece has begun
