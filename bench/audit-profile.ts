@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 /**
  * Where a CDR's CPU goes in the audit bench's drain: the drain is CPU-profiled in its own process (node:inspector,
  * from the drain's start to its end, so queueing the CDRs before it is left out), and each sample is put in the
- * part of the gateway it ran for: the first frame of the gateway's code from the sampled one up.
+ * part of the gateway it ran for: the first frame of the gateway's code from the sampled one up. Samples of the
+ * process waiting (`(idle)`: on Redis, for its answers) are no CPU of it and left out.
  */
 
 interface ProfileNode {
@@ -55,8 +56,9 @@ export const sharesOf = (file: string): Record<Part, number> => {
     return part;
   };
   const counts = Object.fromEntries(PARTS.map((p) => [p, 0])) as Record<Part, number>;
-  for (const sample of profile.samples) counts[partOf(sample)] += 1;
-  const total = profile.samples.length || 1;
+  const busy = profile.samples.filter((sample) => byId.get(sample)!.callFrame.functionName !== "(idle)");
+  for (const sample of busy) counts[partOf(sample)] += 1;
+  const total = busy.length || 1;
   return Object.fromEntries(PARTS.map((p) => [p, counts[p] / total])) as Record<Part, number>;
 };
 
