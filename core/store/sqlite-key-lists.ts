@@ -42,6 +42,7 @@ export class SqliteKeyLists implements KeyLists {
   }
 
   async add(keys: readonly ListedKey[]): Promise<void> {
+    if (!keys.length) return;
     const byList = new Map<string, unknown[]>();
     for (const { list, key, sortKey } of keys) {
       const params = byList.get(list);
