@@ -1,5 +1,5 @@
 import type { KeyLists, ListedKey, RangeQuery, StoredPage } from "../contract/store";
-import type { Db, Statement } from "./sqlite-schema";
+import { sortKeyRange, type Db, type Statement } from "./sqlite-schema";
 
 /**
  * The lists of keys (Store.keyLists) on SQLite: a key's place one row of `listed_keys` (no rowid, no value) and its
@@ -71,16 +71,7 @@ export class SqliteKeyLists implements KeyLists {
    */
   async range(list: string, query: RangeQuery): Promise<StoredPage<string>> {
     return this.host.read((): StoredPage<string> => {
-      let where = "list = ?";
-      const params: unknown[] = [list];
-      if (query.from !== undefined) {
-        where += " AND sort_key >= ?";
-        params.push(query.from);
-      }
-      if (query.to !== undefined) {
-        where += " AND sort_key < ?";
-        params.push(query.to);
-      }
+      const { where, params } = sortKeyRange("list", list, query);
       const total =
         query.from === undefined && query.to === undefined
           ? ((this.host.stmt("SELECT n FROM key_list_counts WHERE list = ?").get(list) as { n: number } | undefined)?.n ?? 0)

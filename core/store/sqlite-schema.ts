@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "libsql";
+import type { RangeQuery } from "../contract/store";
 
 export type Db = Database.Database;
 export type Statement = Database.Statement<unknown[]>;
@@ -97,3 +98,20 @@ export function encode(value: unknown): string {
   return json;
 }
 
+/**
+ * The WHERE of a range of sort keys within one collection (`entries`) or one key list (`listed_keys`): its
+ * name's column equal to `name`, from `query.from` (included) to `query.to` (excluded), with its parameters.
+ */
+export const sortKeyRange = (column: "collection" | "list", name: string, query: Pick<RangeQuery, "from" | "to">): { where: string; params: unknown[] } => {
+  let where = `${column} = ?`;
+  const params: unknown[] = [name];
+  if (query.from !== undefined) {
+    where += " AND sort_key >= ?";
+    params.push(query.from);
+  }
+  if (query.to !== undefined) {
+    where += " AND sort_key < ?";
+    params.push(query.to);
+  }
+  return { where, params };
+};

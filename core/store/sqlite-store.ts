@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredJsonPage, type StoredPage, type UpdateDecision } from "../contract/store";
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
-import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, type Db, type Statement } from "./sqlite-schema";
+import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteKeyLists } from "./sqlite-key-lists";
@@ -200,16 +200,7 @@ export class SqliteStore implements Store {
       const query = asked.from !== undefined || asked.to !== undefined ? this.unlessHoldingAll(collection, asked) : asked;
       // One SQL text per bound combination keeps every query a plain index range scan.
       const bounded = query.from !== undefined || query.to !== undefined;
-      let where = "collection = ?";
-      const params: unknown[] = [collection];
-      if (query.from !== undefined) {
-        where += " AND sort_key >= ?";
-        params.push(query.from);
-      }
-      if (query.to !== undefined) {
-        where += " AND sort_key < ?";
-        params.push(query.to);
-      }
+      const { where, params } = sortKeyRange("collection", collection, query);
       let total: number;
       let version = 0;
       if (bounded) total = (this.stmt(`SELECT COUNT(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;
