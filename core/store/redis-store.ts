@@ -7,6 +7,7 @@ import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 import { RedisKeyLists } from "./redis-key-lists";
+import { parseStored } from "./stored-value";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -152,7 +153,7 @@ export class RedisStore implements Store {
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {
     const json = await this.run(() => this.redis.hget(this.keys(collection)[0], key));
-    return json === null ? undefined : (JSON.parse(json) as T);
+    return json === null ? undefined : parseStored<T>(json);
   }
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {

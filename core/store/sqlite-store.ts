@@ -5,6 +5,7 @@ import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, sor
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteKeyLists } from "./sqlite-key-lists";
+import { parseStored } from "./stored-value";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -63,7 +64,7 @@ export class SqliteStore implements Store {
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {
     const json = this.guard(() => this.readJson(collection, key));
-    return json === undefined ? undefined : (JSON.parse(json) as T);
+    return json === undefined ? undefined : parseStored<T>(json);
   }
 
   async put<T>(collection: string, key: string, value: T, sortKey?: number): Promise<void> {

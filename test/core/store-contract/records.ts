@@ -1,6 +1,7 @@
 /** The Store contract's rules for entries: get / put / delete, putIfAbsent, update, putAll, batch. */
 import type { Store } from "../../../core/contract/store";
 import type { ContractContext, Doc } from "./context";
+import { WEIGHTY_VALUE_CHARS } from "../../../core/store/stored-value";
 
 export function recordRules({ store: storeOf, factory, fresh, keysOf }: ContractContext): void {
   let store: Store;
@@ -18,6 +19,17 @@ export function recordRules({ store: storeOf, factory, fresh, keysOf }: Contract
       expect(await store.get(c, "str")).toBe("plain");
       await store.put(c, "zero", 0);
       expect(await store.get(c, "zero")).toBe(0);
+    });
+
+    it("hands a weighty value (64 KiB on) over on a turn of the event loop after its parse (core/store/stored-value.ts)", async () => {
+      const c = fresh("weighty");
+      const value = { id: "big", text: "x".repeat(WEIGHTY_VALUE_CHARS) };
+      await store.put(c, "big", value);
+      // an immediate queued before the read runs in the check phase that follows its parse
+      let checkPhase = false;
+      setImmediate(() => (checkPhase = true));
+      expect(await store.get(c, "big")).toStrictEqual(value);
+      expect(checkPhase).toBe(true);
     });
 
     it("returns undefined for a missing key", async () => {
