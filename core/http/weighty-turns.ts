@@ -20,10 +20,11 @@ export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share"
  * since the last piece began — spaced so that their turns take at most `weighty_body_share` of the event
  * loop: a piece whose turns kept the loop busy b ms (the event loop's utilization from the piece's start to
  * the second check phase after it: its own turn, and the next, where what it queued runs, such as the SQLite
- * store's group commit of its write) is followed by a pause of b × (1 − share) / share before the next. A light request then meets a piece, not a run of pieces, and
- * finds most turns free of them; with no other request about, the pieces run one a turn without a pause.
- * Two clients sending bodies just below the heavy lane's thresholds back to back kept a normal client's p99
- * at 4-13 × its p99 alone with pieces one a turn (bench/RESULTS.md, "Request bodies at the body limits").
+ * store's group commit of its write) is followed by a pause of b × (1 − share) / share before the next. A
+ * light request then meets a piece, not a run of pieces, and finds most turns free of them; with no other
+ * request about, the pieces follow one another without a pause. Beside two clients sending bodies just below
+ * the heavy lane's thresholds back to back, a normal client's p99 was 7.9-15.9 × its p99 alone with no pause
+ * and 4.8-5.2 × at a share of 0.5 (bench/RESULTS.md, "Request bodies at the body limits").
  */
 export class WeightyTurns {
   /** light requests being served */
