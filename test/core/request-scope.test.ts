@@ -1,14 +1,15 @@
-import { SCOPE_IDLE_MS, currentRequest, requestScope, servedInScope } from "../../core/http/request-scope";
+import { SCOPE_IDLE_MS, currentRequest, servedInScope } from "../../core/http/request-scope";
+import { scopeLooks } from "../support/scope-look";
 
 /**
  * servedInScope (core/http/request-scope.ts): what a request awaits sees its
  * scope; requestScope lets go of node's async hooks once no request has been
  * served in it for SCOPE_IDLE_MS, never while one is, and takes them again
- * for the next request.
+ * for the next request. Whether it holds them is looked at from work a
+ * request left running (test/support/scope-look.ts): it sees that request's
+ * scope while requestScope is on, none once it let go.
  */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-// node 20's AsyncLocalStorage: `enabled` while it holds the async hooks on
-const scopeOn = () => (requestScope as unknown as { enabled: boolean }).enabled;
 
 describe("servedInScope", () => {
   beforeEach(async () => {
@@ -17,6 +18,7 @@ describe("servedInScope", () => {
   });
 
   it("keeps a request's scope across its awaits while another request's idle time passes, and lets go once none is served", async () => {
+    const [whileSlow, afterSlow, idleAfterSlow] = await scopeLooks(3);
     const slow = servedInScope({ requestId: "slow" }, async () => {
       await pause(SCOPE_IDLE_MS + 300);
       return currentRequest()?.requestId;
@@ -28,27 +30,29 @@ describe("servedInScope", () => {
     expect(quick).toBe("quick");
     await pause(SCOPE_IDLE_MS + 100);
     // the slow request is still being served: requestScope stays on
-    expect(scopeOn()).toBe(true);
+    expect(await whileSlow()).toMatchObject({ requestId: "scope-look" });
     expect(await slow).toBe("slow");
-    expect(scopeOn()).toBe(true);
+    expect(await afterSlow()).toMatchObject({ requestId: "scope-look" });
     await pause(SCOPE_IDLE_MS + 100);
-    expect(scopeOn()).toBe(false);
+    expect(await idleAfterSlow()).toBeUndefined();
     expect(currentRequest()).toBeUndefined();
   });
 
   it("gives the next request its scope again after letting go", async () => {
-    await servedInScope({ requestId: "first" }, async () => undefined);
+    const [idle, afterNext] = await scopeLooks(2);
     await pause(SCOPE_IDLE_MS + 100);
-    expect(scopeOn()).toBe(false);
+    expect(await idle()).toBeUndefined();
     const seen = await servedInScope({ requestId: "next" }, async () => {
       await pause(5);
       await Promise.resolve();
       return currentRequest()?.requestId;
     });
     expect(seen).toBe("next");
+    expect(await afterNext()).toMatchObject({ requestId: "scope-look" });
   });
 
   it("settles as the request does, a rejection included, and counts a request that throws at once as answered", async () => {
+    const [idle] = await scopeLooks(1);
     await expect(servedInScope({ requestId: "fails" }, async () => Promise.reject(new Error("refused")))).rejects.toThrow("refused");
     expect(() =>
       servedInScope({ requestId: "throws" }, () => {
@@ -56,6 +60,6 @@ describe("servedInScope", () => {
       }),
     ).toThrow("at once");
     await pause(SCOPE_IDLE_MS + 100);
-    expect(scopeOn()).toBe(false);
+    expect(await idle()).toBeUndefined();
   });
 });
