@@ -138,6 +138,43 @@ export interface KeyLists {
   range(list: string, query: RangeQuery): Promise<StoredPage<string>>;
 }
 
+/** A record of an indexed collection (`Store.indexedRecords`): its key, its sort key, the values of its indexed fields, its value. */
+export interface IndexedRecord<T> {
+  key: string;
+  sortKey: number;
+  /** its indexed fields by name, each a string; a field the record has not leaves it out of the indexes that name it */
+  fields: Readonly<Record<string, string>>;
+  value: T;
+}
+
+/**
+ * An indexed collection's indexes, at most three (`MAX_RECORD_INDEXES`), each the names of the fields it selects records by,
+ * e.g. `[["partner"], ["partner", "verdict"], ["verdict"]]`. Declared alike by every write and read of the collection:
+ * an index keeps its place in the list once records are written (SQLite keeps the i-th in a column of its own).
+ */
+export type RecordIndexes = readonly (readonly string[])[];
+export const MAX_RECORD_INDEXES = 3;
+
+/** A page of an indexed collection's records: those whose fields hold `where`'s values (its names those of one of the indexes), or all. */
+export interface IndexedQuery extends RangeQuery {
+  where?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Collections apart from the others whose records declare a few indexed scalar fields (the CDR audit's verdict and
+ * partner): a record and its place in every index are one write (SQLite: one row whose index columns are indexed;
+ * Redis: one script over the collection's hash and sorted sets, under its hash tag), where lists of its key cost a
+ * row or a command each (`keyLists`). Paged and counted as a collection is; each index's counts kept as records are
+ * added. A record once written stays as it is: adding its key again writes nothing.
+ */
+export interface IndexedRecords {
+  /** Writes the records whose keys are not written yet (SQLite: in one transaction, or the open batch's; Redis: one atomic script per few hundred). */
+  add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void>;
+  get<T>(collection: string, key: string): Promise<T | undefined>;
+  /** A page of the records `query.where` selects, ordered by sort key then key; a `where` no index selects by is an Error. */
+  range<T>(collection: string, indexes: RecordIndexes, query: IndexedQuery): Promise<StoredPage<T>>;
+}
+
 export interface Store {
   readonly kind: "sqlite" | "redis";
   get<T>(collection: string, key: string): Promise<T | undefined>;
@@ -180,6 +217,8 @@ export interface Store {
   delete(collection: string, key: string): Promise<boolean>;
   /** Lists of keys, apart from the collections (KeyLists). */
   readonly keyLists: KeyLists;
+  /** Collections of records with indexed fields, apart from the others (IndexedRecords). */
+  readonly indexedRecords: IndexedRecords;
   /** Entries ordered by sort key then key, within the query's bounds. */
   range<T>(collection: string, query: RangeQuery): Promise<StoredPage<T>>;
   /**

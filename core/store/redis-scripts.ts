@@ -107,6 +107,22 @@ return removed`;
 // Store.keyLists: lists the keys of ARGV (score, key, score, key, …) in the sorted set KEYS[1], each not listed yet
 const LIST_KEYS_LUA = "return redis.call('ZADD', KEYS[1], 'NX', unpack(ARGV))";
 
+// Store.indexedRecords: KEYS[1] a collection's values hash, KEYS[2] its sorted set, KEYS[3…] those of index values;
+// ARGV per record: key, JSON, sort key, n, then the positions in KEYS of the n index sets that list it. A record
+// already written is left as it is, in every set.
+const ADD_RECORDS_LUA = `
+local i, added = 1, 0
+while i <= #ARGV do
+  local key, score, n = ARGV[i], ARGV[i + 2], tonumber(ARGV[i + 3])
+  if redis.call('HSETNX', KEYS[1], key, ARGV[i + 1]) == 1 then
+    redis.call('ZADD', KEYS[2], score, key)
+    for j = 1, n do redis.call('ZADD', KEYS[tonumber(ARGV[i + 3 + j])], score, key) end
+    added = added + 1
+  end
+  i = i + 4 + n
+end
+return added`;
+
 /** Every script that writes; in cluster mode each is followed by WAIT on the same node (RedisStore.write). */
 export const WRITE_SCRIPTS = {
   storeWrite: { numberOfKeys: 2, lua: WRITE_LUA },
@@ -120,5 +136,7 @@ export const WRITE_SCRIPTS = {
   storeRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
   storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
   storeListKeys: { numberOfKeys: 1, lua: LIST_KEYS_LUA },
+  // its first argument: how many keys
+  storeAddRecords: { lua: ADD_RECORDS_LUA },
 };
 export type WriteScript = keyof typeof WRITE_SCRIPTS;

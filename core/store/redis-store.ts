@@ -7,6 +7,7 @@ import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 import { RedisKeyLists } from "./redis-key-lists";
+import { RedisIndexedRecords } from "./redis-indexed-records";
 import { parseStored } from "./stored-value";
 
 export interface RedisStoreOptions {
@@ -130,6 +131,14 @@ export class RedisStore implements Store {
     listKeys: (key, args) => this.write("storeListKeys", key, ...args),
     read: (name, lua, keys, args) => this.script(name, lua, keys, args),
     rangeArgs: (query) => this.rangeArgs(query),
+  });
+
+  /** Collections of records with indexed fields, each collection's keys under its hash tag (core/store/redis-indexed-records.ts). */
+  readonly indexedRecords = new RedisIndexedRecords({
+    keyOf: (collection) => `${this.prefix}{${collection}}:records`,
+    addRecords: (keys, args) => this.write("storeAddRecords", keys.length, ...keys, ...args),
+    get: (hash, key) => this.run(() => this.redis.hget(hash, key)),
+    range: (values, index, query) => this.run(() => this.redis.storeRange(values, index, ...this.rangeArgs(query))),
   });
 
   /** A script defined once under `name`, run over `keys` (on a cluster: all in one slot). */

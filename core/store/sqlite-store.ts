@@ -5,6 +5,7 @@ import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, sor
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteKeyLists } from "./sqlite-key-lists";
+import { SqliteIndexedRecords } from "./sqlite-indexed-records";
 import { parseStored } from "./stored-value";
 
 export interface SqliteStoreOptions {
@@ -39,6 +40,8 @@ export class SqliteStore implements Store {
   private closed = false;
   /** lists of keys apart from the collections (core/store/sqlite-key-lists.ts) */
   readonly keyLists: SqliteKeyLists;
+  /** collections of records with indexed fields (core/store/sqlite-indexed-records.ts) */
+  readonly indexedRecords: SqliteIndexedRecords;
 
   private constructor(
     private readonly db: Db,
@@ -55,6 +58,12 @@ export class SqliteStore implements Store {
       stmt: (sql) => this.stmt(sql),
       written: (operation) => this.group.written(() => this.transaction("IMMEDIATE", operation)),
       read: (operation) => this.guard(() => this.transaction("DEFERRED", operation)),
+    });
+    this.indexedRecords = new SqliteIndexedRecords(db, {
+      stmt: (sql) => this.stmt(sql),
+      written: (operation) => this.group.written(() => this.transaction("IMMEDIATE", operation)),
+      read: (operation) => this.guard(() => this.transaction("DEFERRED", operation)),
+      readOne: (operation) => this.guard(operation),
     });
   }
 

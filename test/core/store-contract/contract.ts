@@ -1,12 +1,13 @@
 /**
  * The Store contract (core/store/port.ts): what every store implementation does alike, run against each of
- * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries), ranges-and-locks.ts and key-lists.ts.
+ * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries), ranges-and-locks.ts, key-lists.ts and indexed-records.ts.
  */
 import type { Store } from "../../../core/contract/store";
 import type { Doc, StoreFactory } from "./context";
 import { recordRules } from "./records";
 import { rangeAndLockRules } from "./ranges-and-locks";
 import { keyListRules } from "./key-lists";
+import { indexedRecordRules } from "./indexed-records";
 
 /**
  * The Redis command timeout (and, on a cluster, the wait for a replica's acknowledgement) of the contract's stores. The contract is about what a store answers, not how
@@ -37,5 +38,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     recordRules(context);
     rangeAndLockRules(context);
     keyListRules(context);
+    indexedRecordRules(context);
   });
 }

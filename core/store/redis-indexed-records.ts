@@ -1,0 +1,72 @@
+import type { IndexedQuery, IndexedRecord, IndexedRecords, RangeQuery, RecordIndexes, StoredPage } from "../contract/store";
+import { checkedIndexes, indexValue, selectedIndex } from "./indexed-records";
+import { parseStored } from "./stored-value";
+
+/** Records a script writes at once: a few hundred, so Redis is not held up for long (as putAll's chunks). */
+const ADD_CHUNK = 500;
+
+/** What the indexed records use of the Redis store: its key names, its write (WAIT on a cluster) and its reads. */
+export interface RedisIndexedRecordsHost {
+  /** the collection's keys' common start, under the collection's hash tag (one cluster slot) */
+  keyOf(collection: string): string;
+  /** runs the store's write script `storeAddRecords` (core/store/redis-scripts.ts) over `keys`, as every write is run */
+  addRecords(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+  /** HGET of a hash's field */
+  get(hash: string, key: string): Promise<string | null>;
+  /** the store's range script over a values hash and a sorted set of its keys: [total, ...values] */
+  range(values: string, index: string, query: RangeQuery): Promise<[number, ...string[]]>;
+}
+
+/**
+ * The indexed records (Store.indexedRecords) on one Redis or a Redis Cluster: a collection's values in one hash, its
+ * keys by sort key in one sorted set, and in one sorted set per value of each index; every key under the collection's
+ * hash tag, so a chunk of records and all their places are one atomic script (HSETNX: a record once written stays).
+ */
+export class RedisIndexedRecords implements IndexedRecords {
+  constructor(private readonly host: RedisIndexedRecordsHost) {}
+
+  async add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void> {
+    checkedIndexes(collection, indexes);
+    const base = this.host.keyOf(collection);
+    const encoded = records.map(({ key, sortKey, fields, value }) => {
+      const json = JSON.stringify(value);
+      if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
+      const places = indexes.flatMap((index, i) => {
+        const held = indexValue(index, fields);
+        return held === undefined ? [] : [indexKey(base, i, held)];
+      });
+      return { key, sortKey, json, places };
+    });
+    for (let start = 0; start < encoded.length; start += ADD_CHUNK) {
+      // KEYS: the values hash, the collection's sorted set, then each index value's sorted set once; ARGV per record:
+      // key, JSON, sort key, how many index sets list it, and their positions in KEYS
+      const keys = [`${base}:values`, `${base}:all`];
+      const position = new Map<string, number>();
+      const args: (string | number)[] = [];
+      for (const { key, sortKey, json, places } of encoded.slice(start, start + ADD_CHUNK)) {
+        args.push(key, json, sortKey, places.length);
+        for (const place of places) {
+          let at = position.get(place);
+          if (at === undefined) position.set(place, (at = keys.push(place)));
+          args.push(at);
+        }
+      }
+      await this.host.addRecords(keys, args);
+    }
+  }
+
+  async get<T>(collection: string, key: string): Promise<T | undefined> {
+    const json = await this.host.get(`${this.host.keyOf(collection)}:values`, key);
+    return json === null ? undefined : parseStored<T>(json);
+  }
+
+  async range<T>(collection: string, indexes: RecordIndexes, query: IndexedQuery): Promise<StoredPage<T>> {
+    const selected = selectedIndex(collection, indexes, query.where);
+    const base = this.host.keyOf(collection);
+    const [total, ...items] = await this.host.range(`${base}:values`, selected ? indexKey(base, selected.index, selected.value) : `${base}:all`, query);
+    return { items: items.map((json) => JSON.parse(json) as T), total };
+  }
+}
+
+/** The sorted set of the records whose value in the collection's i-th index is `value`. */
+const indexKey = (base: string, index: number, value: string): string => `${base}:ix${index}:${value}`;

@@ -1,0 +1,136 @@
+import { MAX_RECORD_INDEXES, type IndexedQuery, type IndexedRecord, type IndexedRecords, type RecordIndexes, type StoredPage } from "../contract/store";
+import { encode, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
+import { checkedIndexes, indexValue, selectedIndex } from "./indexed-records";
+import { parseStored } from "./stored-value";
+
+/**
+ * The indexed records (Store.indexedRecords) on SQLite: a record one row of `indexed_records`, its value in its
+ * collection's i-th index in column `ix<i>` (each column indexed with the sort key, only where it holds a value);
+ * the counts in `indexed_record_counts`, one row per collection (index -1) and per index value, added to once per
+ * `add` from the rows it wrote (RETURNING), not by a trigger a row. Auditing a CDR writes one row here, where its
+ * audit entry and three key-list rows were four (bench/RESULTS.md "CDR audit").
+ */
+const columns = Array.from({ length: MAX_RECORD_INDEXES }, (_, i) => `ix${i}`);
+const INDEXED_RECORDS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS indexed_records (
+  collection TEXT NOT NULL,
+  key TEXT NOT NULL,
+  sort_key INTEGER NOT NULL,
+  ${columns.map((column) => `${column} TEXT`).join(",\n  ")},
+  value TEXT NOT NULL,
+  PRIMARY KEY (collection, key)
+);
+CREATE INDEX IF NOT EXISTS indexed_records_by_sort ON indexed_records (collection, sort_key, key);
+${columns.map((column) => `CREATE INDEX IF NOT EXISTS indexed_records_by_${column} ON indexed_records (collection, ${column}, sort_key, key) WHERE ${column} IS NOT NULL;`).join("\n")}
+CREATE TABLE IF NOT EXISTS indexed_record_counts (
+  collection TEXT NOT NULL,
+  ix INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (collection, ix, value)
+) WITHOUT ROWID;
+`;
+
+/** Records of one INSERT; the rest in halving sizes, so few statements are prepared (as putAll). */
+const ADD_ROWS = 64;
+const PARAMS = 4 + MAX_RECORD_INDEXES;
+/** the count of every record of a collection: index -1, no value */
+const ALL = -1;
+
+/** What the indexed records use of the SQLite store: its prepared statements, its group commit, its reads. */
+export interface SqliteIndexedRecordsHost {
+  stmt(sql: string): Statement;
+  /** runs a write with the other writes of its turn (the store's group commit), in a transaction */
+  written<R>(operation: () => R): Promise<R>;
+  /** runs reads in one read transaction, so a count and its page come from one snapshot */
+  read<R>(operation: () => R): R;
+  /** runs one read, a file that cannot take it now answered as the store's other reads are */
+  readOne<R>(operation: () => R): R;
+}
+
+export class SqliteIndexedRecords implements IndexedRecords {
+  constructor(
+    db: Db,
+    private readonly host: SqliteIndexedRecordsHost,
+  ) {
+    db.exec(INDEXED_RECORDS_SCHEMA);
+  }
+
+  async add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void> {
+    if (!records.length) return;
+    checkedIndexes(collection, indexes);
+    // every value encoded before the first is written
+    const params: unknown[] = [];
+    for (const { key, sortKey, fields, value } of records) {
+      params.push(collection, key, sortKey);
+      for (let i = 0; i < MAX_RECORD_INDEXES; i++) params.push(i < indexes.length ? (indexValue(indexes[i], fields) ?? null) : null);
+      params.push(encode(value));
+    }
+    await this.host.written(() => {
+      const added = new Map<string, [ix: number, value: string, n: number]>();
+      const count = (ix: number, value: string) => {
+        const known = added.get(`${ix} ${value}`);
+        if (known) known[2]++;
+        else added.set(`${ix} ${value}`, [ix, value, 1]);
+      };
+      for (let row = 0, rows = ADD_ROWS, total = records.length; row < total; ) {
+        if (row + rows > total) rows /= 2;
+        else {
+          const written = this.host.stmt(insertRecords(rows)).raw(true).all(...params.slice(row * PARAMS, (row + rows) * PARAMS)) as (string | null)[][];
+          for (const values of written) {
+            count(ALL, "");
+            values.forEach((value, ix) => value !== null && count(ix, value));
+          }
+          row += rows;
+        }
+      }
+      const counted = this.host.stmt(
+        "INSERT INTO indexed_record_counts (collection, ix, value, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, ix, value) DO UPDATE SET n = n + excluded.n",
+      );
+      for (const [ix, value, n] of added.values()) counted.run(collection, ix, value, n);
+    });
+  }
+
+  async get<T>(collection: string, key: string): Promise<T | undefined> {
+    const row = this.host.readOne(() => this.host.stmt("SELECT value FROM indexed_records WHERE collection = ? AND key = ?").raw(true).get(collection, key) as [string] | undefined);
+    return row === undefined ? undefined : parseStored<T>(row[0]);
+  }
+
+  /**
+   * Unbounded: the kept count and the page, read backwards from the end when it lies in the back half (the newest
+   * records), so at most half the selection is stepped over; bounded: its range counted. The page's values joined
+   * by SQLite into one JSON array text, parsed once (as the store's range).
+   */
+  async range<T>(collection: string, indexes: RecordIndexes, query: IndexedQuery): Promise<StoredPage<T>> {
+    const selected = selectedIndex(collection, indexes, query.where);
+    const page = this.host.read((): { json: string; total: number } => {
+      const range = sortKeyRange("collection", collection, query);
+      const where = selected ? `${range.where} AND ix${selected.index} = ?` : range.where;
+      const params = selected ? [...range.params, selected.value] : range.params;
+      const total =
+        query.from === undefined && query.to === undefined
+          ? ((this.host.stmt("SELECT n FROM indexed_record_counts WHERE collection = ? AND ix = ? AND value = ?").raw(true).get(collection, selected?.index ?? ALL, selected?.value ?? "") as
+              | [number]
+              | undefined)?.[0] ?? 0)
+          : (this.host.stmt(`SELECT COUNT(*) FROM indexed_records WHERE ${where}`).raw(true).get(...params) as [number])[0];
+      const offset = Math.max(0, query.offset);
+      const count = Math.min(query.limit, total - offset);
+      if (count <= 0) return { json: "[]", total };
+      const backwards = offset + count > total / 2;
+      const [order, skip] = backwards ? ["sort_key DESC, key DESC", total - offset - count] : ["sort_key, key", offset];
+      const joined = this.host
+        .stmt(
+          `SELECT group_concat(value, ',' ORDER BY sort_key, key) FROM
+           (SELECT value, sort_key, key FROM indexed_records WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?)`,
+        )
+        .raw(true)
+        .get(...params, count, skip) as [string];
+      return { json: `[${joined[0]}]`, total };
+    });
+    return { items: JSON.parse(page.json) as T[], total: page.total };
+  }
+}
+
+const insertRecords = (rows: number): string =>
+  `INSERT INTO indexed_records (collection, key, sort_key, ${columns.join(", ")}, value) VALUES ${Array(rows).fill(`(${Array(PARAMS).fill("?").join(", ")})`).join(", ")}
+   ON CONFLICT (collection, key) DO NOTHING RETURNING ${columns.join(", ")}`;

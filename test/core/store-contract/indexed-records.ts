@@ -1,0 +1,115 @@
+/** The Store contract's rules for the indexed records (Store.indexedRecords): indexes, order, bounds, pages, counts, a record kept as first written, persistence. */
+import type { IndexedQuery, IndexedRecord, RecordIndexes, Store } from "../../../core/contract/store";
+import type { ContractContext } from "./context";
+
+interface Audit {
+  id: string;
+  verdict: string;
+}
+
+const INDEXES: RecordIndexes = [["partner"], ["partner", "verdict"], ["verdict"]];
+const record = (key: string, sortKey: number, fields: Record<string, string>): IndexedRecord<Audit> => ({ key, sortKey, fields, value: { id: key, verdict: fields.verdict ?? "none" } });
+
+export function indexedRecordRules({ store: storeOf, factory, fresh }: ContractContext): void {
+  let store: Store;
+  beforeAll(() => {
+    store = storeOf();
+  });
+  const page = (collection: string, query: Partial<IndexedQuery> = {}) => store.indexedRecords.range<Audit>(collection, INDEXES, { offset: 0, limit: 1000, ...query });
+  const ids = async (collection: string, query: Partial<IndexedQuery> = {}) => (await page(collection, query)).items.map((a) => a.id);
+
+  describe("indexedRecords", () => {
+    it("selects records by each index, ordered by sort key then key, apart from a collection of the same name; a record without a field is in no index naming it", async () => {
+      const c = fresh("irec");
+      await store.put(c, "entry", { id: "entry", n: 0 }, 0);
+      await store.indexedRecords.add(c, INDEXES, [
+        record("m", 20, { partner: "p1", verdict: "match" }),
+        record("b", 20, { partner: "p2", verdict: "mismatch" }),
+        record("z", 10, { partner: "p1", verdict: "mismatch" }),
+        record("a", 30, { verdict: "match" }),
+        record("B", 20, { partner: "p1", verdict: "match" }),
+      ]);
+      expect(await ids(c)).toEqual(["z", "B", "b", "m", "a"]);
+      expect(await ids(c, { where: { partner: "p1" } })).toEqual(["z", "B", "m"]);
+      expect(await ids(c, { where: { verdict: "match", partner: "p1" } })).toEqual(["B", "m"]);
+      expect(await page(c, { where: { verdict: "match" } })).toEqual({ items: [{ id: "B", verdict: "match" }, { id: "m", verdict: "match" }, { id: "a", verdict: "match" }], total: 3 });
+      expect(await page(c, { where: { partner: "p3" } })).toEqual({ items: [], total: 0 });
+      expect(await page(fresh("irec-none"))).toEqual({ items: [], total: 0 });
+      expect(await store.indexedRecords.get(c, "b")).toEqual({ id: "b", verdict: "mismatch" });
+      expect(await store.indexedRecords.get(c, "entry")).toBeUndefined();
+      expect(await store.range(c, { offset: 0, limit: 10 })).toEqual({ items: [{ id: "entry", n: 0 }], total: 1 });
+    });
+
+    it("keeps a record as first written: adding its key again, in the same call or a later one, writes nothing and counts nothing", async () => {
+      const c = fresh("irec-again");
+      await store.indexedRecords.add(c, INDEXES, [record("a", 10, { partner: "p1", verdict: "match" }), record("a", 5, { partner: "p2", verdict: "mismatch" })]);
+      await store.indexedRecords.add(c, INDEXES, [record("a", 40, { partner: "p2", verdict: "mismatch" }), record("c", 5, { partner: "p1", verdict: "mismatch" })]);
+      await store.indexedRecords.add(c, INDEXES, []);
+      expect(await page(c)).toEqual({ items: [{ id: "c", verdict: "mismatch" }, { id: "a", verdict: "match" }], total: 2 });
+      expect(await page(c, { where: { partner: "p2" } })).toEqual({ items: [], total: 0 });
+      expect((await page(c, { where: { partner: "p1" } })).total).toBe(2);
+      expect((await page(c, { where: { verdict: "mismatch" } })).total).toBe(1);
+    });
+
+    it("treats from as inclusive and to as exclusive, counting the range; offset and limit page it, total ignores them", async () => {
+      const c = fresh("irec-bounds");
+      const t = Date.parse("2025-06-01T12:00:00.000Z");
+      await store.indexedRecords.add(c, INDEXES, Array.from({ length: 10 }, (_, i) => record(`k${i}`, t + i, { partner: "p", verdict: i % 2 ? "match" : "mismatch" })));
+      expect(await ids(c, { from: t + 2, to: t + 8, offset: 4, limit: 5 })).toEqual(["k6", "k7"]);
+      expect((await page(c, { from: t + 2, to: t + 8, offset: 4, limit: 5 })).total).toBe(6);
+      expect(await page(c, { where: { partner: "p", verdict: "match" }, from: t + 4, offset: 1, limit: 1 })).toEqual({ items: [{ id: "k7", verdict: "match" }], total: 3 });
+      expect(await ids(c, { to: t + 1 })).toEqual(["k0"]);
+      expect(await ids(c, { from: t + 3, to: t + 3 })).toEqual([]);
+      expect(await page(c, { where: { verdict: "mismatch" }, offset: 3, limit: 4 })).toEqual({ items: [{ id: "k6", verdict: "mismatch" }, { id: "k8", verdict: "mismatch" }], total: 5 });
+      expect(await page(c, { offset: 10, limit: 5 })).toEqual({ items: [], total: 10 });
+      expect(await page(c, { where: { partner: "p" }, offset: 0, limit: 0 })).toEqual({ items: [], total: 10 });
+    });
+
+    it("pages a long selection the same from either end, added in one call of more records than a command takes", async () => {
+      const c = fresh("irec-long");
+      const keys = Array.from({ length: 1200 }, (_, i) => `k${String(i).padStart(4, "0")}`);
+      await store.indexedRecords.add(c, INDEXES, keys.map((key, i) => record(key, Math.floor(i / 3), { partner: "p", verdict: "match" })).reverse());
+      for (const where of [undefined, { partner: "p" }, { partner: "p", verdict: "match" }]) {
+        const pages: string[] = [];
+        for (let offset = 0; offset < keys.length; offset += 100) {
+          const found = await page(c, { where, offset, limit: 100 });
+          expect(found.total).toBe(1200);
+          pages.push(...found.items.map((a) => a.id));
+        }
+        expect(pages).toEqual(keys);
+      }
+      expect(await ids(c, { where: { verdict: "match" }, offset: 1150, limit: 100 })).toEqual(keys.slice(1150));
+    });
+
+    it("refuses a query no index selects by, and more than three indexes", async () => {
+      const c = fresh("irec-refused");
+      await expect(page(c, { where: { direction: "sent" } })).rejects.toThrow("no index selects by direction");
+      await expect(page(c, { where: { verdict: "match", direction: "sent" } })).rejects.toThrow("no index selects by");
+      await expect(store.indexedRecords.add(c, [["a"], ["b"], ["c"], ["d"]], [record("a", 1, {})])).rejects.toThrow("at most 3 indexes");
+    });
+
+    it("writes inside a batch with the batch's other writes", async () => {
+      const c = fresh("irec-batch");
+      const entries = fresh("irec-batch-entries");
+      await store.batch(async () => {
+        await store.indexedRecords.add(c, INDEXES, [record("a", 1, { partner: "p", verdict: "match" })]);
+        await store.put(entries, "a", { id: "a", n: 1 }, 1);
+      });
+      expect(await ids(c, { where: { partner: "p" } })).toEqual(["a"]);
+      expect(await store.get(entries, "a")).toEqual({ id: "a", n: 1 });
+    });
+
+    if (factory.persistent)
+      it("keeps the records and their counts across a reopen", async () => {
+        const c = fresh("irec-kept");
+        await store.indexedRecords.add(c, INDEXES, [record("a", 1, { partner: "p", verdict: "match" }), record("b", 2, { partner: "p", verdict: "mismatch" })]);
+        const reopened = await factory.open();
+        try {
+          expect((await reopened.indexedRecords.range<Audit>(c, INDEXES, { where: { partner: "p" }, offset: 0, limit: 10 })).total).toBe(2);
+          expect(await reopened.indexedRecords.get(c, "b")).toEqual({ id: "b", verdict: "mismatch" });
+        } finally {
+          await reopened.close();
+        }
+      });
+  });
+}
