@@ -4,6 +4,7 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import type { InboundServerConfig } from "../../config/types";
 import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
+import { weightyTurnsOf, type WeightyTurnSettings, type WeightyTurns } from "./weighty-turns";
 
 /** What the lane is configured by (README "Config reference", `server.inbound.heavy_body_*`). */
 export type HeavyLaneSettings = Pick<
@@ -56,8 +57,8 @@ interface Ticket extends HeavyTicket {
   grantTurn(): void;
   refuse(error: OcpiError): void;
   timer: NodeJS.Timeout;
-  /** the turn's start: the event loop's utilization then, to charge its busy time at the end */
-  started?: { at: number; elu: EventLoopUtilization };
+  /** the turn's start: the event loop's utilization then, to charge its busy time at the end, and the light requests' mark then */
+  started?: { at: number; elu: EventLoopUtilization; lightMark: number };
 }
 
 /** one client's heavy bodies: how many are read and held, those waiting to be read, those whole and waiting for a turn */
@@ -76,7 +77,12 @@ interface Client {
  * it) × (1 − share) / share. Heavy bodies thus take about `share` of the
  * gateway's time at most, and a normal request rarely lands behind one;
  * limits alone cannot give that, as two clients sending heavy bodies back
- * to back keep the core busy with whole bodies' turns.
+ * to back keep the core busy with whole bodies' turns. The pause is kept
+ * only when other requests were about during the turn or are at its end
+ * (a light request being served, or one that arrived since the turn began:
+ * WeightyTurns.othersAboutSince): with nobody to protect, a partner's bulk
+ * upload of heavy bodies goes on without one, and a request arriving then
+ * waits for one turn at most, after which the pauses are kept again.
  *
  * Global, because the core is: a lane per partner would give an adversary
  * with two registrations two shares. Per client (the Authorization header,
@@ -101,7 +107,10 @@ export class HeavyLane {
   private cycleMs = FIRST_CYCLE_MS;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly settings: HeavyLaneSettings) {}
+  constructor(
+    readonly settings: HeavyLaneSettings,
+    private readonly turns: WeightyTurns,
+  ) {}
 
   /** A place in the lane for the heavy body of the request. */
   enter(req: IncomingMessage, res: ServerResponse): HeavyTicket {
@@ -165,7 +174,7 @@ export class HeavyLane {
       const now = performance.now();
       const busy = performance.eventLoopUtilization(ticket.started!.elu).active;
       const share = this.settings.heavy_body_share;
-      const pause = (busy * (1 - share)) / share;
+      const pause = this.turns.othersAboutSince(ticket.started!.lightMark) ? (busy * (1 - share)) / share : 0;
       this.readyAt = now + pause;
       this.cycleMs += CYCLE_SMOOTHING * (now - ticket.started!.at + pause - this.cycleMs);
       this.running = undefined;
@@ -203,7 +212,7 @@ export class HeavyLane {
       clearTimeout(ticket.timer);
       ticket.timer = setTimeout(ticket.end, MAX_TURN_MS);
       ticket.timer.unref();
-      ticket.started = { at: performance.now(), elu: performance.eventLoopUtilization() };
+      ticket.started = { at: performance.now(), elu: performance.eventLoopUtilization(), lightMark: this.turns.lightMark() };
       ticket.grantTurn();
       return;
     }
@@ -242,8 +251,8 @@ const clientKey = (req: IncomingMessage): string => createHash("sha256").update(
 /** one lane per limits object: per gateway (core/http/body-limits.ts bodyLimitsOf keeps one per config) */
 const lanes = new WeakMap<HeavyLaneSettings, HeavyLane>();
 
-export const heavyLaneOf = (settings: HeavyLaneSettings): HeavyLane => {
+export const heavyLaneOf = (settings: HeavyLaneSettings & WeightyTurnSettings): HeavyLane => {
   let lane = lanes.get(settings);
-  if (!lane) lanes.set(settings, (lane = new HeavyLane(settings)));
+  if (!lane) lanes.set(settings, (lane = new HeavyLane(settings, weightyTurnsOf(settings))));
   return lane;
 };

@@ -27,8 +27,9 @@ export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share"
  * and 4.8-5.2 × at a share of 0.5 (bench/RESULTS.md, "Request bodies at the body limits").
  */
 export class WeightyTurns {
-  /** light requests being served */
+  /** light requests being served, and how many have arrived in all (a mark for othersAboutSince) */
   private light = 0;
+  private lightArrivals = 0;
   /** the responses of the light requests being served, each with the piece count when it arrived: counted once, until answered or found weighty */
   private readonly lightAnswers = new WeakMap<ServerResponse, number>();
   /** pieces begun so far, and the light requests that arrived since the last one began (not found weighty since) */
@@ -55,6 +56,7 @@ export class WeightyTurns {
   arrived(req: IncomingMessage, res: ServerResponse): void {
     if (Number(req.headers["content-length"]) >= WEIGHTY_BODY_BYTES) return;
     this.light++;
+    this.lightArrivals++;
     this.arrivedSincePiece++;
     this.lightAnswers.set(res, this.pieces);
     res.once("close", () => this.notLight(res));
@@ -64,6 +66,19 @@ export class WeightyTurns {
   weighty(res: ServerResponse): void {
     if (this.lightAnswers.get(res) === this.pieces) this.arrivedSincePiece--;
     this.notLight(res);
+  }
+
+  /** A mark for othersAboutSince: the light requests arrived so far. */
+  lightMark(): number {
+    return this.lightArrivals;
+  }
+
+  /**
+   * Whether other requests were about since `mark` (a lightMark): a light request being served now, or one
+   * that arrived since (one later found weighty still counts: the heavy lane's pauses err on the safe side).
+   */
+  othersAboutSince(mark: number): boolean {
+    return this.light > 0 || this.lightArrivals > mark;
   }
 
   /** Resolves when a weighty piece of work may run (the class's comment says when). */

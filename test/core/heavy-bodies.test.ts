@@ -16,7 +16,9 @@ import { location, token } from "../support/charge-point";
  * loopback, raw sockets (a client library would hide when the answer came
  * and cannot break a body off); what is checked is the order of answers,
  * never a duration. A share of 1e-6 makes the pause after one heavy body
- * longer than any test: the lane is then busy for as long as a test runs.
+ * longer than any test: the lane is then busy for as long as a test runs,
+ * once another request was about during that body's turn (`lingering`);
+ * with nobody else about, the lane keeps no pause.
  */
 
 /** the lane never pauses: heavy bodies are only taken one at a time */
@@ -73,9 +75,9 @@ afterAll(() => removeTempDirs());
 
 const tokenPath = (uid: string) => `/ocpi/2.3.0/receiver/tokens/DE/EMS/${uid}`;
 const tokenBody = (uid: string, extra?: unknown, changes: Record<string, unknown> = {}) => Buffer.from(JSON.stringify({ ...token, uid, ...changes, extra }));
-/** heavy by its bytes (600 KB: over the default 512 KiB), few members */
+/** heavy by its bytes (600 KB: over the default 128 KiB), few members */
 const heavyToken = (uid: string, changes: Record<string, unknown> = {}) => tokenBody(uid, Array.from({ length: 10 }, () => "h".repeat(60_000)), changes);
-/** heavy by its members (25,000 array elements: over the default 20,000), 100 KB */
+/** heavy by its members (25,000 array elements: over the default 10,000), 100 KB */
 const manyMembersToken = (uid: string) => tokenBody(uid, Array.from({ length: 25_000 }, (_, i) => i % 10));
 
 interface Answer {
@@ -137,6 +139,19 @@ const put = (to: Served, target: string, body: Buffer, options?: { sendAtMost?: 
   send(to, "PUT", target, body, options);
 
 /** answered 200 or 201 with 1000 (the message shown when it was not) */
+/**
+ * Another client's request being served: a small PUT whose body has not all come, until it is destroyed;
+ * resolved once a GET sent after it is answered (its head was read before the GET's).
+ */
+const lingering = async (to: Served): Promise<Sent> => {
+  const body = tokenBody("LINGER");
+  const sent = send(to, "PUT", tokenPath("LINGER"), body, { sendAtMost: body.length - 1 });
+  // it ends unanswered when destroyed
+  sent.answer.catch(() => undefined);
+  await send(to, "GET", tokenPath("LINGER")).answer;
+  return sent;
+};
+
 const expectTaken = async (sent: Sent) => {
   const answer = await sent.answer;
   expect([answer.status < 300, answer.body.status_code, answer.body.status_message]).toEqual([true, 1000, answer.body.status_message]);
@@ -146,6 +161,7 @@ describe("a heavy body and a normal request", () => {
   it("the normal requests (a GET, a small PUT) are answered while a heavy body waits for the lane", async () => {
     const gateway = await serve({ ...PAUSED, heavy_body_max_wait_ms: 600_000 });
     await expectTaken(put(gateway, tokenPath("NORMAL"), tokenBody("NORMAL")));
+    const other = await lingering(gateway);
     await expectTaken(put(gateway, tokenPath("HEAVY1"), heavyToken("HEAVY1")));
     // the lane pauses now; the next heavy body waits for it
     const waiting = put(gateway, tokenPath("HEAVY2"), heavyToken("HEAVY2"));
@@ -160,10 +176,26 @@ describe("a heavy body and a normal request", () => {
     // the client gives up: the request ends without an answer
     waiting.destroy();
     await expect(waiting.answer).rejects.toThrow(/closed without an answer/);
+    other.destroy();
+  });
+
+  it("with no other request about, heavy bodies follow one another without a pause", async () => {
+    const gateway = await serve({ ...PAUSED, heavy_body_max_wait_ms: 600_000 });
+    for (const uid of ["BULK1", "BULK2", "BULK3"]) await expectTaken(put(gateway, tokenPath(uid), heavyToken(uid)));
+    // a request about during a turn: the pause after it is kept
+    const other = await lingering(gateway);
+    await expectTaken(put(gateway, tokenPath("BULK4"), heavyToken("BULK4")));
+    other.destroy();
+    const next = put(gateway, tokenPath("BULK5"), heavyToken("BULK5"));
+    expect((await send(gateway, "GET", tokenPath("BULK4")).answer).status).toBe(200);
+    expect(next.answered()).toBe(false);
+    next.destroy();
+    await expect(next.answer).rejects.toThrow(/closed without an answer/);
   });
 
   it("a Location of 100 EVSEs is not heavy: taken while the lane pauses, where a heavy body is refused", async () => {
     const gateway = await serve({ ...PAUSED, heavy_body_max_wait_ms: 2_000 });
+    const other = await lingering(gateway);
     await expectTaken(put(gateway, tokenPath("HEAVY1"), heavyToken("HEAVY1")));
     const base = location({ country_code: "DE", party_id: "CPX" });
     const evses = Array.from({ length: 100 }, (_, i) => ({ ...base.evses[0], uid: `EVSE${i}`, evse_id: `DE*CPX*E${i}` }));
@@ -171,12 +203,14 @@ describe("a heavy body and a normal request", () => {
     await expectTaken(put(gateway, "/ocpi/2.3.0/receiver/locations/DE/CPX/HUNDRED", big));
     // the lane was pausing all along: a heavy body now waits out heavy_body_max_wait_ms and is refused
     expect((await put(gateway, tokenPath("HEAVY2"), heavyToken("HEAVY2")).answer).status).toBe(429);
+    other.destroy();
   });
 });
 
 describe("heavy bodies the lane cannot take in time", () => {
   it("get HTTP 429 with 2000 and Retry-After, the connection closed, nothing stored: by bytes, by members sent chunked, past the queue", async () => {
     const gateway = await serve({ ...PAUSED, heavy_body_queue: 1, heavy_body_max_wait_ms: 1_000 });
+    const other = await lingering(gateway);
     await expectTaken(put(gateway, tokenPath("FIRST"), heavyToken("FIRST")));
     const refused = [
       put(gateway, tokenPath("BYBYTES"), heavyToken("BYBYTES")),
@@ -192,6 +226,7 @@ describe("heavy bodies the lane cannot take in time", () => {
       expect(answer.headers.connection).toBe("close");
     }
     for (const uid of ["BYBYTES", "BYMEMBERS", "PASTQUEUE"]) expect((await send(gateway, "GET", tokenPath(uid)).answer).status).toBe(404);
+    other.destroy();
   });
 
   it("are served in turn when they fit the wait: three at once, each taken", async () => {
