@@ -109,7 +109,7 @@ const VERSIONS = new Set<string>(SUPPORTED_VERSIONS);
  * paths cannot create labels: anything else is "unknown".
  */
 export const routeOfPath = (path: string, known: ReadonlySet<string>): { module: string; interface?: string } => {
-  const parts = path.split("/").filter(Boolean);
+  const parts = leadingSegments(path, 4);
   if (parts[0] === "admin") return { module: "admin" };
   if (parts[0] !== "ocpi") return { module: "other" };
   if (parts[1] === "versions" || (parts.length === 2 && VERSIONS.has(parts[1]))) return { module: "versions" };
@@ -117,4 +117,19 @@ export const routeOfPath = (path: string, known: ReadonlySet<string>): { module:
   const role = parts[2] === "sender" ? "SENDER" : parts[2] === "receiver" ? "RECEIVER" : undefined;
   const module = role ? parts[3] : parts[2];
   return module !== undefined && known.has(module) ? { module, interface: role } : { module: "unknown", interface: role };
+};
+
+/**
+ * The first `count` non-empty segments of a path, as `path.split("/").filter(Boolean)` starts (a path of
+ * fewer has fewer): routeOfPath looks at no more, and a write's path is longer (its object's ids).
+ */
+const leadingSegments = (path: string, count: number): string[] => {
+  const segments: string[] = [];
+  for (let at = 0; segments.length < count && at < path.length; ) {
+    let end = path.indexOf("/", at);
+    if (end < 0) end = path.length;
+    if (end > at) segments.push(path.slice(at, end));
+    at = end + 1;
+  }
+  return segments;
 };
