@@ -24,7 +24,9 @@ export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share"
  * light request then meets a piece, not a run of pieces, and finds most turns free of them; with no other
  * request about, the pieces follow one another without a pause. Beside two clients sending bodies just below
  * the heavy lane's thresholds back to back, a normal client's p99 was 7.9-15.9 × its p99 alone with no pause
- * and 4.8-5.2 × at a share of 0.5 (bench/RESULTS.md, "Request bodies at the body limits").
+ * and 4.8-5.2 × at a share of 0.5 when those thresholds were 512 KiB and 20,000 members (one piece, the parse
+ * of a 0.48 MB body, was longer than the normal client's p99 alone); at the thresholds of today, 128 KiB and
+ * 10,000, it is under 2 × (bench/RESULTS.md, "Request bodies at the body limits").
  */
 export class WeightyTurns {
   /** light requests being served, and how many have arrived in all (a mark for othersAboutSince) */
