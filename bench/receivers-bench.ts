@@ -148,6 +148,14 @@ export const receiversTable = (rows: ReceiverRow[]): { title: string; lines: str
   ],
 });
 
-/** The bars of bench/ratios.svg: each gateway write against the baseline just before it, target 0.5 (issue #26). */
+/**
+ * The bars of bench/ratios.svg: each gateway write against the baseline just before it, in requests/s and by
+ * CPU per request (the baseline's µs over the gateway's: on a shared machine the steadier of the two), target 0.5 (issue #26).
+ */
 export const receiversRatios = (rows: ReceiverRow[]): RatioBar[] =>
-  rows.flatMap((r, i) => (i % 2 === 0 ? [] : [{ label: `${r.name.replace(/ \/.*/, "").replace("gateway ", "")} / minimal Koa`, ratio: r.requestsPerSecond / rows[i - 1].requestsPerSecond, target: 0.5 }]));
+  rows.flatMap((r, i) => {
+    if (i % 2 === 0) return [];
+    const [label, base] = [`${r.name.replace(/ \/.*/, "").replace("gateway ", "")} / minimal Koa`, rows[i - 1]];
+    const byCpu = r.cpuMicros && base.cpuMicros ? [{ label: `${label}, CPU per request`, ratio: base.cpuMicros / r.cpuMicros, target: 0.5 }] : [];
+    return [{ label, ratio: r.requestsPerSecond / base.requestsPerSecond, target: 0.5 }, ...byCpu];
+  });
