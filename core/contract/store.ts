@@ -164,12 +164,15 @@ export interface IndexedQuery extends RangeQuery {
  * Collections apart from the others whose records declare a few indexed scalar fields (the CDR audit's verdict and
  * partner): a record and its place in every index are one write (SQLite: one row whose index columns are indexed;
  * Redis: one script over the collection's hash and sorted sets, under its hash tag), where lists of its key cost a
- * row or a command each (`keyLists`). Paged and counted as a collection is; each index's counts kept as records are
- * added. A record once written stays as it is: adding its key again writes nothing.
+ * row or a command each (`keyLists`). Paged and counted as a collection is, each index's counts kept as records are
+ * written. SQLite writes the records of an `add` or `put` in one transaction (or the open batch's), Redis in one
+ * atomic script per few hundred.
  */
 export interface IndexedRecords {
-  /** Writes the records whose keys are not written yet (SQLite: in one transaction, or the open batch's; Redis: one atomic script per few hundred). */
-  add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void>;
+  /** Writes the records whose keys are not written yet, the first of a key in `records`; answers how many it wrote. */
+  add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<number>;
+  /** Writes the records, each replacing the one of its key (its value, sort key and indexed fields); a later one of a key in `records` wins. */
+  put<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void>;
   get<T>(collection: string, key: string): Promise<T | undefined>;
   /** A page of the records `query.where` selects, ordered by sort key then key; a `where` no index selects by is an Error. */
   range<T>(collection: string, indexes: RecordIndexes, query: IndexedQuery): Promise<StoredPage<T>>;

@@ -24,8 +24,13 @@ export const selectedIndex = (collection: string, indexes: RecordIndexes, where:
   return { index, value: indexValue(indexes[index], where!)! };
 };
 
-/** A record's value in an index: its fields' values in the index's order (a JSON array text); undefined when it lacks one of them. */
+/**
+ * A record's value in an index: the field's value for an index of one field, else its fields' values in the index's
+ * order as a JSON array text (one stringify fewer per record for the indexes of one field, which cannot be confused
+ * with another index's: each has a column or set of its own); undefined when it lacks one of them.
+ */
 export const indexValue = (fields: readonly string[], values: Readonly<Record<string, string>>): string | undefined => {
+  if (fields.length === 1) return values[fields[0]];
   const held: string[] = [];
   for (const field of fields) {
     const value = values[field];

@@ -3,14 +3,14 @@ import { checkedIndexes, indexValue, selectedIndex } from "./indexed-records";
 import { parseStored } from "./stored-value";
 
 /** Records a script writes at once: a few hundred, so Redis is not held up for long (as putAll's chunks). */
-const ADD_CHUNK = 500;
+const WRITE_CHUNK = 500;
 
 /** What the indexed records use of the Redis store: its key names, its write (WAIT on a cluster) and its reads. */
 export interface RedisIndexedRecordsHost {
   /** the collection's keys' common start, under the collection's hash tag (one cluster slot) */
   keyOf(collection: string): string;
-  /** runs the store's write script `storeAddRecords` (core/store/redis-scripts.ts) over `keys`, as every write is run */
-  addRecords(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+  /** runs the store's write script `storeWriteRecords` (core/store/redis-scripts.ts) over `keys`, as every write is run */
+  writeRecords(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   /** HGET of a hash's field */
   get(hash: string, key: string): Promise<string | null>;
   /** the store's range script over a values hash and a sorted set of its keys: [total, ...values] */
@@ -19,15 +19,25 @@ export interface RedisIndexedRecordsHost {
 
 /**
  * The indexed records (Store.indexedRecords) on one Redis or a Redis Cluster: a collection's values in one hash, its
- * keys by sort key in one sorted set, and in one sorted set per value of each index; every key under the collection's
- * hash tag, so a chunk of records and all their places are one atomic script (HSETNX: a record once written stays).
+ * keys by sort key in one sorted set, and in one sorted set per value of each index, the sets each record is in in one
+ * more hash (so that a record replaced leaves them); every key under the collection's hash tag, so a chunk of records
+ * and all their places are one atomic script.
  */
 export class RedisIndexedRecords implements IndexedRecords {
   constructor(private readonly host: RedisIndexedRecordsHost) {}
 
-  async add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void> {
+  add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<number> {
+    return this.write("add", collection, indexes, records);
+  }
+
+  async put<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void> {
+    await this.write("put", collection, indexes, records);
+  }
+
+  private async write<T>(mode: "add" | "put", collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<number> {
     checkedIndexes(collection, indexes);
     const base = this.host.keyOf(collection);
+    // every value encoded before the first is written
     const encoded = records.map(({ key, sortKey, fields, value }) => {
       const json = JSON.stringify(value);
       if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
@@ -37,13 +47,14 @@ export class RedisIndexedRecords implements IndexedRecords {
       });
       return { key, sortKey, json, places };
     });
-    for (let start = 0; start < encoded.length; start += ADD_CHUNK) {
-      // KEYS: the values hash, the collection's sorted set, then each index value's sorted set once; ARGV per record:
-      // key, JSON, sort key, how many index sets list it, and their positions in KEYS
-      const keys = [`${base}:values`, `${base}:all`];
+    let written = 0;
+    for (let start = 0; start < encoded.length; start += WRITE_CHUNK) {
+      // KEYS: the values hash, the collection's sorted set, the hash of each record's sets, then each index value's
+      // sorted set once; ARGV: the mode, then per record its key, JSON, sort key, how many index sets list it, their positions in KEYS
+      const keys = [`${base}:values`, `${base}:all`, `${base}:places`];
       const position = new Map<string, number>();
-      const args: (string | number)[] = [];
-      for (const { key, sortKey, json, places } of encoded.slice(start, start + ADD_CHUNK)) {
+      const args: (string | number)[] = [mode];
+      for (const { key, sortKey, json, places } of encoded.slice(start, start + WRITE_CHUNK)) {
         args.push(key, json, sortKey, places.length);
         for (const place of places) {
           let at = position.get(place);
@@ -51,8 +62,9 @@ export class RedisIndexedRecords implements IndexedRecords {
           args.push(at);
         }
       }
-      await this.host.addRecords(keys, args);
+      written += (await this.host.writeRecords(keys, args)) as number;
     }
+    return written;
   }
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {

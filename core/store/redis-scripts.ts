@@ -107,21 +107,31 @@ return removed`;
 // Store.keyLists: lists the keys of ARGV (score, key, score, key, …) in the sorted set KEYS[1], each not listed yet
 const LIST_KEYS_LUA = "return redis.call('ZADD', KEYS[1], 'NX', unpack(ARGV))";
 
-// Store.indexedRecords: KEYS[1] a collection's values hash, KEYS[2] its sorted set, KEYS[3…] those of index values;
-// ARGV per record: key, JSON, sort key, n, then the positions in KEYS of the n index sets that list it. A record
-// already written is left as it is, in every set.
-const ADD_RECORDS_LUA = `
-local i, added = 1, 0
+// Store.indexedRecords: KEYS[1] a collection's values hash, KEYS[2] its sorted set, KEYS[3] the hash of the index sets
+// each record is in (a JSON array of their names), KEYS[4…] those of the index values written. ARGV[1]: 'add' (a record
+// already written is left as it is) or 'put' (replaced, taken out of the sets it was in); then per record: key,
+// JSON, sort key, n, and the positions in KEYS of the n index sets that list it. Every set is under the collection's
+// hash tag, in its slot. Answers how many it wrote.
+const WRITE_RECORDS_LUA = `
+local i, written = 2, 0
 while i <= #ARGV do
   local key, score, n = ARGV[i], ARGV[i + 2], tonumber(ARGV[i + 3])
-  if redis.call('HSETNX', KEYS[1], key, ARGV[i + 1]) == 1 then
+  local old = redis.call('HGET', KEYS[3], key)
+  if ARGV[1] == 'put' or redis.call('HEXISTS', KEYS[1], key) == 0 then
+    if old then for _, place in ipairs(cjson.decode(old)) do redis.call('ZREM', place, key) end end
+    redis.call('HSET', KEYS[1], key, ARGV[i + 1])
     redis.call('ZADD', KEYS[2], score, key)
-    for j = 1, n do redis.call('ZADD', KEYS[tonumber(ARGV[i + 3 + j])], score, key) end
-    added = added + 1
+    local places = {}
+    for j = 1, n do
+      places[j] = KEYS[tonumber(ARGV[i + 3 + j])]
+      redis.call('ZADD', places[j], score, key)
+    end
+    if n > 0 then redis.call('HSET', KEYS[3], key, cjson.encode(places)) elseif old then redis.call('HDEL', KEYS[3], key) end
+    written = written + 1
   end
   i = i + 4 + n
 end
-return added`;
+return written`;
 
 /** Every script that writes; in cluster mode each is followed by WAIT on the same node (RedisStore.write). */
 export const WRITE_SCRIPTS = {
@@ -137,6 +147,6 @@ export const WRITE_SCRIPTS = {
   storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
   storeListKeys: { numberOfKeys: 1, lua: LIST_KEYS_LUA },
   // its first argument: how many keys
-  storeAddRecords: { lua: ADD_RECORDS_LUA },
+  storeWriteRecords: { lua: WRITE_RECORDS_LUA },
 };
 export type WriteScript = keyof typeof WRITE_SCRIPTS;

@@ -136,7 +136,7 @@ export class RedisStore implements Store {
   /** Collections of records with indexed fields, each collection's keys under its hash tag (core/store/redis-indexed-records.ts). */
   readonly indexedRecords = new RedisIndexedRecords({
     keyOf: (collection) => `${this.prefix}{${collection}}:records`,
-    addRecords: (keys, args) => this.write("storeAddRecords", keys.length, ...keys, ...args),
+    writeRecords: (keys, args) => this.write("storeWriteRecords", keys.length, ...keys, ...args),
     get: (hash, key) => this.run(() => this.redis.hget(hash, key)),
     range: (values, index, query) => this.run(() => this.redis.storeRange(values, index, ...this.rangeArgs(query))),
   });

@@ -6,9 +6,10 @@ import { parseStored } from "./stored-value";
 /**
  * The indexed records (Store.indexedRecords) on SQLite: a record one row of `indexed_records`, its value in its
  * collection's i-th index in column `ix<i>` (each column indexed with the sort key, only where it holds a value);
- * the counts in `indexed_record_counts`, one row per collection (index -1) and per index value, added to once per
- * `add` from the rows it wrote (RETURNING), not by a trigger a row. Auditing a CDR writes one row here, where its
- * audit entry and three key-list rows were four (bench/RESULTS.md "CDR audit").
+ * the counts in `indexed_record_counts`, one row per collection (index -1) and per index value, changed once per
+ * write from the index columns of the rows it replaces (read before) and writes (RETURNING), not by a trigger a row.
+ * Auditing a CDR rewrites its queued record here in place, where its audit entry and three key-list rows were four
+ * rows (bench/RESULTS.md "CDR audit").
  */
 const columns = Array.from({ length: MAX_RECORD_INDEXES }, (_, i) => `ix${i}`);
 const INDEXED_RECORDS_SCHEMA = `
@@ -31,8 +32,8 @@ CREATE TABLE IF NOT EXISTS indexed_record_counts (
 ) WITHOUT ROWID;
 `;
 
-/** Records of one INSERT; the rest in halving sizes, so few statements are prepared (as putAll). */
-const ADD_ROWS = 64;
+/** Records of one statement (inChunks). */
+const CHUNK_ROWS = 64;
 const PARAMS = 4 + MAX_RECORD_INDEXES;
 /** the count of every record of a collection: index -1, no value */
 const ALL = -1;
@@ -56,38 +57,30 @@ export class SqliteIndexedRecords implements IndexedRecords {
     db.exec(INDEXED_RECORDS_SCHEMA);
   }
 
-  async add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void> {
-    if (!records.length) return;
-    checkedIndexes(collection, indexes);
-    // every value encoded before the first is written
-    const params: unknown[] = [];
-    for (const { key, sortKey, fields, value } of records) {
-      params.push(collection, key, sortKey);
-      for (let i = 0; i < MAX_RECORD_INDEXES; i++) params.push(i < indexes.length ? (indexValue(indexes[i], fields) ?? null) : null);
-      params.push(encode(value));
-    }
+  async add<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<number> {
+    if (!records.length) return 0;
+    const params = encoded(collection, indexes, records);
+    return this.host.written(() => {
+      const counts = new Counts();
+      inChunks(records.length, (start, rows) => counts.rows(this.host.stmt(writeRecords(rows, "NOTHING")).raw(true).all(...params.slice(start * PARAMS, (start + rows) * PARAMS)), 1));
+      counts.write(this.host, collection);
+      return counts.written;
+    });
+  }
+
+  async put<T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): Promise<void> {
+    // the last of each key: one row a key, so what a key had is taken off its counts once
+    const last = [...new Map(records.map((record) => [record.key, record])).values()];
+    if (!last.length) return;
+    const params = encoded(collection, indexes, last);
     await this.host.written(() => {
-      const added = new Map<string, [ix: number, value: string, n: number]>();
-      const count = (ix: number, value: string) => {
-        const known = added.get(`${ix} ${value}`);
-        if (known) known[2]++;
-        else added.set(`${ix} ${value}`, [ix, value, 1]);
-      };
-      for (let row = 0, rows = ADD_ROWS, total = records.length; row < total; ) {
-        if (row + rows > total) rows /= 2;
-        else {
-          const written = this.host.stmt(insertRecords(rows)).raw(true).all(...params.slice(row * PARAMS, (row + rows) * PARAMS)) as (string | null)[][];
-          for (const values of written) {
-            count(ALL, "");
-            values.forEach((value, ix) => value !== null && count(ix, value));
-          }
-          row += rows;
-        }
-      }
-      const counted = this.host.stmt(
-        "INSERT INTO indexed_record_counts (collection, ix, value, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, ix, value) DO UPDATE SET n = n + excluded.n",
-      );
-      for (const [ix, value, n] of added.values()) counted.run(collection, ix, value, n);
+      const counts = new Counts();
+      inChunks(last.length, (start, rows) => {
+        const keys = last.slice(start, start + rows).map((record) => record.key);
+        counts.rows(this.host.stmt(placesOf(rows)).raw(true).all(collection, ...keys), -1);
+      });
+      inChunks(last.length, (start, rows) => counts.rows(this.host.stmt(writeRecords(rows, "UPDATE")).raw(true).all(...params.slice(start * PARAMS, (start + rows) * PARAMS)), 1));
+      counts.write(this.host, collection);
     });
   }
 
@@ -116,21 +109,74 @@ export class SqliteIndexedRecords implements IndexedRecords {
       const offset = Math.max(0, query.offset);
       const count = Math.min(query.limit, total - offset);
       if (count <= 0) return { json: "[]", total };
-      const backwards = offset + count > total / 2;
-      const [order, skip] = backwards ? ["sort_key DESC, key DESC", total - offset - count] : ["sort_key, key", offset];
-      const joined = this.host
-        .stmt(
-          `SELECT group_concat(value, ',' ORDER BY sort_key, key) FROM
-           (SELECT value, sort_key, key FROM indexed_records WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?)`,
-        )
-        .raw(true)
-        .get(...params, count, skip) as [string];
+      // forwards: group_concat takes the subquery's rows in its order; backwards: ordered inside the aggregate (as the store's range)
+      const joined = (
+        offset + count > total / 2
+          ? this.host
+              .stmt(`SELECT group_concat(value, ',' ORDER BY sort_key, key) FROM (SELECT value, sort_key, key FROM indexed_records WHERE ${where} ORDER BY sort_key DESC, key DESC LIMIT ? OFFSET ?)`)
+              .raw(true)
+              .get(...params, count, total - offset - count)
+          : this.host.stmt(`SELECT group_concat(value, ',') FROM (SELECT value FROM indexed_records WHERE ${where} ORDER BY sort_key, key LIMIT ? OFFSET ?)`).raw(true).get(...params, count, offset)
+      ) as [string];
       return { json: `[${joined[0]}]`, total };
     });
     return { items: JSON.parse(page.json) as T[], total: page.total };
   }
 }
 
-const insertRecords = (rows: number): string =>
+/** The parameters of writeRecords' rows, every value encoded before the first is written. */
+const encoded = <T>(collection: string, indexes: RecordIndexes, records: readonly IndexedRecord<T>[]): unknown[] => {
+  checkedIndexes(collection, indexes);
+  const params: unknown[] = [];
+  for (const { key, sortKey, fields, value } of records) {
+    params.push(collection, key, sortKey);
+    for (let i = 0; i < MAX_RECORD_INDEXES; i++) params.push(i < indexes.length ? (indexValue(indexes[i], fields) ?? null) : null);
+    params.push(encode(value));
+  }
+  return params;
+};
+
+/** Runs `chunk` over `total` rows in chunks of CHUNK_ROWS, the rest in halving sizes, so few statements are prepared (as putAll). */
+const inChunks = (total: number, chunk: (start: number, rows: number) => void): void => {
+  for (let start = 0, rows = CHUNK_ROWS; start < total; ) {
+    if (start + rows > total) rows /= 2;
+    else {
+      chunk(start, rows);
+      start += rows;
+    }
+  }
+};
+
+/** What a write changes in the counts: of the collection (ALL) and of each index value, from the index columns of rows written or replaced. */
+class Counts {
+  private readonly changes = new Map<string, [ix: number, value: string, n: number]>();
+  written = 0;
+
+  rows(rows: unknown[], by: 1 | -1): void {
+    for (const values of rows as (string | null)[][]) {
+      if (by > 0) this.written++;
+      this.count(ALL, "", by);
+      values.forEach((value, ix) => value !== null && this.count(ix, value, by));
+    }
+  }
+
+  write(host: SqliteIndexedRecordsHost, collection: string): void {
+    const counted = host.stmt("INSERT INTO indexed_record_counts (collection, ix, value, n) VALUES (?, ?, ?, ?) ON CONFLICT (collection, ix, value) DO UPDATE SET n = n + excluded.n");
+    for (const [ix, value, n] of this.changes.values()) if (n !== 0) counted.run(collection, ix, value, n);
+  }
+
+  private count(ix: number, value: string, by: number): void {
+    const known = this.changes.get(`${ix} ${value}`);
+    if (known) known[2] += by;
+    else this.changes.set(`${ix} ${value}`, [ix, value, by]);
+  }
+}
+
+/** INSERT of `rows` records, a record of a key already written left as it is (NOTHING) or replaced (UPDATE); answers the index columns of those written. */
+const writeRecords = (rows: number, conflict: "NOTHING" | "UPDATE"): string =>
   `INSERT INTO indexed_records (collection, key, sort_key, ${columns.join(", ")}, value) VALUES ${Array(rows).fill(`(${Array(PARAMS).fill("?").join(", ")})`).join(", ")}
-   ON CONFLICT (collection, key) DO NOTHING RETURNING ${columns.join(", ")}`;
+   ON CONFLICT (collection, key) DO ${conflict === "NOTHING" ? "NOTHING" : `UPDATE SET sort_key = excluded.sort_key, ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}, value = excluded.value`}
+   RETURNING ${columns.join(", ")}`;
+
+/** The index columns of the records of `rows` keys already written (one key a parameter after the collection). */
+const placesOf = (rows: number): string => `SELECT ${columns.join(", ")} FROM indexed_records WHERE collection = ? AND key IN (${Array(rows).fill("?").join(", ")})`;

@@ -1,39 +1,36 @@
-import type { ListedKey, Store } from "../../../core/contract/store";
+import type { IndexedRecord, RecordIndexes, Store } from "../../../core/contract/store";
 import type { Cdr } from "../model";
-import { VERDICTS, auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
+import { auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
 import { explained } from "./explain";
 import type { PartyRef } from "../../../core/protocol/types";
 import type { VersionNumber } from "../../../core/protocol/types";
 
 /**
- * The CDR audit in the gateway's store (any store: SQLite, Redis, Redis
- * Cluster; no write spans collections but in a batch):
- * - `cdrs:audit`: every CDR queued, by audit key, written once (so each is audited once): while it waits, the
- *   queued CDR, at a sort key before every audit's (`PENDING`: the queue, oldest first, is the head of the
- *   collection); once audited, its audit in its place, at the time it was made. Auditing a CDR thus rewrites
- *   one entry, where a queue of its own cost a second entry to queue it and a delete to take it off
- *   (bench/RESULTS.md "CDR audit");
- * - `cdrs:audit:p:<partner>`, `…:p:<partner>:<verdict>`, `…:v:<verdict>`: the lists, lists of keys of the store
- *   (Store.keyLists), each key listed at the audit's time (a list page reads its audits by key); a key list costs the
- *   worker about half of a collection of the audits' keys, which they were until 2026-12 and are taken over from.
+ * The CDR audit in the gateway's store (any store: SQLite, Redis, Redis Cluster), one indexed collection of the store
+ * (Store.indexedRecords), `cdrs:audits`, each CDR's record under its audit key, written once by `add` (so each is
+ * audited once): while it waits, the queued CDR, without indexed fields, at a sort key below every audit's
+ * (`PENDING`: the queue, oldest first, is the head of the collection); once audited, its audit in its place, at the
+ * time it was made, its partner and verdict indexed (`INDEXES`: the lists by partner, by partner and verdict, by
+ * verdict). On SQLite an audit is thus one row rewritten in place, where until 2026-12 it was an entry rewritten and
+ * three rows of key lists (bench/RESULTS.md "CDR audit"). What those earlier releases kept in `cdrs:audit` (queued
+ * CDRs and audits) is taken over a page at a time as the worker asks for more, each audit listed again from itself;
+ * the lists they kept (collections, then key lists) are no longer read.
  * An audit is found by its CDR's id through the owners it may have (`byId`): its key holds the id.
  */
-const RESULTS = "cdrs:audit";
-/** where CDRs waited before the queue moved into RESULTS (b37f23b): what is left there is moved over as the worker asks for more */
+const AUDITS = "cdrs:audits";
+/** the audits' lists: by partner, by partner and verdict, by verdict */
+const INDEXES: RecordIndexes = [["partner"], ["partner", "verdict"], ["verdict"]];
+/** where earlier releases kept queued CDRs and audits, entries of a collection (until 2026-12) */
+const EARLIER_ENTRIES = "cdrs:audit";
+/** where CDRs waited before that (until b37f23b) */
 const EARLIER_QUEUE = "cdrs:audit:queue";
+/** how often, at most, enqueue looks whether EARLIER_ENTRIES still holds anything */
+const EARLIER_CHECK_MS = 60_000;
 /** added to the time a CDR is queued: its sort key while it waits, below 0, so below every audit's */
 const PENDING = -(2 ** 52);
+/** the partner field of an audit without a partner (ours, for a token no registered partner holds) */
 const NO_PARTNER = "-";
-const byPartner = (partner: string) => `cdrs:audit:p:${partner}`;
-const byPartnerVerdict = (partner: string, verdict: Verdict) => `cdrs:audit:p:${partner}:${verdict}`;
-const byVerdict = (verdict: Verdict) => `cdrs:audit:v:${verdict}`;
-/** the lists' keys, each in its three lists at the audit's time */
-const listedKeys = (audit: Pick<AuditSummary, "key" | "partner" | "verdict" | "audited_at">): ListedKey[] => {
-  const [partner, sortKey] = [audit.partner ?? NO_PARTNER, Date.parse(audit.audited_at)];
-  return [byPartner(partner), byPartnerVerdict(partner, audit.verdict), byVerdict(audit.verdict)].map((list) => ({ list, key: audit.key, sortKey }));
-};
-/** the mark that the lists an earlier release kept as collections were taken over (`adoptEarlierLists`) */
-const ADOPTED = { collection: "cdrs:audit:adopted", key: "lists" };
+const recordOf = (audit: KeptAudit): IndexedRecord<Kept> => ({ key: audit.key, sortKey: Date.parse(audit.audited_at), fields: { partner: audit.partner ?? NO_PARTNER, verdict: audit.verdict }, value: audit });
 
 /** A CDR waiting to be audited: the CDR as it passed, and who it passed with. */
 export interface QueuedCdr {
@@ -85,31 +82,40 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** What `cdrs:audit` holds under a key: the queued CDR, then its audit. */
+/** What `cdrs:audits` holds under a key (and `cdrs:audit` held): the queued CDR, then its audit. */
 type Kept = QueuedCdr | KeptAudit;
 const isQueued = (kept: Kept): kept is QueuedCdr => "cdr" in kept;
 
 export class AuditStore {
   /** nothing is left in EARLIER_QUEUE (no release writes it any more) */
   private earlierQueueEmpty = false;
-  /** how far the lists an earlier release kept as collections are taken over: `adopted`, or the next page's verdict list and offset */
-  private earlierLists: "adopted" | { verdict: number; offset: number } | undefined;
+  /** nothing is left in EARLIER_ENTRIES; else when enqueue last looked */
+  private earlierEntriesGone = false;
+  private earlierCheckedAt = -Infinity;
 
   constructor(private readonly store: Store) {}
 
   /** Queues a CDR the first time it is seen; false when it was seen before. */
   async enqueue(entry: QueuedCdr, now = Date.now()): Promise<boolean> {
-    return this.store.putIfAbsent(RESULTS, entry.key, entry, PENDING + now);
+    if (await this.seenEarlier(entry.key, now)) return false;
+    return (await this.store.indexedRecords.add(AUDITS, INDEXES, [{ key: entry.key, sortKey: PENDING + now, fields: {}, value: entry }])) === 1;
   }
 
-  /** The oldest queued CDRs: the head of the collection, up to its first audit (one entry read when none is queued). */
+  /** Whether an earlier release queued or audited the CDR of this key, in what is not taken over yet. */
+  private async seenEarlier(key: string, now: number): Promise<boolean> {
+    if (this.earlierEntriesGone) return false;
+    if (now - this.earlierCheckedAt >= EARLIER_CHECK_MS) {
+      this.earlierCheckedAt = now;
+      if ((await this.store.range(EARLIER_ENTRIES, { offset: 0, limit: 0 })).total === 0) return !(this.earlierEntriesGone = true);
+    }
+    return (await this.store.get(EARLIER_ENTRIES, key)) !== undefined;
+  }
+
+  /** The oldest queued CDRs: the head of the collection, up to its first audit (unbounded: the store's kept count, not a count of the queue). */
   async next(limit: number): Promise<QueuedCdr[]> {
     await this.adoptEarlierQueue(limit);
-    await this.adoptEarlierLists(limit);
-    const head = await this.store.range<Kept>(RESULTS, { offset: 0, limit: 1 });
-    if (!head.items.length || !isQueued(head.items[0])) return [];
-    const page = await this.store.range<Kept>(RESULTS, { offset: 0, limit });
-    return page.items.filter(isQueued);
+    await this.adoptEarlierEntries(limit);
+    return (await this.store.indexedRecords.range<Kept>(AUDITS, INDEXES, { offset: 0, limit })).items.filter(isQueued);
   }
 
   /** CDRs an earlier release queued in EARLIER_QUEUE, queued here (each once, as any CDR) and taken off there, a page at a time. */
@@ -124,31 +130,24 @@ export class AuditStore {
   }
 
   /**
-   * The audits an earlier release listed in collections of their keys (or summaries), listed again as key lists: up to
-   * a page of its verdict lists (which hold every audit) each time the worker asks for more; then a mark that they were.
+   * What earlier releases kept in EARLIER_ENTRIES, written here and taken off there, a page each time the worker asks
+   * for more: queued CDRs at the head of the queue, audits at their time (each unless its key is written here already).
    */
-  private async adoptEarlierLists(limit: number): Promise<void> {
-    if (this.earlierLists === "adopted") return;
-    this.earlierLists ??= (await this.store.get<boolean>(ADOPTED.collection, ADOPTED.key)) ? "adopted" : { verdict: 0, offset: 0 };
-    if (this.earlierLists === "adopted") return;
-    for (let { verdict, offset } = this.earlierLists; verdict < VERDICTS.length; [verdict, offset] = [verdict + 1, 0]) {
-      const rows = await this.store.range<string | AuditSummary>(byVerdict(VERDICTS[verdict]), { offset, limit });
-      const found = await Promise.all(rows.items.map((row) => (typeof row === "string" ? this.store.get<Kept>(RESULTS, row) : row)));
-      await this.store.keyLists.add(found.flatMap((a) => (a === undefined || "cdr" in a ? [] : listedKeys(a))));
-      // a full page: the next when the worker asks for more again
-      if (rows.items.length === limit) return void (this.earlierLists = { verdict, offset: offset + limit });
-    }
-    await this.store.put(ADOPTED.collection, ADOPTED.key, true);
-    this.earlierLists = "adopted";
+  private async adoptEarlierEntries(limit: number): Promise<void> {
+    if (this.earlierEntriesGone) return;
+    const page = await this.store.range<Kept>(EARLIER_ENTRIES, { offset: 0, limit });
+    if (page.items.length === 0) return void (this.earlierEntriesGone = true);
+    await this.store.indexedRecords.add<Kept>(AUDITS, INDEXES, page.items.map((kept) => (isQueued(kept) ? { key: kept.key, sortKey: PENDING, fields: {}, value: kept } : recordOf(kept))));
+    for (const kept of page.items) await this.store.delete(EARLIER_ENTRIES, kept.key);
   }
 
   async queued(): Promise<number> {
-    return (await this.store.range(RESULTS, { to: 0, offset: 0, limit: 1 })).total;
+    return (await this.store.indexedRecords.range(AUDITS, INDEXES, { to: 0, offset: 0, limit: 0 })).total;
   }
 
   /** The audit of this key, its re-pricing in words; none while its CDR waits. */
   async get(key: string): Promise<CdrAudit | undefined> {
-    const kept = await this.store.get<Kept>(RESULTS, key);
+    const kept = (await this.store.indexedRecords.get<Kept>(AUDITS, key)) ?? (this.earlierEntriesGone ? undefined : await this.store.get<Kept>(EARLIER_ENTRIES, key));
     return kept && !isQueued(kept) ? explained(kept) : undefined;
   }
 
@@ -158,45 +157,25 @@ export class AuditStore {
     return (await Promise.all([...new Set(keys)].map((key) => this.get(key)))).filter((a): a is CdrAudit => a !== undefined);
   }
 
-  /** Keeps audits in their queued CDRs' place, off the queue: per collection one bulk write. */
+  /** Keeps audits in their queued CDRs' place, off the queue and in their lists: one write. */
   async record(audits: readonly KeptAudit[]): Promise<void> {
-    // the lists first, the audits last: the audits' write takes the CDRs off the queue, so a write that fails
-    // before it (Redis runs them one by one) leaves them queued, to be audited and listed again, never unlisted
-    await this.store.batch(async () => {
-      await this.store.keyLists.add(audits.flatMap(listedKeys));
-      await this.store.putAll(RESULTS, audits.map((audit) => ({ key: audit.key, value: audit, sortKey: Date.parse(audit.audited_at) })));
-    });
+    await this.store.indexedRecords.put(AUDITS, INDEXES, audits.map(recordOf));
   }
 
   /** A page of summaries, oldest audit first (every list of the gateway is ordered by its sort key). */
   async list(query: AuditQuery): Promise<{ items: AuditSummary[]; total: number }> {
-    const collection =
-      query.partner !== undefined
-        ? query.verdict
-          ? byPartnerVerdict(query.partner, query.verdict)
-          : byPartner(query.partner)
-        : query.verdict
-          ? byVerdict(query.verdict)
-          : undefined;
-    // never below 0, where the queued CDRs sort
+    const where = { ...(query.partner !== undefined ? { partner: query.partner } : {}), ...(query.verdict ? { verdict: query.verdict } : {}) };
+    // never below 0, where the queued CDRs sort (not in the lists by partner or verdict: no indexed fields)
     const since = query.since === undefined ? undefined : Math.max(query.since, 0);
-    const range = { ...(since !== undefined ? { from: since } : {}), offset: query.offset, limit: query.limit };
-    if (collection) {
-      const rows = await this.store.keyLists.range(collection, range);
-      const found = await Promise.all(rows.items.map((key) => this.store.get<Kept>(RESULTS, key)));
-      return { items: found.filter((a): a is KeptAudit => a !== undefined && !isQueued(a)).map(summaryOf), total: rows.total };
-    }
-    // audits only: the queued CDRs sort before 0 (a bounded range: the store counts it for the page's total)
-    const page = await this.store.range<KeptAudit>(RESULTS, { ...range, from: since ?? 0 });
+    const from = Object.keys(where).length ? since : (since ?? 0);
+    const page = await this.store.indexedRecords.range<KeptAudit>(AUDITS, INDEXES, { where, ...(from !== undefined ? { from } : {}), offset: query.offset, limit: query.limit });
     return { items: page.items.map(summaryOf), total: page.total };
   }
 
   /** How many of the partner's CDRs were audited since `since`, and how many of them mismatch. */
   async counts(partner: string, since: number): Promise<{ audited: number; mismatches: number }> {
-    const [all, mismatches] = await Promise.all([
-      this.store.keyLists.range(byPartner(partner), { from: since, offset: 0, limit: 0 }),
-      this.store.keyLists.range(byPartnerVerdict(partner, "mismatch"), { from: since, offset: 0, limit: 0 }),
-    ]);
+    const counted = (where: { partner: string; verdict?: Verdict }) => this.store.indexedRecords.range(AUDITS, INDEXES, { where, from: since, offset: 0, limit: 0 });
+    const [all, mismatches] = await Promise.all([counted({ partner }), counted({ partner, verdict: "mismatch" })]);
     return { audited: all.total, mismatches: mismatches.total };
   }
 }

@@ -1,4 +1,4 @@
-/** The Store contract's rules for the indexed records (Store.indexedRecords): indexes, order, bounds, pages, counts, a record kept as first written, persistence. */
+/** The Store contract's rules for the indexed records (Store.indexedRecords): indexes, order, bounds, pages, counts, add (a record kept as first written) and put (replaced), persistence. */
 import type { IndexedQuery, IndexedRecord, RecordIndexes, Store } from "../../../core/contract/store";
 import type { ContractContext } from "./context";
 
@@ -40,15 +40,33 @@ export function indexedRecordRules({ store: storeOf, factory, fresh }: ContractC
       expect(await store.range(c, { offset: 0, limit: 10 })).toEqual({ items: [{ id: "entry", n: 0 }], total: 1 });
     });
 
-    it("keeps a record as first written: adding its key again, in the same call or a later one, writes nothing and counts nothing", async () => {
+    it("keeps a record as first written by add: adding its key again, in the same call or a later one, writes nothing and counts nothing", async () => {
       const c = fresh("irec-again");
-      await store.indexedRecords.add(c, INDEXES, [record("a", 10, { partner: "p1", verdict: "match" }), record("a", 5, { partner: "p2", verdict: "mismatch" })]);
+      expect(await store.indexedRecords.add(c, INDEXES, [record("a", 10, { partner: "p1", verdict: "match" }), record("a", 5, { partner: "p2", verdict: "mismatch" })])).toBe(1);
       await store.indexedRecords.add(c, INDEXES, [record("a", 40, { partner: "p2", verdict: "mismatch" }), record("c", 5, { partner: "p1", verdict: "mismatch" })]);
       await store.indexedRecords.add(c, INDEXES, []);
       expect(await page(c)).toEqual({ items: [{ id: "c", verdict: "mismatch" }, { id: "a", verdict: "match" }], total: 2 });
       expect(await page(c, { where: { partner: "p2" } })).toEqual({ items: [], total: 0 });
       expect((await page(c, { where: { partner: "p1" } })).total).toBe(2);
       expect((await page(c, { where: { verdict: "mismatch" } })).total).toBe(1);
+    });
+
+    it("replaces records by put (value, sort key and indexes, the last of a key winning), counting each once; add answers how many it wrote", async () => {
+      const c = fresh("irec-put");
+      expect(await store.indexedRecords.add(c, INDEXES, [record("a", 10, { partner: "p1", verdict: "match" }), record("b", 20, { partner: "p1", verdict: "mismatch" })])).toBe(2);
+      expect(await store.indexedRecords.add(c, INDEXES, [record("a", 30, { partner: "p2", verdict: "match" })])).toBe(0);
+      await store.indexedRecords.put(c, INDEXES, [record("a", 30, { partner: "p2", verdict: "mismatch" }), record("c", 5, {}), record("a", 40, { partner: "p2", verdict: "match" })]);
+      expect(await page(c)).toEqual({ items: [{ id: "c", verdict: "none" }, { id: "b", verdict: "mismatch" }, { id: "a", verdict: "match" }], total: 3 });
+      expect(await page(c, { where: { partner: "p1" } })).toEqual({ items: [{ id: "b", verdict: "mismatch" }], total: 1 });
+      expect(await page(c, { where: { partner: "p2", verdict: "match" } })).toEqual({ items: [{ id: "a", verdict: "match" }], total: 1 });
+      expect((await page(c, { where: { verdict: "mismatch" } })).total).toBe(1);
+      await store.indexedRecords.put(c, INDEXES, [record("c", 1, { partner: "p1", verdict: "match" })]);
+      await store.indexedRecords.put(c, INDEXES, [{ ...record("a", 50, {}), value: { id: "a", verdict: "replaced" } }]);
+      expect(await page(c, { where: { partner: "p1" } })).toEqual({ items: [{ id: "c", verdict: "match" }, { id: "b", verdict: "mismatch" }], total: 2 });
+      expect(await page(c, { where: { partner: "p2" } })).toEqual({ items: [], total: 0 });
+      expect(await page(c, { where: { verdict: "match" } })).toEqual({ items: [{ id: "c", verdict: "match" }], total: 1 });
+      expect(await page(c, { from: 40 })).toEqual({ items: [{ id: "a", verdict: "replaced" }], total: 1 });
+      expect((await page(c)).total).toBe(3);
     });
 
     it("treats from as inclusive and to as exclusive, counting the range; offset and limit page it, total ignores them", async () => {
@@ -69,7 +87,7 @@ export function indexedRecordRules({ store: storeOf, factory, fresh }: ContractC
       const c = fresh("irec-long");
       const keys = Array.from({ length: 1200 }, (_, i) => `k${String(i).padStart(4, "0")}`);
       await store.indexedRecords.add(c, INDEXES, keys.map((key, i) => record(key, Math.floor(i / 3), { partner: "p", verdict: "match" })).reverse());
-      for (const where of [undefined, { partner: "p" }, { partner: "p", verdict: "match" }]) {
+      for (const where of [undefined, { partner: "p" }, { partner: "p", verdict: "match" }] as (Record<string, string> | undefined)[]) {
         const pages: string[] = [];
         for (let offset = 0; offset < keys.length; offset += 100) {
           const found = await page(c, { where, offset, limit: 100 });

@@ -71,42 +71,53 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect((await audits.list({ offset: 0, limit: 10 })).total).toBe(1);
   });
 
-  it("takes over what earlier releases left: CDRs in their own queue, list rows of summaries or keys; and no since reaches the queue", async () => {
-    // as they were written: each audit in its partner's, its partner and verdict's and its verdict's collection
-    const listedAsEarlier = async (kept: KeptAudit, row: unknown) => {
+  it("takes over what earlier releases left: CDRs in their own queue or queued beside the audits, audits listed in collections of summaries or keys, or in key lists; and no since reaches the queue", async () => {
+    const at = (minute: number) => `2024-06-03T10:0${minute}:00Z`;
+    // as they were written: each audit in cdrs:audit at its time, and in its partner's, its partner and verdict's and its verdict's list
+    const lists = (kept: KeptAudit) => [`p:${kept.partner}`, `p:${kept.partner}:${kept.verdict}`, `v:${kept.verdict}`].map((list) => `cdrs:audit:${list}`);
+    const keptAsEarlier = async (kept: KeptAudit, listed: (list: string) => Promise<unknown>) => {
       await store.put("cdrs:audit", kept.key, kept, Date.parse(kept.audited_at));
-      for (const list of [`p:${kept.partner}`, `p:${kept.partner}:${kept.verdict}`, `v:${kept.verdict}`]) await store.put(`cdrs:audit:${list}`, kept.key, row, Date.parse(kept.audited_at));
+      for (const list of lists(kept)) await listed(list);
     };
-    const summarised = audit(cdr("B1"), { partner: "cpo-a", now: "2024-06-03T10:01:00Z" }) as KeptAudit;
-    const keyed = audit({ ...cdr("B3"), total_cost: { before_taxes: 3 } }, { partner: "cpo-a", now: "2024-06-03T10:02:00Z" }) as KeptAudit;
-    await listedAsEarlier(summarised, summaryOf(summarised));
-    await listedAsEarlier(keyed, keyed.key);
+    const summarised = audit(cdr("B1"), { partner: "cpo-a", now: at(1) }) as KeptAudit;
+    const keyed = audit({ ...cdr("B3"), total_cost: { before_taxes: 3 } }, { partner: "cpo-a", now: at(2) }) as KeptAudit;
+    const inKeyLists = audit(cdr("B4"), { partner: "cpo-b", now: at(3) }) as KeptAudit;
+    await keptAsEarlier(summarised, (list) => store.put(list, summarised.key, summaryOf(summarised), Date.parse(at(1))));
+    await keptAsEarlier(keyed, (list) => store.put(list, keyed.key, keyed.key, Date.parse(at(2))));
+    await keptAsEarlier(inKeyLists, (list) => store.keyLists.add([{ list, key: inKeyLists.key, sortKey: Date.parse(at(3)) }]));
     await store.put("cdrs:audit:queue", entry("B2").key, entry("B2"), 1);
-    expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["B2"]);
+    await store.put("cdrs:audit", entry("B5").key, entry("B5"), -(2 ** 52) + Date.parse(at(4)));
+    expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["B5", "B2"]);
     expect((await store.range("cdrs:audit:queue", { offset: 0, limit: 10 })).total).toBe(0);
     const listed = async (query: Omit<Parameters<AuditStore["list"]>[0], "offset" | "limit">) =>
       (await audits.list({ ...query, offset: 0, limit: 10 })).items.map((s) => [s.cdr_id, s.verdict]);
     expect(await listed({ partner: "cpo-a" })).toEqual([["B1", "match"], ["B3", "mismatch"]]);
     expect(await listed({ partner: "cpo-a", verdict: "mismatch" })).toEqual([["B3", "mismatch"]]);
-    expect(await listed({ verdict: "match" })).toEqual([["B1", "match"]]);
+    expect(await listed({ verdict: "match" })).toEqual([["B1", "match"], ["B4", "match"]]);
     expect(await audits.counts("cpo-a", 0)).toEqual({ audited: 2, mismatches: 1 });
-    expect(await listed({ since: -1e15 })).toEqual([["B1", "match"], ["B3", "mismatch"]]);
-    expect(await store.get("cdrs:audit:adopted", "lists")).toBe(true);
+    expect(await listed({ since: -1e15 })).toEqual([["B1", "match"], ["B3", "mismatch"], ["B4", "match"]]);
+    // taken off the earlier collection, found as before, and never queued again
+    expect(await audits.queued()).toBe(2);
+    expect((await store.range("cdrs:audit", { offset: 0, limit: 10 })).total).toBe(0);
+    expect((await audits.get(keyed.key))?.differences[0].field).toBe("total_cost.before_taxes");
+    expect(await audits.enqueue(entry("B1"))).toBe(false);
   });
 
-  it("takes an earlier release's long lists over a page each time the worker asks for more", async () => {
+  it("takes an earlier release's audits over a page each time the worker asks for more, and finds those not taken over yet", async () => {
     for (let i = 0; i < 5; i++) {
       const kept = audit(cdr(`L${i}`), { partner: "cpo-a", now: `2024-06-03T10:0${i}:00Z` }) as KeptAudit;
       await store.put("cdrs:audit", kept.key, kept, Date.parse(kept.audited_at));
-      await store.put("cdrs:audit:v:match", kept.key, kept.key, Date.parse(kept.audited_at));
+      await store.keyLists.add([{ list: "cdrs:audit:v:match", key: kept.key, sortKey: Date.parse(kept.audited_at) }]);
     }
     const listed = async () => (await audits.list({ verdict: "match", offset: 0, limit: 10 })).items.map((s) => s.cdr_id);
     await audits.next(2);
     expect(await listed()).toEqual(["L0", "L1"]);
+    expect((await audits.byId("L4", [{ country_code: "BE", party_id: "BEC" }])).map((a) => a.verdict)).toEqual(["match"]);
+    expect(await audits.enqueue(entry("L4"))).toBe(false);
     await audits.next(2);
     await audits.next(2);
     expect(await listed()).toEqual(["L0", "L1", "L2", "L3", "L4"]);
-    expect(await store.get("cdrs:audit:adopted", "lists")).toBe(true);
+    expect((await store.range("cdrs:audit", { offset: 0, limit: 10 })).total).toBe(0);
   });
 
   it("keeps a re-pricing as its facts and reads it back in the words it was audited with", async () => {
