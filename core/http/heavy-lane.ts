@@ -81,8 +81,9 @@ interface Client {
  * only when other requests were about during the turn or are at its end
  * (a light request being served, or one that arrived since the turn began:
  * WeightyTurns.othersAboutSince): with nobody to protect, a partner's bulk
- * upload of heavy bodies goes on without one, and a request arriving then
- * waits for one turn at most, after which the pauses are kept again.
+ * upload of heavy bodies goes on without one; a request arriving meanwhile
+ * is served between the pieces of the body in its turn (weighty turns), and
+ * the pause after that turn is kept.
  *
  * Global, because the core is: a lane per partner would give an adversary
  * with two registrations two shares. Per client (the Authorization header,
