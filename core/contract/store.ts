@@ -113,31 +113,6 @@ export interface ChangeMarks {
  */
 export type OneRedisScript = <R>(name: string, lua: string, collections: readonly string[], args: readonly (string | number)[]) => Promise<R>;
 
-/** A key's place in a list of keys (`Store.keyLists`): its list, the key, and its sort key there. */
-export interface ListedKey {
-  list: string;
-  key: string;
-  sortKey: number;
-}
-
-/**
- * Lists of keys apart from the collections, each ordered by sort key then key, paged and counted as a collection
- * is (`range`), holding no values: an index of a collection's entries by something else than their own sort key
- * (the CDR audit's lists by partner and verdict). Cheaper to write than a collection's entries: no value, and a
- * list's count is kept once per list per `add` (SQLite: one row of a table of their own, not a trigger a key).
- * A key once listed keeps its place: listing it again, at any sort key, leaves it as it is.
- */
-export interface KeyLists {
-  /**
-   * Lists the keys, each in its list; those already in it keep their place. SQLite writes them in one
-   * transaction (or the open batch's); Redis in one command per list and few hundred keys (each atomic), all
-   * written when it resolves.
-   */
-  add(keys: readonly ListedKey[]): Promise<void>;
-  /** A page of a list's keys, as `Store.range` pages a collection (a page at offset k may step over k keys of the list's index). */
-  range(list: string, query: RangeQuery): Promise<StoredPage<string>>;
-}
-
 /** A record of an indexed collection (`Store.indexedRecords`): its key, its sort key, the values of its indexed fields, its value. */
 export interface IndexedRecord<T> {
   key: string;
@@ -163,8 +138,8 @@ export interface IndexedQuery extends RangeQuery {
 /**
  * Collections apart from the others whose records declare a few indexed scalar fields (the CDR audit's verdict and
  * partner): a record and its place in every index are one write (SQLite: one row whose index columns are indexed;
- * Redis: one script over the collection's hash and sorted sets, under its hash tag), where lists of its key cost a
- * row or a command each (`keyLists`). Paged and counted as a collection is, each index's counts kept as records are
+ * Redis: one script over the collection's hash and sorted sets, under its hash tag), where lists of its key would
+ * cost a row or a command each. Paged and counted as a collection is, each index's counts kept as records are
  * written. SQLite writes the records of an `add` or `put` in one transaction (or the open batch's), Redis in one
  * atomic script per few hundred.
  */
@@ -218,8 +193,6 @@ export interface Store {
     change: (current: T | undefined) => UpdateDecision<T>,
   ): Promise<T | undefined>;
   delete(collection: string, key: string): Promise<boolean>;
-  /** Lists of keys, apart from the collections (KeyLists). */
-  readonly keyLists: KeyLists;
   /** Collections of records with indexed fields, apart from the others (IndexedRecords). */
   readonly indexedRecords: IndexedRecords;
   /** Entries ordered by sort key then key, within the query's bounds. */

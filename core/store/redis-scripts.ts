@@ -104,8 +104,6 @@ local removed = redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return removed`;
 
-// Store.keyLists: lists the keys of ARGV (score, key, score, key, …) in the sorted set KEYS[1], each not listed yet
-const LIST_KEYS_LUA = "return redis.call('ZADD', KEYS[1], 'NX', unpack(ARGV))";
 
 // Store.indexedRecords: KEYS[1] a collection's values hash, KEYS[2] its sorted set, KEYS[3] the hash of the index sets
 // each record is in (a JSON array of their names), KEYS[4…] those of the index values written. ARGV[1]: 'add' (a record
@@ -145,7 +143,6 @@ export const WRITE_SCRIPTS = {
   storeAcquireLock: { numberOfKeys: 1, lua: ACQUIRE_LOCK_LUA },
   storeRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
   storeReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
-  storeListKeys: { numberOfKeys: 1, lua: LIST_KEYS_LUA },
   // its first argument: how many keys
   storeWriteRecords: { lua: WRITE_RECORDS_LUA },
 };

@@ -6,7 +6,6 @@ import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailabl
 import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
-import { RedisKeyLists } from "./redis-key-lists";
 import { RedisIndexedRecords } from "./redis-indexed-records";
 import { parseStored } from "./stored-value";
 
@@ -124,14 +123,6 @@ export class RedisStore implements Store {
 
   /** Not on a cluster, whose collections sit in different slots: one atomic script over several collections (OneRedisScript). */
   readonly scriptOnOneRedis?: OneRedisScript;
-
-  /** Lists of keys apart from the collections, each a sorted set under its own hash tag (core/store/redis-key-lists.ts). */
-  readonly keyLists = new RedisKeyLists({
-    keyOf: (list) => `${this.prefix}{${list}}:listed`,
-    listKeys: (key, args) => this.write("storeListKeys", key, ...args),
-    read: (name, lua, keys, args) => this.script(name, lua, keys, args),
-    rangeArgs: (query) => this.rangeArgs(query),
-  });
 
   /** Collections of records with indexed fields, each collection's keys under its hash tag (core/store/redis-indexed-records.ts). */
   readonly indexedRecords = new RedisIndexedRecords({

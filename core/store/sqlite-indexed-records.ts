@@ -97,7 +97,7 @@ export class SqliteIndexedRecords implements IndexedRecords {
   async range<T>(collection: string, indexes: RecordIndexes, query: IndexedQuery): Promise<StoredPage<T>> {
     const selected = selectedIndex(collection, indexes, query.where);
     const page = this.host.read((): { json: string; total: number } => {
-      const range = sortKeyRange("collection", collection, query);
+      const range = sortKeyRange(collection, query);
       const where = selected ? `${range.where} AND ix${selected.index} = ?` : range.where;
       const params = selected ? [...range.params, selected.value] : range.params;
       const total =

@@ -99,12 +99,12 @@ export function encode(value: unknown): string {
 }
 
 /**
- * The WHERE of a range of sort keys within one collection (`entries`) or one key list (`listed_keys`): its
- * name's column equal to `name`, from `query.from` (included) to `query.to` (excluded), with its parameters.
+ * The WHERE of a range of sort keys within one collection (of `entries` or `indexed_records`): its collection,
+ * from `query.from` (included) to `query.to` (excluded), with its parameters.
  */
-export const sortKeyRange = (column: "collection" | "list", name: string, query: Pick<RangeQuery, "from" | "to">): { where: string; params: unknown[] } => {
-  let where = `${column} = ?`;
-  const params: unknown[] = [name];
+export const sortKeyRange = (collection: string, query: Pick<RangeQuery, "from" | "to">): { where: string; params: unknown[] } => {
+  let where = "collection = ?";
+  const params: unknown[] = [collection];
   if (query.from !== undefined) {
     where += " AND sort_key >= ?";
     params.push(query.from);

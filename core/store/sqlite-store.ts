@@ -4,7 +4,6 @@ import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailabl
 import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
-import { SqliteKeyLists } from "./sqlite-key-lists";
 import { SqliteIndexedRecords } from "./sqlite-indexed-records";
 import { parseStored } from "./stored-value";
 
@@ -38,8 +37,6 @@ export class SqliteStore implements Store {
   /** the writes and batches of one event-loop turn, in one commit (core/store/sqlite-group-commit.ts) */
   private readonly group: GroupCommit;
   private closed = false;
-  /** lists of keys apart from the collections (core/store/sqlite-key-lists.ts) */
-  readonly keyLists: SqliteKeyLists;
   /** collections of records with indexed fields (core/store/sqlite-indexed-records.ts) */
   readonly indexedRecords: SqliteIndexedRecords;
 
@@ -53,11 +50,6 @@ export class SqliteStore implements Store {
       commit: () => this.stmt("COMMIT").run(),
       rollback: () => this.stmt("ROLLBACK").run(),
       inTransaction: () => this.db.inTransaction,
-    });
-    this.keyLists = new SqliteKeyLists(db, {
-      stmt: (sql) => this.stmt(sql),
-      written: (operation) => this.group.written(() => this.transaction("IMMEDIATE", operation)),
-      read: (operation) => this.guard(() => this.transaction("DEFERRED", operation)),
     });
     this.indexedRecords = new SqliteIndexedRecords(db, {
       stmt: (sql) => this.stmt(sql),
@@ -210,7 +202,7 @@ export class SqliteStore implements Store {
       const query = asked.from !== undefined || asked.to !== undefined ? this.unlessHoldingAll(collection, asked) : asked;
       // One SQL text per bound combination keeps every query a plain index range scan.
       const bounded = query.from !== undefined || query.to !== undefined;
-      const { where, params } = sortKeyRange("collection", collection, query);
+      const { where, params } = sortKeyRange(collection, query);
       let total: number;
       let version = 0;
       if (bounded) total = (this.stmt(`SELECT COUNT(*) AS n FROM entries WHERE ${where}`).get(...params) as { n: number }).n;

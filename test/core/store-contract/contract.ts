@@ -1,12 +1,11 @@
 /**
  * The Store contract (core/store/port.ts): what every store implementation does alike, run against each of
- * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries), ranges-and-locks.ts, key-lists.ts and indexed-records.ts.
+ * them by test/core/store-contract-*.test.ts. Its rules: records.ts (entries), ranges-and-locks.ts and indexed-records.ts.
  */
 import type { Store } from "../../../core/contract/store";
 import type { Doc, StoreFactory } from "./context";
 import { recordRules } from "./records";
 import { rangeAndLockRules } from "./ranges-and-locks";
-import { keyListRules } from "./key-lists";
 import { indexedRecordRules } from "./indexed-records";
 
 /**
@@ -37,7 +36,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     const context = { store: () => store, factory, fresh, keysOf };
     recordRules(context);
     rangeAndLockRules(context);
-    keyListRules(context);
     indexedRecordRules(context);
   });
 }

@@ -71,7 +71,7 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect((await audits.list({ offset: 0, limit: 10 })).total).toBe(1);
   });
 
-  it("takes over what earlier releases left: CDRs in their own queue or queued beside the audits, audits listed in collections of summaries or keys, or in key lists; and no since reaches the queue", async () => {
+  it("takes over what earlier releases left: CDRs in their own queue or queued beside the audits, audits listed in collections of summaries or keys, or in lists not read (key lists); and no since reaches the queue", async () => {
     const at = (minute: number) => `2024-06-03T10:0${minute}:00Z`;
     // as they were written: each audit in cdrs:audit at its time, and in its partner's, its partner and verdict's and its verdict's list
     const lists = (kept: KeptAudit) => [`p:${kept.partner}`, `p:${kept.partner}:${kept.verdict}`, `v:${kept.verdict}`].map((list) => `cdrs:audit:${list}`);
@@ -84,7 +84,8 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     const inKeyLists = audit(cdr("B4"), { partner: "cpo-b", now: at(3) }) as KeptAudit;
     await keptAsEarlier(summarised, (list) => store.put(list, summarised.key, summaryOf(summarised), Date.parse(at(1))));
     await keptAsEarlier(keyed, (list) => store.put(list, keyed.key, keyed.key, Date.parse(at(2))));
-    await keptAsEarlier(inKeyLists, (list) => store.keyLists.add([{ list, key: inKeyLists.key, sortKey: Date.parse(at(3)) }]));
+    // listed in key lists (a store capability of 2026-12, taken out since): the take-over reads the audits, not their lists
+    await keptAsEarlier(inKeyLists, async () => undefined);
     await store.put("cdrs:audit:queue", entry("B2").key, entry("B2"), 1);
     await store.put("cdrs:audit", entry("B5").key, entry("B5"), -(2 ** 52) + Date.parse(at(4)));
     expect((await audits.next(10)).map((q) => q.cdr.id)).toEqual(["B5", "B2"]);
@@ -107,7 +108,6 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     for (let i = 0; i < 5; i++) {
       const kept = audit(cdr(`L${i}`), { partner: "cpo-a", now: `2024-06-03T10:0${i}:00Z` }) as KeptAudit;
       await store.put("cdrs:audit", kept.key, kept, Date.parse(kept.audited_at));
-      await store.keyLists.add([{ list: "cdrs:audit:v:match", key: kept.key, sortKey: Date.parse(kept.audited_at) }]);
     }
     const listed = async () => (await audits.list({ verdict: "match", offset: 0, limit: 10 })).items.map((s) => s.cdr_id);
     await audits.next(2);
