@@ -5,7 +5,6 @@ import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, sor
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteIndexedRecords } from "./sqlite-indexed-records";
-import { WalCheckpoints } from "./sqlite-wal-checkpoints";
 import { parseStored } from "./stored-value";
 
 export interface SqliteStoreOptions {
@@ -38,8 +37,6 @@ export class SqliteStore implements Store {
   /** the writes and batches of one event-loop turn, in one commit (core/store/sqlite-group-commit.ts) */
   private readonly group: GroupCommit;
   private closed = false;
-  /** the file's WAL checkpoints, on a thread of their own (core/store/sqlite-wal-checkpoints.ts) */
-  private walCheckpoints: WalCheckpoints | undefined;
   /** collections of records with indexed fields (core/store/sqlite-indexed-records.ts) */
   readonly indexedRecords: SqliteIndexedRecords;
 
@@ -63,9 +60,7 @@ export class SqliteStore implements Store {
   }
 
   static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
-    const store = new SqliteStore(openSqliteDatabase(file, options.busyTimeoutMs), new StoreHealth("sqlite", options.log));
-    if (file !== ":memory:") store.walCheckpoints = new WalCheckpoints(store.db, file);
-    return store;
+    return new SqliteStore(openSqliteDatabase(file, options.busyTimeoutMs), new StoreHealth("sqlite", options.log));
   }
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {
@@ -343,7 +338,6 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.statements.clear();
     this.changeMarks.close();
-    await this.walCheckpoints?.close();
     this.db.close();
   }
 
