@@ -26,8 +26,8 @@ export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share"
  * the heavy lane's thresholds back to back, a normal client's p99 was 7.9-15.9 × its p99 alone with no pause
  * and 4.8-5.2 × at a share of 0.5 when those thresholds were 512 KiB and 20,000 members (one piece, the parse
  * of a 0.48 MB body, was longer than the normal client's p99 alone); at the thresholds of today, 128 KiB and
- * 10,000, it was 1.83-3.23 × over eight runs, under 2 × in five (bench/RESULTS.md, "Request bodies at the body
- * limits").
+ * 10,000, it was 1.83-4.44 × over eleven runs, under 2 × in five (bench/RESULTS.md, "Request bodies at the
+ * body limits").
  */
 export class WeightyTurns {
   /** light requests being served, and how many have arrived in all (a mark for othersAboutSince) */
