@@ -1,6 +1,6 @@
 import type { IndexedQuery, IndexedRecord, IndexedRecords, RangeQuery, RecordIndexes, StoredPage } from "../contract/store";
 import { checkedIndexes, indexValue, selectedIndex } from "./indexed-records";
-import { parseStored } from "./stored-value";
+import { encode, parseStored } from "./stored-value";
 
 /** Records a script writes at once: a few hundred, so Redis is not held up for long (as putAll's chunks). */
 const WRITE_CHUNK = 500;
@@ -39,8 +39,7 @@ export class RedisIndexedRecords implements IndexedRecords {
     const base = this.host.keyOf(collection);
     // every value encoded before the first is written
     const encoded = records.map(({ key, sortKey, fields, value }) => {
-      const json = JSON.stringify(value);
-      if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
+      const json = encode(value);
       const places = indexes.flatMap((index, i) => {
         const held = indexValue(index, fields);
         return held === undefined ? [] : [indexKey(base, i, held)];

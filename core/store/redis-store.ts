@@ -7,7 +7,7 @@ import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 import { RedisIndexedRecords } from "./redis-indexed-records";
-import { parseStored } from "./stored-value";
+import { encode, parseStored } from "./stored-value";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -48,12 +48,6 @@ const MAX_UPDATE_ATTEMPTS = 100;
 const PUT_ALL_CHUNK = 500;
 const MOVED = /^(MOVED|ASK) /;
 const MAX_MOVED_ATTEMPTS = 3;
-
-function encode(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
-  return json;
-}
 
 function scoreArg(n: number): string {
   if (n === Infinity) return "+inf";

@@ -1,7 +1,7 @@
 import { MAX_RECORD_INDEXES, type IndexedQuery, type IndexedRecord, type IndexedRecords, type RecordIndexes, type StoredPage } from "../contract/store";
-import { encode, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
+import { inChunks, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
 import { checkedIndexes, indexValue, selectedIndex } from "./indexed-records";
-import { parseStored } from "./stored-value";
+import { encode, parseStored } from "./stored-value";
 
 /**
  * The indexed records (Store.indexedRecords) on SQLite: a record one row of `indexed_records`, its value in its
@@ -32,8 +32,6 @@ CREATE TABLE IF NOT EXISTS indexed_record_counts (
 ) WITHOUT ROWID;
 `;
 
-/** Records of one statement (inChunks). */
-const CHUNK_ROWS = 64;
 const PARAMS = 4 + MAX_RECORD_INDEXES;
 /** the count of every record of a collection: index -1, no value */
 const ALL = -1;
@@ -134,17 +132,6 @@ const encoded = <T>(collection: string, indexes: RecordIndexes, records: readonl
     params.push(encode(value));
   }
   return params;
-};
-
-/** Runs `chunk` over `total` rows in chunks of CHUNK_ROWS, the rest in halving sizes, so few statements are prepared (as putAll). */
-const inChunks = (total: number, chunk: (start: number, rows: number) => void): void => {
-  for (let start = 0, rows = CHUNK_ROWS; start < total; ) {
-    if (start + rows > total) rows /= 2;
-    else {
-      chunk(start, rows);
-      start += rows;
-    }
-  }
 };
 
 /** What a write changes in the counts: of the collection (ALL) and of each index value, from the index columns of rows written or replaced. */

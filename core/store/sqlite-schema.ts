@@ -83,7 +83,7 @@ export const openSqliteDatabase = (file: string, busyTimeoutMs = DEFAULT_SQLITE_
   return db;
 };
 
-/** Rows of one INSERT of putAll; a power of two. */
+/** Rows of one INSERT of putAll (and of the indexed records' writes); a power of two. */
 export const PUT_ALL_ROWS = 64;
 
 /** INSERT of `rows` entries, each replacing the value and sort key of one already stored; a later row with the same key wins. */
@@ -91,12 +91,19 @@ export const insertRows = (rows: number): string =>
   `INSERT INTO entries (collection, key, sort_key, value) VALUES ${Array(rows).fill("(?, ?, ?, ?)").join(", ")}
    ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value, sort_key = excluded.sort_key`;
 
-/** A value as the store keeps it: its JSON text. */
-export function encode(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
-  return json;
-}
+/**
+ * Runs `chunk` over `total` rows, PUT_ALL_ROWS at a time and the rest in halving sizes, so that few statements
+ * are prepared (putAll, the indexed records' writes).
+ */
+export const inChunks = (total: number, chunk: (start: number, rows: number) => void): void => {
+  for (let start = 0, rows = PUT_ALL_ROWS; start < total; ) {
+    if (start + rows > total) rows /= 2;
+    else {
+      chunk(start, rows);
+      start += rows;
+    }
+  }
+};
 
 /**
  * The WHERE of a range of sort keys within one collection (of `entries` or `indexed_records`): its collection,

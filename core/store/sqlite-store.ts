@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import { ClaimTakenError, type ClaimsOf, type RangeQuery, type Store, type StoreEntry, type StoredJsonPage, type StoredPage, type UpdateDecision } from "../contract/store";
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
-import { OUTAGE_CODES, PUT_ALL_ROWS, encode, insertRows, openSqliteDatabase, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
+import { OUTAGE_CODES, inChunks, insertRows, openSqliteDatabase, sortKeyRange, type Db, type Statement } from "./sqlite-schema";
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteIndexedRecords } from "./sqlite-indexed-records";
-import { parseStored } from "./stored-value";
+import { encode, parseStored } from "./stored-value";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -81,13 +81,7 @@ export class SqliteStore implements Store {
   async putAll<T>(collection: string, entries: readonly StoreEntry<T>[]): Promise<void> {
     const params = entries.flatMap((entry) => [collection, entry.key, entry.sortKey, encode(entry.value)]);
     await this.group.written(() => this.transaction("IMMEDIATE", () => {
-      for (let row = 0, rows = PUT_ALL_ROWS; row < entries.length; ) {
-        if (row + rows > entries.length) rows /= 2;
-        else {
-          this.stmt(insertRows(rows)).run(...params.slice(row * 4, (row + rows) * 4));
-          row += rows;
-        }
-      }
+      inChunks(entries.length, (row, rows) => this.stmt(insertRows(rows)).run(...params.slice(row * 4, (row + rows) * 4)));
     }));
   }
 

@@ -1,3 +1,10 @@
+/** A value as the store keeps it: its JSON text (a TypeError for a value JSON cannot hold). */
+export function encode(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
+  return json;
+}
+
 /**
  * From this many characters on, a stored value is weighty (as a request body of 64 KiB is:
  * core/http/weighty-turns.ts): its parse takes milliseconds, tens of them for the largest values the body
