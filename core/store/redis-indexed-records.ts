@@ -4,6 +4,8 @@ import { encode, parseStored } from "./stored-value";
 
 /** Records a script writes at once: a few hundred, so Redis is not held up for long (as putAll's chunks). */
 const WRITE_CHUNK = 500;
+/** Tries of a chunk whose records other writers keep moving to index sets it was not handed (as RedisStore.update's). */
+const MAX_WRITE_ATTEMPTS = 100;
 
 /** What the indexed records use of the Redis store: its key names, its write (WAIT on a cluster) and its reads. */
 export interface RedisIndexedRecordsHost {
@@ -21,7 +23,8 @@ export interface RedisIndexedRecordsHost {
  * The indexed records (Store.indexedRecords) on one Redis or a Redis Cluster: a collection's values in one hash, its
  * keys by sort key in one sorted set, and in one sorted set per value of each index, the sets each record is in in one
  * more hash (so that a record replaced leaves them); every key under the collection's hash tag, so a chunk of records
- * and all their places are one atomic script.
+ * and all their places are one atomic script, which touches only the keys it is handed (as Redis Cluster and key ACLs
+ * require).
  */
 export class RedisIndexedRecords implements IndexedRecords {
   constructor(private readonly host: RedisIndexedRecordsHost) {}
@@ -49,7 +52,7 @@ export class RedisIndexedRecords implements IndexedRecords {
     let written = 0;
     for (let start = 0; start < encoded.length; start += WRITE_CHUNK) {
       // KEYS: the values hash, the collection's sorted set, the hash of each record's sets, then each index value's
-      // sorted set once; ARGV: the mode, then per record its key, JSON, sort key, how many index sets list it, their positions in KEYS
+      // sorted set once (and those the records are in now, if the script names them); ARGV: the mode, then per record its key, JSON, sort key, how many index sets list it, their positions in KEYS
       const keys = [`${base}:values`, `${base}:all`, `${base}:places`];
       const position = new Map<string, number>();
       const args: (string | number)[] = [mode];
@@ -61,9 +64,23 @@ export class RedisIndexedRecords implements IndexedRecords {
           args.push(at);
         }
       }
-      written += (await this.host.writeRecords(keys, args)) as number;
+      written += await this.writeChunk(keys, args);
     }
     return written;
+  }
+
+  /**
+   * One chunk by the write script, which touches only the keys it is handed: the index sets its records are in now are
+   * learnt from a refusal that names them (nothing written), and handed with the next try. A concurrent writer may move
+   * a record again meanwhile; each try is atomic, so the records are always in the sets of their last value.
+   */
+  private async writeChunk(keys: string[], args: readonly (string | number)[]): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      const [written, ...undeclared] = (await this.host.writeRecords(keys, args)) as [number, ...string[]];
+      if (undeclared.length === 0) return written;
+      if (attempt === MAX_WRITE_ATTEMPTS) throw new Error(`indexed records: ${keys[0]}: still moved by other writers after ${attempt} tries`);
+      keys.push(...undeclared);
+    }
   }
 
   async get<T>(collection: string, key: string): Promise<T | undefined> {

@@ -106,17 +106,37 @@ return removed`;
 
 
 // Store.indexedRecords: KEYS[1] a collection's values hash, KEYS[2] its sorted set, KEYS[3] the hash of the index sets
-// each record is in (a JSON array of their names), KEYS[4…] those of the index values written. ARGV[1]: 'add' (a record
-// already written is left as it is) or 'put' (replaced, taken out of the sets it was in); then per record: key,
-// JSON, sort key, n, and the positions in KEYS of the n index sets that list it. Every set is under the collection's
-// hash tag, in its slot. Answers how many it wrote.
+// each record is in (a JSON array of their names), KEYS[4…] index sets: those of the index values written, and those
+// the client was told its records are in now. ARGV[1]: 'add' (a record already written is left as it is) or 'put'
+// (replaced, taken out of the sets it was in); then per record: key, JSON, sort key, n, and the positions in KEYS of
+// the n index sets that list it. Every set is under the collection's hash tag, in its slot. A script touches only the
+// keys it is handed: when a record is in a set not in KEYS it writes nothing and answers { 0, names of those sets }, for
+// the client to run it again with them; else { how many it wrote }.
 const WRITE_RECORDS_LUA = `
-local i, written = 2, 0
+local declared, undeclared, olds = {}, {}, {}
+for k = 4, #KEYS do declared[KEYS[k]] = true end
+local i = 2
+while i <= #ARGV do
+  local key = ARGV[i]
+  if olds[key] == nil then
+    local old = redis.call('HGET', KEYS[3], key)
+    olds[key] = old and cjson.decode(old) or false
+    if old then
+      for _, place in ipairs(olds[key]) do
+        if not declared[place] then declared[place] = true; undeclared[#undeclared + 1] = place end
+      end
+    end
+  end
+  i = i + 4 + tonumber(ARGV[i + 3])
+end
+if #undeclared > 0 then table.insert(undeclared, 1, 0); return undeclared end
+local written = 0
+i = 2
 while i <= #ARGV do
   local key, score, n = ARGV[i], ARGV[i + 2], tonumber(ARGV[i + 3])
-  local old = redis.call('HGET', KEYS[3], key)
   if ARGV[1] == 'put' or redis.call('HEXISTS', KEYS[1], key) == 0 then
-    if old then for _, place in ipairs(cjson.decode(old)) do redis.call('ZREM', place, key) end end
+    local old = olds[key]
+    if old then for _, place in ipairs(old) do redis.call('ZREM', place, key) end end
     redis.call('HSET', KEYS[1], key, ARGV[i + 1])
     redis.call('ZADD', KEYS[2], score, key)
     local places = {}
@@ -124,12 +144,13 @@ while i <= #ARGV do
       places[j] = KEYS[tonumber(ARGV[i + 3 + j])]
       redis.call('ZADD', places[j], score, key)
     end
-    if n > 0 then redis.call('HSET', KEYS[3], key, cjson.encode(places)) elseif old then redis.call('HDEL', KEYS[3], key) end
+    if n > 0 then redis.call('HSET', KEYS[3], key, cjson.encode(places)); olds[key] = places
+    elseif old then redis.call('HDEL', KEYS[3], key); olds[key] = false end
     written = written + 1
   end
   i = i + 4 + n
 end
-return written`;
+return { written }`;
 
 /** Every script that writes; in cluster mode each is followed by WAIT on the same node (RedisStore.write). */
 export const WRITE_SCRIPTS = {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { RedisStore } from "../../core/store/redis-store";
 import { CONTRACT_COMMAND_TIMEOUT_MS, describeStoreContract } from "./store-contract/contract";
+import { scriptKeysRule } from "./store-contract/script-keys";
 
 const redisUrl = process.env.REDIS_URL;
 if (!redisUrl) throw new Error("REDIS_URL is not set; test/support/redis.global-setup.ts should have set it");
@@ -23,4 +24,13 @@ afterAll(async () => {
   } finally {
     await redis.quit();
   }
+});
+
+describe("RedisStore scripts", () => {
+  let store: RedisStore;
+  beforeEach(async () => {
+    store = await RedisStore.connect({ target: { url: redisUrl }, keyPrefix: redisPrefix, commandTimeoutMs: CONTRACT_COMMAND_TIMEOUT_MS });
+  });
+  afterEach(async () => store.close());
+  scriptKeysRule(() => store, async () => [redisUrl], `script-keys-${randomUUID()}`);
 });

@@ -69,6 +69,23 @@ export function indexedRecordRules({ store: storeOf, factory, fresh }: ContractC
       expect((await page(c)).total).toBe(3);
     });
 
+    it("keeps each record in the index sets of its last value while two writers move the same records between sets at once", async () => {
+      const c = fresh("irec-concurrent");
+      const other = factory.persistent ? await factory.open() : store;
+      try {
+        const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
+        // the value's verdict names the partner it was written with: the one set it must be in at the end
+        const moved = (round: number, writer: string) => keys.map((key) => ({ ...record(key, round, { partner: `${writer}${round % 3}` }), value: { id: key, verdict: `${writer}${round % 3}` } }));
+        for (let round = 0; round < 8; round++) await Promise.all([store.indexedRecords.put(c, INDEXES, moved(round, "a")), other.indexedRecords.put(c, INDEXES, moved(round + 1, "b"))]);
+        const last = await page(c);
+        expect(last.total).toBe(keys.length);
+        for (const partner of ["a0", "a1", "a2", "b0", "b1", "b2"])
+          expect(await ids(c, { where: { partner } })).toEqual(last.items.filter((a) => a.verdict === partner).map((a) => a.id));
+      } finally {
+        if (other !== store) await other.close();
+      }
+    });
+
     it("treats from as inclusive and to as exclusive, counting the range; offset and limit page it, total ignores them", async () => {
       const c = fresh("irec-bounds");
       const t = Date.parse("2025-06-01T12:00:00.000Z");
