@@ -7,6 +7,7 @@ import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 import { RedisIndexedRecords } from "./redis-indexed-records";
+import { removeEarlierReleasesKeys } from "./redis-earlier-releases";
 import { encode, parseStored } from "./stored-value";
 
 export interface RedisStoreOptions {
@@ -138,6 +139,7 @@ export class RedisStore implements Store {
     const store = new RedisStore(options);
     try {
       await whenReady(store.redis, readyTimeoutMs, () => store.lastError);
+      await store.run(() => removeEarlierReleasesKeys(store.redis, store.prefix));
     } catch (err) {
       await store.close();
       throw err;

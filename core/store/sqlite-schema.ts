@@ -59,7 +59,7 @@ END;
 /**
  * Opens (creating it if need be) the store's SQLite file, or ":memory:": WAL so several processes share the
  * file, the busy timeout a write waits for another connection's lock, and the tables, indexes and count
- * triggers above.
+ * triggers above; the tables of earlier releases that nothing reads now are dropped.
  */
 export const openSqliteDatabase = (file: string, busyTimeoutMs = DEFAULT_SQLITE_BUSY_TIMEOUT_MS): Db => {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -75,6 +75,8 @@ export const openSqliteDatabase = (file: string, busyTimeoutMs = DEFAULT_SQLITE_
     db.transaction(() => {
       const known = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'collections'").get();
       if (!known) db.exec(COUNTS_SCHEMA);
+      // Store.keyLists' tables (until 2026-12-07), which nothing reads now
+      db.exec("DROP TABLE IF EXISTS listed_keys; DROP TABLE IF EXISTS key_list_counts;");
     }).immediate();
   } catch (err) {
     db.close();
