@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import type { InboundServerConfig } from "../../config/types";
 import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
-import { weightyTurnsOf, type WeightyTurnSettings, type WeightyTurns } from "./weighty-turns";
+import { clientKeyOf, weightyTurnsOf, type WeightyTurnSettings, type WeightyTurns } from "./weighty-turns";
 
 /** What the lane is configured by (README "Config reference", `server.inbound.heavy_body_*`). */
 export type HeavyLaneSettings = Pick<
@@ -115,7 +114,7 @@ export class HeavyLane {
 
   /** A place in the lane for the heavy body of the request. */
   enter(req: IncomingMessage, res: ServerResponse): HeavyTicket {
-    const key = clientKey(req);
+    const key = clientKeyOf(req);
     let client = this.clients.get(key);
     if (!client) this.clients.set(key, (client = { placed: 0, unread: [], whole: [] }));
     const [place, grantPlace, refusePlace] = deferred();
@@ -245,9 +244,6 @@ const remove = <T>(list: T[], item: T): boolean => {
   if (at >= 0) list.splice(at, 1);
   return at >= 0;
 };
-
-/** who the request says it is: its Authorization header, hashed so that no token is kept as a key */
-const clientKey = (req: IncomingMessage): string => createHash("sha256").update(req.headers.authorization ?? "").digest("base64");
 
 /** one lane per limits object: per gateway (core/http/body-limits.ts bodyLimitsOf keeps one per config) */
 const lanes = new WeakMap<HeavyLaneSettings, HeavyLane>();

@@ -4,7 +4,7 @@ import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { knownNullFree } from "../model/without-nulls";
 import { JsonScanner, hasProtoMember, protoMember, readRawBody, type BodyLimits } from "./body-limits";
-import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS, weightyTurnsOf } from "./weighty-turns";
+import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS, clientKeyOf, weightyTurnsOf } from "./weighty-turns";
 
 export { MAX_JSON_DEPTH } from "./body-limits";
 
@@ -27,9 +27,10 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
   const bytes = await readRawBody(req, res, limits, scanner);
   // a weighty body is parsed, then checked and encoded, each piece on a turn of its own (core/http/weighty-turns.ts)
   const turns = bytes.length >= WEIGHTY_BODY_BYTES || scanner.members >= WEIGHTY_BODY_MEMBERS ? weightyTurnsOf(limits) : undefined;
+  const client = turns ? clientKeyOf(req) : "";
   if (turns) {
     turns.weighty(res);
-    await turns.turn();
+    await turns.turn(client);
   }
   let raw = bytes.toString("utf8");
   if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
@@ -45,7 +46,7 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
   // a key that may be "__proto__" (written so, or escaped: "\u005f_proto__"): the parsed body tells
   if (scanner.suspectKey && hasProtoMember(body)) throw protoMember();
   if (!scanner.nullMember) knownNullFree(body as object);
-  if (turns) await turns.turn();
+  if (turns) await turns.turn(client);
   return { raw, body };
 };
 

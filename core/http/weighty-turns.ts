@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type { InboundServerConfig } from "../../config/types";
@@ -15,7 +16,9 @@ export type WeightyTurnSettings = Pick<InboundServerConfig, "weighty_body_share"
 
 /**
  * When the pieces of weighty bodies run (issue #23): at most one piece a turn of the event loop, gateway-wide,
- * oldest first, after the I/O that was waiting (setImmediate runs after the poll phase); and while other
+ * round the clients that have one waiting (a client is its Authorization header, clientKeyOf), each client's
+ * oldest first, so that a client with many bodies queued delays another's by one piece, not by its queue;
+ * after the I/O that was waiting (setImmediate runs after the poll phase); and while other
  * requests are about — a light request (one that is not a weighty body's) being served, or one that arrived
  * since the last piece began — spaced so that their turns take at most `weighty_body_share` of the event
  * loop: a piece whose turns kept the loop busy b ms (the event loop's utilization from the piece's start to
@@ -38,8 +41,8 @@ export class WeightyTurns {
   /** pieces begun so far, and the light requests that arrived since the last one began (not found weighty since) */
   private pieces = 0;
   private arrivedSincePiece = 0;
-  /** weighty pieces waiting for their turn, oldest first */
-  private readonly waiting: (() => void)[] = [];
+  /** weighty pieces waiting for their turn, per client, oldest first; the Map's order the round (the client served last goes last) */
+  private readonly waiting = new Map<string, (() => void)[]>();
   /** performance.now() when the last piece began, and the event loop's utilization then (until its turn was measured) */
   private pieceStart = 0;
   private pieceUtilization: EventLoopUtilization | undefined;
@@ -84,11 +87,13 @@ export class WeightyTurns {
     return this.light > 0 || this.lightArrivals > mark;
   }
 
-  /** Resolves when a weighty piece of work may run (the class's comment says when). */
-  turn(): Promise<void> {
+  /** Resolves when a weighty piece of work of `client` (a clientKeyOf) may run (the class's comment says when). */
+  turn(client = ""): Promise<void> {
     return new Promise((resolve) => {
-      this.waiting.push(resolve);
-      if (this.waiting.length === 1) this.schedule();
+      const queue = this.waiting.get(client);
+      if (queue) queue.push(resolve);
+      else this.waiting.set(client, [resolve]);
+      this.schedule();
     });
   }
 
@@ -113,7 +118,8 @@ export class WeightyTurns {
       this.pieceBusy = performance.eventLoopUtilization(this.pieceUtilization).active;
       this.pieceUtilization = undefined;
     }
-    if (this.waiting.length === 0) return;
+    const next = this.waiting.entries().next();
+    if (next.done) return;
     const due = this.pieceStart + this.pieceBusy / this.settings.weighty_body_share;
     const now = performance.now();
     if ((this.light > 0 || this.arrivedSincePiece > 0) && now < due) {
@@ -125,8 +131,13 @@ export class WeightyTurns {
     this.pieceTurnOver = false;
     this.pieces++;
     this.arrivedSincePiece = 0;
-    // its continuation runs now, in this callback's microtasks; the second check phase from here measures its turns
-    this.waiting.shift()!();
+    // the client goes to the end of the round; its piece's continuation runs now, in this callback's
+    // microtasks; the second check phase from here measures its turns
+    const [client, queue] = next.value;
+    this.waiting.delete(client);
+    const piece = queue.shift()!;
+    if (queue.length > 0) this.waiting.set(client, queue);
+    piece();
     this.schedule();
   };
 
@@ -135,6 +146,9 @@ export class WeightyTurns {
     this.schedule();
   };
 }
+
+/** Who a request's weighty pieces belong to: its Authorization header (hashed, so that no token is kept), one client per credential as the heavy lane counts them. */
+export const clientKeyOf = (req: IncomingMessage): string => createHash("sha256").update(req.headers.authorization ?? "").digest("base64");
 
 /** one per limits object: per gateway (core/http/body-limits.ts bodyLimitsOf keeps one per config) */
 const turnsOf = new WeakMap<WeightyTurnSettings, WeightyTurns>();

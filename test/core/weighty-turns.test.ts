@@ -36,6 +36,14 @@ describe("weighty turns", () => {
     for (let i = 1; i < at.length; i++) expect(at[i]).toBeGreaterThan(at[i - 1]);
   });
 
+  it("goes round the clients: a piece of one client queued behind another's queue waits for one of its pieces, not all", async () => {
+    const turns = new WeightyTurns(NO_PAUSE);
+    const ran: string[] = [];
+    const piece = (client: string, name: string) => turns.turn(client).then(() => void ran.push(name));
+    await Promise.all([piece("a", "a1"), piece("a", "a2"), piece("a", "a3"), piece("a", "a4"), piece("b", "b1"), piece("b", "b2"), piece("c", "c1")]);
+    expect(ran).toEqual(["a1", "b1", "c1", "a2", "b2", "a3", "a4"]);
+  });
+
   it("serves a request that arrived during a piece before the next piece", async () => {
     const turns = new WeightyTurns(NO_PAUSE);
     const events: string[] = [];
@@ -83,7 +91,7 @@ const serve = async (share: number, handle: http.RequestListener) => {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { limits, turns, send, close };
+  return { limits, turns, send, close, port };
 };
 
 /** a piece that keeps the event loop busy `ms` */
@@ -185,6 +193,44 @@ describe("weighty pieces take a share of the loop while other requests are about
       // 3,000 elements in 6 KB: counted as light until its body was read and found weighty
       expect(await gateway.send("/members", JSON.stringify(Array.from({ length: 3_000 }, () => 0)))).toBe("3000");
       expect(performance.now() - began).toBeLessThan(2_500);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe("weighty pieces go round the clients", () => {
+  it("a client with three bodies queued delays another client's body by one piece, not three bodies (clients by Authorization)", async () => {
+    let lightIn: () => void = () => undefined;
+    const lightArrived = new Promise<void>((resolve) => (lightIn = resolve));
+    const parsed: string[] = [];
+    const gateway = await serve(0.01, (req, res) => {
+      if (req.url === "/light") return lightIn();
+      void readJsonBody(req, res, gateway.limits).then(({ body }) => {
+        parsed.push((body as { who: string }).who);
+        res.end("ok");
+      });
+    });
+    const post = (authorization: string, who: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.request({ host: "127.0.0.1", port: gateway.port, path: "/", method: "POST", headers: { authorization } }, (res) => res.resume().on("end", resolve));
+        req.on("error", reject);
+        // weighty by its elements (2,500), so that its parse and the work after it are pieces
+        req.end(JSON.stringify({ who, elements: new Array(2_500).fill(0) }));
+      });
+    try {
+      // a light request being served all along, and a piece of 10 ms: the next piece is due 1 s after it (share 0.01)
+      void gateway.send("/light").catch(() => undefined);
+      await lightArrived;
+      await gateway.turns.turn("someone").then(() => busyFor(10));
+      // meanwhile client A's three bodies and then client B's arrive and wait
+      const fromA = [post("Token A", "a1"), post("Token A", "a2"), post("Token A", "a3")];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const fromB = post("Token B", "b1");
+      await Promise.all([...fromA, fromB]);
+      // one queue, oldest first, would have finished A's three first; round the clients, B's is done first
+      // (its two pieces come second and fourth, A's bodies' second pieces after their three first ones)
+      expect(parsed).toEqual(["b1", "a1", "a2", "a3"]);
     } finally {
       await gateway.close();
     }
