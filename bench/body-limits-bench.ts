@@ -18,8 +18,9 @@ export const P99_RATIO_TARGET = 2;
 /** the normal client: small GETs at this rate, evenly paced (open loop) */
 const NORMAL_RATE = 100;
 const ROUNDS = 3;
-/** the normal client's rounds (alone, then beside each kind of sender): a p99 is its 10 slowest of 1,000 requests, so one window is at the mercy of one stall */
+/** the normal client's rounds (alone, then beside each kind of sender), each of three times the bench's seconds, at most 30 s: a p99 of 10 s is the 10th slowest of 1,000 requests, at the mercy of a stall or two (over eleven runs of 10 s rounds on a quiet machine, a round's p99 alone was anywhere from 1.6 to 6.4 ms), of 30 s the 30th of 3,000 */
 const NORMAL_ROUNDS = 3;
+const normalSeconds = (seconds: number): number => Math.min(seconds * 3, 30);
 /** each body PUT this many times before anything is measured: the first few of a process run V8's unoptimized code */
 const WARM_UP_ROUNDS = 3;
 
@@ -119,7 +120,7 @@ export const benchBodyLimits = async (seconds: number): Promise<BodyLimitsBench>
     if (normal.status >= 300) throw new Error(`the normal client's token was refused: ${normal.status}`);
     const run = async (): Promise<NormalRun> => {
       await gateway.delay();
-      const paced = await pacedLoad(`${gateway.base}/tokens/DE/EMS/NORMAL`, { Authorization: gateway.authorization }, Math.min(seconds, 10), NORMAL_RATE, 10);
+      const paced = await pacedLoad(`${gateway.base}/tokens/DE/EMS/NORMAL`, { Authorization: gateway.authorization }, normalSeconds(seconds), NORMAL_RATE, 10);
       return { ...paced, gateway: await gateway.delay() };
     };
     // each round's runs next to each other, so that each ratio is to an alone measured under the same load
@@ -137,7 +138,7 @@ export const benchBodyLimits = async (seconds: number): Promise<BodyLimitsBench>
       accepted,
       light,
       refused,
-      normal: { rounds, worst: worst.name, worstLight: worstLight.name, seconds: Math.min(seconds, 10) },
+      normal: { rounds, worst: worst.name, worstLight: worstLight.name, seconds: normalSeconds(seconds) },
     };
   } finally {
     await rows.stop();
