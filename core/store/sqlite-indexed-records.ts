@@ -7,7 +7,8 @@ import { encode, parseStored } from "./stored-value";
  * The indexed records (Store.indexedRecords) on SQLite: a record one row of `indexed_records`, its value in its
  * collection's i-th index in column `ix<i>` (each column indexed with the sort key, only where it holds a value);
  * the counts in `indexed_record_counts`, one row per collection (index -1) and per index value, changed once per
- * write from the index columns of the rows it replaces (read before) and writes (RETURNING), not by a trigger a row.
+ * write from the index columns of the rows it replaces (read before) and writes (add: RETURNING, put: its parameters),
+ * not by a trigger a row.
  * Auditing a CDR rewrites its queued record here in place, where its audit entry and three key-list rows were four
  * rows (bench/RESULTS.md "CDR audit").
  */
@@ -62,7 +63,7 @@ export class SqliteIndexedRecords implements IndexedRecords {
       const counts = new Counts();
       inChunks(records.length, (start, rows) => counts.rows(this.host.stmt(writeRecords(rows, "NOTHING")).raw(true).all(...params.slice(start * PARAMS, (start + rows) * PARAMS)), 1));
       counts.write(this.host, collection);
-      return counts.written;
+      return counts.added;
     });
   }
 
@@ -77,7 +78,9 @@ export class SqliteIndexedRecords implements IndexedRecords {
         const keys = last.slice(start, start + rows).map((record) => record.key);
         counts.rows(this.host.stmt(placesOf(rows)).raw(true).all(collection, ...keys), -1);
       });
-      inChunks(last.length, (start, rows) => counts.rows(this.host.stmt(writeRecords(rows, "UPDATE")).raw(true).all(...params.slice(start * PARAMS, (start + rows) * PARAMS)), 1));
+      // every record is written: its index values counted from its parameters, none read back
+      inChunks(last.length, (start, rows) => this.host.stmt(writeRecords(rows, "UPDATE")).run(...params.slice(start * PARAMS, (start + rows) * PARAMS)));
+      counts.written(params);
       counts.write(this.host, collection);
     });
   }
@@ -137,13 +140,26 @@ const encoded = <T>(collection: string, indexes: RecordIndexes, records: readonl
 /** What a write changes in the counts: of the collection (ALL) and of each index value, from the index columns of rows written or replaced. */
 class Counts {
   private readonly changes = new Map<string, [ix: number, value: string, n: number]>();
-  written = 0;
+  /** records written */
+  added = 0;
 
   rows(rows: unknown[], by: 1 | -1): void {
     for (const values of rows as (string | null)[][]) {
-      if (by > 0) this.written++;
+      if (by > 0) this.added++;
       this.count(ALL, "", by);
       values.forEach((value, ix) => value !== null && this.count(ix, value, by));
+    }
+  }
+
+  /** The records of `params` (encoded's), each written. */
+  written(params: readonly unknown[]): void {
+    for (let at = 0; at < params.length; at += PARAMS) {
+      this.added++;
+      this.count(ALL, "", 1);
+      for (let ix = 0; ix < MAX_RECORD_INDEXES; ix++) {
+        const value = params[at + 3 + ix] as string | null;
+        if (value !== null) this.count(ix, value, 1);
+      }
     }
   }
 
@@ -159,11 +175,13 @@ class Counts {
   }
 }
 
-/** INSERT of `rows` records, a record of a key already written left as it is (NOTHING) or replaced (UPDATE); answers the index columns of those written. */
+/**
+ * INSERT of `rows` records, a record of a key already written left as it is (NOTHING: answers the index columns of
+ * those written) or replaced (UPDATE: each is written, nothing answered: its index values are its parameters).
+ */
 const writeRecords = (rows: number, conflict: "NOTHING" | "UPDATE"): string =>
   `INSERT INTO indexed_records (collection, key, sort_key, ${columns.join(", ")}, value) VALUES ${Array(rows).fill(`(${Array(PARAMS).fill("?").join(", ")})`).join(", ")}
-   ON CONFLICT (collection, key) DO ${conflict === "NOTHING" ? "NOTHING" : `UPDATE SET sort_key = excluded.sort_key, ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}, value = excluded.value`}
-   RETURNING ${columns.join(", ")}`;
+   ON CONFLICT (collection, key) DO ${conflict === "NOTHING" ? `NOTHING RETURNING ${columns.join(", ")}` : `UPDATE SET sort_key = excluded.sort_key, ${columns.map((c) => `${c} = excluded.${c}`).join(", ")}, value = excluded.value`}`;
 
 /** The index columns of the records of `rows` keys already written (one key a parameter after the collection). */
 const placesOf = (rows: number): string => `SELECT ${columns.join(", ")} FROM indexed_records WHERE collection = ? AND key IN (${Array(rows).fill("?").join(", ")})`;
