@@ -3,7 +3,7 @@ import type { Tariff } from "../../tariffs/model";
 import type { Session } from "../../sessions/model";
 import type { Cdr } from "../model";
 import type { VersionNumber } from "../../../core/protocol/types";
-import type { CdrAudit, Difference, Direction, KeptAudit, KeptRepricing } from "./model";
+import type { CdrAudit, Direction, KeptAudit, KeptDifference, KeptRepricing } from "./model";
 import { auditKey } from "./model";
 import { timelineOf } from "./timeline";
 import { chooseTariff, unsupportedRestriction } from "./tariff-choice";
@@ -45,7 +45,7 @@ const inForce = (tariff: Tariff, at: string): boolean =>
  * re-pricing as facts (`repricing`), worded when read (`auditCdr` words it at once).
  */
 export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
-  const differences: Difference[] = [];
+  const differences: KeptDifference[] = [];
   const notes: string[] = [];
   let explanation: string[] = [];
   let repricing: KeptRepricing | undefined;
@@ -87,7 +87,7 @@ export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
         repricing = keptRepricing(trace, tariff);
         if (!tariff.tax_included) notes.push(`tariff ${tariff.id} has no tax_included (required in 2.3.0); its prices are read as excluding taxes (NO)`);
         if (ctx.version === "2.1.1") notes.push("a 2.1.1 CDR carries total_cost excluding VAT only: only total_cost before taxes is compared");
-        differences.push(...priceDifferences(cdr, priced, trace, tariff, ctx.tolerance, ctx.version === "2.1.1"), ...quantityDifferences(cdr, priced, timeline.periodsKwh));
+        differences.push(...priceDifferences(cdr, priced, ctx.tolerance, ctx.version === "2.1.1"), ...quantityDifferences(cdr, priced, timeline.periodsKwh));
       }
     }
   }
@@ -112,7 +112,7 @@ interface Found {
   verdict: CdrAudit["verdict"];
   reason?: string;
   tariff?: CdrAudit["tariff"];
-  differences: Difference[];
+  differences: KeptDifference[];
   repricing?: KeptRepricing;
   explanation: string[];
   notes: string[];
@@ -121,7 +121,7 @@ interface Found {
 
 /** The audit as kept, built in its keys' order, the optional ones set when present (an object literal of conditional spreads is slower). */
 const keptAudit = (key: string, cdr: Cdr, ctx: AuditContext, found: Found): KeptAudit => {
-  const audit = { key } as Omit<CdrAudit, "explanation"> & { explanation?: string[]; repricing?: KeptRepricing };
+  const audit = { key } as Omit<KeptAudit, "explanation" | "repricing"> & { explanation?: string[]; repricing?: KeptRepricing };
   if (ctx.partner) audit.partner = ctx.partner;
   audit.direction = ctx.direction;
   audit.owner = { country_code: cdr.country_code, party_id: cdr.party_id };

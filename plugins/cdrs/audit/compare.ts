@@ -1,18 +1,17 @@
 import type { Price } from "../../../core/model/price";
-import type { PricedSession, PricingTrace } from "../../tariffs/engine";
-import type { Tariff } from "../../tariffs/model";
+import type { PricedSession } from "../../tariffs/engine";
 import type { Cdr } from "../model";
-import type { Difference } from "./model";
-import { explanationOf, fieldOfBucket, lineText, money } from "./explain";
+import type { Difference, KeptDifference } from "./model";
+import { money } from "./explain";
 
 /**
  * The CDR's amounts against the re-priced ones: before_taxes and the sum of
  * the taxes of total_cost and each dimension's total, beyond the currency's
- * tolerance; and total_time, total_parking_time and the charging periods'
+ * tolerance, explained by the re-pricing's words for that total when the audit
+ * is read (KeptDifference, explain.ts `repricedWords`); and total_time, total_parking_time and the charging periods'
  * energy against the CDR's timestamps and total_energy.
  */
 export const PRICE_FIELDS = ["total_cost", "total_fixed_cost", "total_energy_cost", "total_time_cost", "total_parking_cost", "total_reservation_cost"] as const;
-type PriceField = (typeof PRICE_FIELDS)[number];
 
 const taxesOf = (p: Price | undefined): number => (p?.taxes ?? []).reduce((s, t) => s + Number(t.amount), 0);
 
@@ -21,31 +20,21 @@ export const afterTaxes = (p: Price | undefined): number => (p ? Number(p.before
 
 const r4 = (n: number): number => Math.round(n * 10_000) / 10_000 + 0;
 
-const why = (field: PriceField, trace: PricingTrace, tariff: Tariff): string => {
-  if (field === "total_cost") return explanationOf(trace, tariff).join("; ");
-  const lines = trace.lines.filter((l) => fieldOfBucket(l.bucket) === field);
-  if (!lines.length) return `no element of tariff ${tariff.id} prices this dimension during the session: ${field} is 0`;
-  return lines.map((l) => lineText(l, trace.lines, tariff)).join("; ");
-};
-
 /**
  * `totalOnly`: a CDR as 2.1.1 carries it, whose costs are numbers excluding VAT and whose only per-dimension
  * figure is total_parking_time: only total_cost before taxes is compared.
  */
-export const priceDifferences = (cdr: Cdr, priced: PricedSession, trace: PricingTrace, tariff: Tariff, tolerance: number, totalOnly = false): Difference[] => {
-  const differences: Difference[] = [];
+export const priceDifferences = (cdr: Cdr, priced: PricedSession, tolerance: number, totalOnly = false): KeptDifference[] => {
+  const differences: KeptDifference[] = [];
   for (const field of totalOnly ? (["total_cost"] as const) : PRICE_FIELDS) {
     const stated = cdr[field] as Price | undefined;
     const expected = priced[field] as Price | undefined;
     const before = [stated ? Number(stated.before_taxes) : 0, expected?.before_taxes ?? 0];
     const taxes = [taxesOf(stated), taxesOf(expected)];
     if (Math.abs(before[0] - before[1]) > tolerance + 1e-9)
-      differences.push({ field: `${field}.before_taxes`, cdr: stated ? r4(before[0]) : null, expected: r4(before[1]), explanation: why(field, trace, tariff) });
-    if (!totalOnly && Math.abs(taxes[0] - taxes[1]) > tolerance + 1e-9) {
-      const missing = !stated?.taxes?.length;
-      const explanation = `${missing ? "the CDR lists no taxes; " : ""}${why(field, trace, tariff)}`;
-      differences.push({ field: `${field}.taxes`, cdr: stated ? r4(taxes[0]) : null, expected: r4(taxes[1]), explanation });
-    }
+      differences.push({ field: `${field}.before_taxes`, cdr: stated ? r4(before[0]) : null, expected: r4(before[1]), repriced: "" });
+    if (!totalOnly && Math.abs(taxes[0] - taxes[1]) > tolerance + 1e-9)
+      differences.push({ field: `${field}.taxes`, cdr: stated ? r4(taxes[0]) : null, expected: r4(taxes[1]), repriced: stated?.taxes?.length ? "" : "the CDR lists no taxes; " });
   }
   return differences;
 };

@@ -1,7 +1,7 @@
 import type { Cdr } from "../model";
 import type { Difference } from "./model";
 import { PRICE_FIELDS, afterTaxes } from "./compare";
-import { money } from "./explain";
+import { kept9, money } from "./explain";
 
 /**
  * A credit CDR (`credit`, `credit_reference_id`; OCPI 2.2.1 CDRs, Credit
@@ -15,8 +15,8 @@ export const amountsOf = (cdr: Cdr): Record<string, number> => {
   for (const field of PRICE_FIELDS) {
     const price = cdr[field] as Cdr["total_cost"] | undefined;
     if (!price) continue;
-    amounts[field] = Number(price.before_taxes);
-    amounts[`${field}.after_taxes`] = afterTaxes(price);
+    amounts[field] = kept9(Number(price.before_taxes));
+    amounts[`${field}.after_taxes`] = kept9(afterTaxes(price));
   }
   return amounts;
 };

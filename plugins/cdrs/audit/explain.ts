@@ -1,6 +1,6 @@
 import type { Tariff, TariffRestrictions } from "../../tariffs/model";
 import type { PricingTrace, TracedLine } from "../../tariffs/engine";
-import type { CdrAudit, KeptAudit, KeptLine, KeptRepricing } from "./model";
+import type { CdrAudit, Difference, KeptAudit, KeptDifference, KeptLine, KeptRepricing } from "./model";
 
 /**
  * The re-pricing in words, as an operator reads it: per billed line the
@@ -94,6 +94,13 @@ export const explanationOf = (trace: PricingTrace, tariff: NamedTariff): string[
   return lines;
 };
 
+/**
+ * A computed amount or quantity as the audit keeps it: to 9 decimals, which the words (4 decimals) and the
+ * tolerances (0.001 and up) never see, without the binary noise of its sums (0.9166000000000001: 18 characters
+ * of JSON against 6, written and read for every CDR).
+ */
+export const kept9 = (n: number): number => Math.round(n * 1e9) / 1e9 + 0;
+
 /** The re-pricing as the store keeps it (model.ts KeptRepricing): the facts `explanationOf` words. */
 export const keptRepricing = (trace: PricingTrace, tariff: Tariff): KeptRepricing => {
   // built in its keys' order, tax_included set when present (a conditional spread makes a slower object)
@@ -101,11 +108,11 @@ export const keptRepricing = (trace: PricingTrace, tariff: Tariff): KeptRepricin
   if (tariff.tax_included) kept.tax_included = tariff.tax_included;
   kept.restrictions = tariff.elements.map((e) => e.restrictions ?? null);
   kept.lines = trace.lines.map((l): KeptLine => [
-    l.dimension, l.phase, l.from, l.to, l.element, l.component.price, l.component.vat ?? null, l.component.step_size, l.consumed, l.billed,
-    l.bucket, l.cost.beforeTaxes, l.cost.taxes, l.cost.taxed,
+    l.dimension, l.phase, l.from, l.to, l.element, l.component.price, l.component.vat ?? null, l.component.step_size, kept9(l.consumed), kept9(l.billed),
+    l.bucket, kept9(l.cost.beforeTaxes), kept9(l.cost.taxes), l.cost.taxed,
   ]);
-  kept.unbounded = [trace.unbounded.beforeTaxes, trace.unbounded.taxes];
-  kept.bounded = [trace.bounded.beforeTaxes, trace.bounded.taxes];
+  kept.unbounded = [kept9(trace.unbounded.beforeTaxes), kept9(trace.unbounded.taxes)];
+  kept.bounded = [kept9(trace.bounded.beforeTaxes), kept9(trace.bounded.taxes)];
   return kept;
 };
 
@@ -122,16 +129,35 @@ const tracedLine = ([dimension, phase, from, to, element, price, vat, step_size,
   cost: { beforeTaxes, taxes, taxed },
 });
 
-/** An audit as the store keeps it, its re-pricing in words (`explanation`, where the store keeps `repricing`). */
+/** The re-pricing's words for one total (a PRICE_FIELDS field): all of them for total_cost, else the lines billed to it. */
+const repricedWords = (field: string, trace: PricingTrace, tariff: NamedTariff & { id: string }, words: string[]): string => {
+  if (field === "total_cost") return words.join("; ");
+  const lines = trace.lines.filter((l) => fieldOfBucket(l.bucket) === field);
+  if (!lines.length) return `no element of tariff ${tariff.id} prices this dimension during the session: ${field} is 0`;
+  return lines.map((l) => lineText(l, trace.lines, tariff)).join("; ");
+};
+
+/** A kept difference, worded: one explained by the re-pricing gets the words for its total (`<total>.before_taxes` or `<total>.taxes`). */
+const wordedDifference = (difference: KeptDifference, trace: PricingTrace, tariff: NamedTariff & { id: string }, words: string[]): Difference => {
+  if (!("repriced" in difference)) return difference;
+  const { field, cdr, expected, repriced } = difference;
+  return { field, cdr, expected, explanation: repriced + repricedWords(field.slice(0, field.lastIndexOf(".")), trace, tariff, words) };
+};
+
+/** An audit as the store keeps it, its re-pricing in words (`explanation`, where the store keeps `repricing`), and its differences. */
 export const explained = (audit: KeptAudit): CdrAudit => {
-  if (!("repricing" in audit)) return audit;
+  if (!("repricing" in audit)) return audit as CdrAudit;
   const { lines, unbounded, bounded, restrictions, tax_included } = audit.repricing;
   const trace: PricingTrace = {
     lines: lines.map(tracedLine),
     unbounded: { beforeTaxes: unbounded[0], taxes: unbounded[1], taxed: false },
     bounded: { beforeTaxes: bounded[0], taxes: bounded[1], taxed: false },
   };
-  const words = explanationOf(trace, { tax_included, elements: restrictions.map((r) => ({ restrictions: r })) });
+  const tariff = { id: audit.tariff?.id ?? "", tax_included, elements: restrictions.map((r) => ({ restrictions: r })) };
+  const words = explanationOf(trace, tariff);
+  const differences = audit.differences.map((d) => wordedDifference(d, trace, tariff, words));
   // in the place of `repricing`, so the audit reads in the order it always did
-  return Object.fromEntries(Object.entries(audit).map(([key, value]) => (key === "repricing" ? ["explanation", words] : [key, value]))) as unknown as CdrAudit;
+  return Object.fromEntries(
+    Object.entries(audit).map(([key, value]) => (key === "repricing" ? ["explanation", words] : key === "differences" ? [key, differences] : [key, value])),
+  ) as unknown as CdrAudit;
 };

@@ -74,7 +74,14 @@ export interface KeptRepricing {
  * An audit as the store keeps it: a re-priced CDR's explanation as its facts (`repricing`), put in words when the
  * audit is read (explain.ts `explained`), not for every CDR audited (bench/RESULTS.md "CDR audit").
  */
-export type KeptAudit = Omit<CdrAudit, "explanation"> & ({ explanation: string[] } | { repricing: KeptRepricing });
+export type KeptAudit = Omit<CdrAudit, "explanation" | "differences"> & { differences: KeptDifference[] } & ({ explanation: string[] } | { repricing: KeptRepricing });
+
+/**
+ * A difference as the store keeps it: one explained by the re-pricing's words for its field (a total that differs from
+ * the re-priced one) keeps, instead of its explanation, what comes before those words (`repriced`: "" or why the taxes
+ * differ), and is worded with the re-pricing when the audit is read (explain.ts `explained`), not for every CDR audited.
+ */
+export type KeptDifference = Difference | (Omit<Difference, "explanation"> & { repriced: string });
 
 /** Store key of a CDR's audit; owner and id are CiStrings (OCPI 2.2.1 Types), upper-cased. */
 export const auditKey = (direction: Direction, owner: PartyRef, id: string): string =>

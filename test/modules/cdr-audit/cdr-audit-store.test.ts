@@ -130,4 +130,24 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect(Object.keys(read!)).toEqual(Object.keys(audit(cdr("A1"), ctx)));
     expect(read!.explanation.at(-1)).toMatch(/^total_cost: the lines add up to /);
   });
+
+  it("keeps the differences of totals from the re-pricing without its words, and reads them back worded as they were audited", async () => {
+    const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
+    const right = cdr("M1");
+    const wrong = { ...right, total_cost: { before_taxes: right.total_cost.before_taxes + 1 }, total_time_cost: { ...right.total_time_cost!, before_taxes: 0 } };
+    const kept = auditKept(wrong, ctx);
+    expect(kept.differences.map((d) => ("repriced" in d ? [d.field, d.repriced] : [d.field, "worded"]))).toEqual([
+      ["total_cost.before_taxes", ""],
+      ["total_cost.taxes", "the CDR lists no taxes; "],
+      ["total_time_cost.before_taxes", ""],
+    ]);
+    await audits.record([kept]);
+    const read = await audits.get(kept.key);
+    expect(read).toEqual(audit(wrong, ctx));
+    expect(read!.differences.map((d) => d.explanation)).toEqual([
+      read!.explanation.join("; "),
+      `the CDR lists no taxes; ${read!.explanation.join("; ")}`,
+      expect.stringMatching(/^TIME .* → total_time_cost$/),
+    ]);
+  });
 });
