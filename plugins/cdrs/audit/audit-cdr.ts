@@ -1,7 +1,7 @@
 import { priceSessionTraced, type PricingInput } from "../../tariffs/engine";
 import type { Tariff } from "../../tariffs/model";
 import type { Session } from "../../sessions/model";
-import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 import type { VersionNumber } from "../../../core/protocol/types";
 import type { CdrAudit, Direction, KeptAudit, KeptDifference, KeptRepricing } from "./model";
 import { auditKey } from "./model";
@@ -44,7 +44,7 @@ const inForce = (tariff: Tariff, at: string): boolean =>
  * and a note says when that is odd. The audit as the store keeps it: its
  * re-pricing as facts (`repricing`), worded when read (`auditCdr` words it at once).
  */
-export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
+export const auditKept = (cdr: AuditedCdr, ctx: AuditContext): KeptAudit => {
   const differences: KeptDifference[] = [];
   const notes: string[] = [];
   let explanation: string[] = [];
@@ -104,7 +104,7 @@ export const auditKept = (cdr: Cdr, ctx: AuditContext): KeptAudit => {
  * The audit of a CDR the audit cannot read (a date that is none, from a backend that skipped validation), under the key it
  * was queued with: unpriceable with the reason, so it does not stay at the head of the queue, failing every batch after it.
  */
-export const unreadableAudit = (key: string, cdr: Cdr, ctx: AuditContext, error: Error): KeptAudit =>
+export const unreadableAudit = (key: string, cdr: AuditedCdr, ctx: AuditContext, error: Error): KeptAudit =>
   keptAudit(key, cdr, ctx, { verdict: "unpriceable", reason: `the CDR could not be read: ${error.message}`, differences: [], explanation: [], notes: [], amounts: {} });
 
 /** What an audit found, besides what the CDR and the context say. */
@@ -120,7 +120,7 @@ interface Found {
 }
 
 /** The audit as kept, built in its keys' order, the optional ones set when present (an object literal of conditional spreads is slower). */
-const keptAudit = (key: string, cdr: Cdr, ctx: AuditContext, found: Found): KeptAudit => {
+const keptAudit = (key: string, cdr: AuditedCdr, ctx: AuditContext, found: Found): KeptAudit => {
   const audit = { key } as Omit<KeptAudit, "explanation" | "repricing"> & { explanation?: string[]; repricing?: KeptRepricing };
   if (ctx.partner) audit.partner = ctx.partner;
   audit.direction = ctx.direction;
@@ -141,4 +141,4 @@ const keptAudit = (key: string, cdr: Cdr, ctx: AuditContext, found: Found): Kept
 };
 
 /** `auditKept`, its re-pricing in words. */
-export const auditCdr = (cdr: Cdr, ctx: AuditContext): CdrAudit => explained(auditKept(cdr, ctx));
+export const auditCdr = (cdr: AuditedCdr, ctx: AuditContext): CdrAudit => explained(auditKept(cdr, ctx));

@@ -12,7 +12,7 @@ import type { Session } from "../../sessions/model";
 import type { SessionsReceiverPort, SessionsSenderPort } from "../../sessions/ports";
 import { tokenOwnerOf } from "../../sessions/token-owner";
 import type { CdrsReceiverPort } from "../ports";
-import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 import type { AuditContext } from "./audit-cdr";
 import type { AuditStore, QueuedCdr } from "./audit-store";
 import { amountsOf } from "./credit-check";
@@ -40,7 +40,7 @@ export class AuditInputs {
   }
 }
 
-const ownerOf = (cdr: Cdr): PartyRef => ({ country_code: cdr.country_code, party_id: cdr.party_id });
+const ownerOf = (cdr: AuditedCdr): PartyRef => ({ country_code: cdr.country_code, party_id: cdr.party_id });
 const roleOf = (entry: QueuedCdr): InterfaceRole => (entry.direction === "received" ? "RECEIVER" : "SENDER");
 const partyOf = (owner: PartyRef): string => `${owner.country_code}${owner.party_id}`;
 
@@ -138,7 +138,7 @@ export class Batch {
   }
 
   /** The tariffs the CDR names: its periods' and the embedded ones' ids. */
-  private tariffIds(cdr: Cdr): string[] {
+  private tariffIds(cdr: AuditedCdr): string[] {
     const named = [...cdr.charging_periods.map((p) => p.tariff_id), ...(cdr.tariffs ?? []).map((t) => t.id)];
     return [...new Set(named.filter((id): id is string => !!id))];
   }

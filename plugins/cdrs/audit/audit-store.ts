@@ -1,5 +1,5 @@
 import type { IndexedRecord, RecordIndexes, Store } from "../../../core/contract/store";
-import type { Cdr } from "../model";
+import { auditedCdr, type AuditedCdr } from "./audited-cdr";
 import { auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
 import { explained } from "./explain";
 import type { PartyRef } from "../../../core/protocol/types";
@@ -32,14 +32,14 @@ const PENDING = -(2 ** 52);
 const NO_PARTNER = "-";
 const recordOf = (audit: KeptAudit): IndexedRecord<Kept> => ({ key: audit.key, sortKey: Date.parse(audit.audited_at), fields: { partner: audit.partner ?? NO_PARTNER, verdict: audit.verdict }, value: audit });
 
-/** A CDR waiting to be audited: the CDR as it passed, and who it passed with. */
+/** A CDR waiting to be audited: the CDR as it passed (what its audit reads of it), and who it passed with. */
 export interface QueuedCdr {
   key: string;
   direction: Direction;
   /** the partner it came from (received); for ours, found when audited */
   partner?: string;
   version?: VersionNumber;
-  cdr: Cdr;
+  cdr: AuditedCdr;
 }
 
 /** What a list shows of an audit. */
@@ -95,10 +95,10 @@ export class AuditStore {
 
   constructor(private readonly store: Store) {}
 
-  /** Queues a CDR the first time it is seen; false when it was seen before. */
+  /** Queues a CDR the first time it is seen (what its audit reads of it: audited-cdr.ts); false when it was seen before. */
   async enqueue(entry: QueuedCdr, now = Date.now()): Promise<boolean> {
     if (await this.seenEarlier(entry.key, now)) return false;
-    return (await this.store.indexedRecords.add(AUDITS, INDEXES, [{ key: entry.key, sortKey: PENDING + now, fields: {}, value: entry }])) === 1;
+    return (await this.store.indexedRecords.add(AUDITS, INDEXES, [{ key: entry.key, sortKey: PENDING + now, fields: {}, value: { ...entry, cdr: auditedCdr(entry.cdr) } }])) === 1;
   }
 
   /** Whether an earlier release queued or audited the CDR of this key, in what is not taken over yet. */

@@ -1,6 +1,6 @@
 import type { Price } from "../../../core/model/price";
 import type { PricedSession } from "../../tariffs/engine";
-import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 import type { Difference, KeptDifference } from "./model";
 import { money } from "./explain";
 
@@ -24,7 +24,7 @@ const r4 = (n: number): number => Math.round(n * 10_000) / 10_000 + 0;
  * `totalOnly`: a CDR as 2.1.1 carries it, whose costs are numbers excluding VAT and whose only per-dimension
  * figure is total_parking_time: only total_cost before taxes is compared.
  */
-export const priceDifferences = (cdr: Cdr, priced: PricedSession, tolerance: number, totalOnly = false): KeptDifference[] => {
+export const priceDifferences = (cdr: AuditedCdr, priced: PricedSession, tolerance: number, totalOnly = false): KeptDifference[] => {
   const differences: KeptDifference[] = [];
   for (const field of totalOnly ? (["total_cost"] as const) : PRICE_FIELDS) {
     const stated = cdr[field] as Price | undefined;
@@ -42,7 +42,7 @@ export const priceDifferences = (cdr: Cdr, priced: PricedSession, tolerance: num
 const HOUR_TOLERANCE = 0.001;
 const KWH_TOLERANCE = 0.001;
 
-export const quantityDifferences = (cdr: Cdr, priced: PricedSession, periodsKwh: number | undefined): Difference[] => {
+export const quantityDifferences = (cdr: AuditedCdr, priced: PricedSession, periodsKwh: number | undefined): Difference[] => {
   const differences: Difference[] = [];
   if (Math.abs(cdr.total_time - priced.total_time) > HOUR_TOLERANCE)
     differences.push({

@@ -1,4 +1,5 @@
 import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 import type { Difference } from "./model";
 import { PRICE_FIELDS, afterTaxes } from "./compare";
 import { kept9, money } from "./explain";
@@ -10,7 +11,7 @@ import { kept9, money } from "./explain";
  */
 
 /** A CDR's amounts as the audit keeps them: `<field>` before taxes and `<field>.after_taxes`. */
-export const amountsOf = (cdr: Cdr): Record<string, number> => {
+export const amountsOf = (cdr: AuditedCdr): Record<string, number> => {
   const amounts: Record<string, number> = {};
   for (const field of PRICE_FIELDS) {
     const price = cdr[field] as Cdr["total_cost"] | undefined;
@@ -21,7 +22,7 @@ export const amountsOf = (cdr: Cdr): Record<string, number> => {
   return amounts;
 };
 
-export const creditDifferences = (cdr: Cdr, original: Record<string, number> | undefined, tolerance: number): Difference[] => {
+export const creditDifferences = (cdr: AuditedCdr, original: Record<string, number> | undefined, tolerance: number): Difference[] => {
   const reference = cdr.credit_reference_id;
   if (!reference)
     return [{ field: "credit_reference_id", cdr: null, expected: null, explanation: "a credit CDR must name the CDR it credits (credit_reference_id)" }];

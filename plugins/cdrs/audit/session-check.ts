@@ -1,5 +1,5 @@
 import type { Session } from "../../sessions/model";
-import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 import type { Difference } from "./model";
 
 /**
@@ -11,7 +11,7 @@ const KWH_TOLERANCE = 0.001;
 
 const sameInstant = (a?: string, b?: string): boolean => a === b || (!!a && !!b && Date.parse(a) === Date.parse(b));
 
-export const sessionDifferences = (cdr: Cdr, session: Session): Difference[] => {
+export const sessionDifferences = (cdr: AuditedCdr, session: Session): Difference[] => {
   const differences: Difference[] = [];
   const say = (field: string, stated: string | number | null, expected: string | number | null, explanation: string) =>
     differences.push({ field, cdr: stated, expected, explanation });

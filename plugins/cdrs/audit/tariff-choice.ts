@@ -1,5 +1,5 @@
 import type { Tariff, TariffRestrictions } from "../../tariffs/model";
-import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 import type { CdrTimeline } from "./timeline";
 
 /**
@@ -11,9 +11,9 @@ import type { CdrTimeline } from "./timeline";
  */
 export type TariffChoice = { tariff: Tariff; source: "embedded" | "held" } | { unpriceable: string };
 
-const namedIds = (cdr: Cdr): string[] => [...new Set(cdr.charging_periods.map((p) => p.tariff_id).filter((id): id is string => !!id))];
+const namedIds = (cdr: AuditedCdr): string[] => [...new Set(cdr.charging_periods.map((p) => p.tariff_id).filter((id): id is string => !!id))];
 
-export const chooseTariff = (cdr: Cdr, held: readonly Tariff[]): TariffChoice => {
+export const chooseTariff = (cdr: AuditedCdr, held: readonly Tariff[]): TariffChoice => {
   const ids = namedIds(cdr);
   const embedded = (cdr.tariffs ?? []) as unknown as Tariff[];
   for (const [source, list] of [["embedded", embedded], ["held", held]] as const) {

@@ -1,6 +1,6 @@
 import type { MeterSample, ReservationTimeline, SessionTimeline } from "../../tariffs/engine";
 import type { CdrDimension, ChargingPeriod } from "../model";
-import type { Cdr } from "../model";
+import type { AuditedCdr } from "./audited-cdr";
 
 /**
  * A CDR's charging periods as the meter timeline the tariff engine prices
@@ -29,7 +29,7 @@ const volume = (dimensions: CdrDimension[], ...types: string[]): number | undefi
   return undefined;
 };
 
-export const timelineOf = (cdr: Cdr): CdrTimeline => {
+export const timelineOf = (cdr: AuditedCdr): CdrTimeline => {
   const periods: ChargingPeriod[] = [...cdr.charging_periods].sort((a, b) => Date.parse(a.start_date_time) - Date.parse(b.start_date_time));
   const dimensions = new Set(periods.flatMap((p) => p.dimensions.map((d) => d.type)));
   const reserved = periods.filter((p) => p.dimensions.some((d) => d.type === "RESERVATION_TIME"));

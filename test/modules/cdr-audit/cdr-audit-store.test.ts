@@ -33,6 +33,17 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
   const cdr = (id: string) => ({ ...exampleCdr("2.3.0/cdr_example.json"), id });
   const entry = (id: string) => ({ key: auditKey("received", { country_code: "BE", party_id: "BEC" }, id), direction: "received" as const, partner: "cpo-a", cdr: cdr(id) });
 
+  it("queues what the audit of a CDR reads of it, which audits it as the whole CDR", async () => {
+    const whole = { ...cdr("S1"), remark: "a remark", meter_id: "M-1", session_id: "SES-1" };
+    await audits.enqueue({ ...entry("S1"), cdr: whole });
+    const [queued] = await audits.next(1);
+    expect(queued.cdr.cdr_location).toEqual({ id: whole.cdr_location.id });
+    expect(Object.keys(queued.cdr).filter((field) => !(field in whole))).toEqual([]);
+    expect(Object.keys(whole).filter((field) => !(field in queued.cdr))).toEqual(["auth_method", "last_updated", "remark", "meter_id"]);
+    const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
+    expect(audit(queued.cdr as typeof whole, ctx)).toEqual(audit(whole, ctx));
+  });
+
   it("queues a CDR once, however often it passes", async () => {
     expect(await audits.enqueue(entry("A1"))).toBe(true);
     expect(await audits.enqueue(entry("A1"))).toBe(false);
