@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { EXAMPLES } from "../support/ocpi-examples";
-import { priceSession, type SessionTimeline } from "../../plugins/tariffs/engine";
+import { priceSession, priceSessionTraced, type SessionTimeline } from "../../plugins/tariffs/engine";
 import { cdrType } from "../../plugins/cdrs/translate";
 import { tariffType } from "../../plugins/tariffs/translate";
 import { silentTranslation } from "../../core/model/object-type";
@@ -84,6 +84,9 @@ describe("tariff engine: the CDR examples that embed their tariff", () => {
     if (version !== "2.1.1") expect(priced.charging_periods.map((p) => p.tariff_id)).toEqual(cdr.charging_periods.map((p: Json) => p.tariff_id));
     const time = priced.charging_periods[0].dimensions.find((d) => d.type === "TIME")!;
     expect(time.volume).toBeCloseTo(cdr.charging_periods[0].dimensions[0].volume, 3);
+    // without its charging periods (the CDR audit's re-pricing): the same totals and trace
+    const traced = priceSessionTraced({ tariffs: [embedded as Tariff], time_zone: "Europe/Brussels", session });
+    expect(priceSessionTraced({ tariffs: [embedded as Tariff], time_zone: "Europe/Brussels", session }, false)).toEqual({ ...traced, priced: { ...traced.priced, charging_periods: [] } });
   });
 });
 

@@ -83,7 +83,8 @@ export const auditKept = (cdr: AuditedCdr, ctx: AuditContext): KeptAudit => {
         const input: PricingInput = { tariffs: [applied], time_zone: ctx.timeZone ?? "UTC" };
         if (timeline.session) input.session = timeline.session;
         if (timeline.reservation) input.reservation = timeline.reservation;
-        const { priced, trace } = priceSessionTraced(input);
+        // its totals and trace: the audit reads no charging periods of the re-pricing
+        const { priced, trace } = priceSessionTraced(input, false);
         repricing = keptRepricing(trace, tariff);
         if (!tariff.tax_included) notes.push(`tariff ${tariff.id} has no tax_included (required in 2.3.0); its prices are read as excluding taxes (NO)`);
         if (ctx.version === "2.1.1") notes.push("a 2.1.1 CDR carries total_cost excluding VAT only: only total_cost before taxes is compared");
