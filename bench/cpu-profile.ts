@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFile
 import { stringify } from "yaml";
 import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
 import { HOST, freePort, load, spawnOnServerCore, startRedis, stop, waitForOutput } from "./support";
+import { benchLease } from "./locations-bench";
 
 const CLI = path.resolve(__dirname, "../app/cli.js");
 
@@ -53,7 +54,7 @@ export const profileCachedLocations = async (
     const port = await freePort();
     const sqlite = benchGatewayConfig(dir, port);
     // on Redis the cache's second tier is that Redis too, as in the locations scenario
-    const config = redis ? { ...sqlite, store: { type: "redis" as const, url: redis.url, key_prefix: "bench:" } } : sqlite;
+    const config = redis ? { ...sqlite, store: { type: "redis" as const, url: redis.url, key_prefix: "bench:", ...benchLease() } } : sqlite;
     writeFileSync(path.join(dir, "gateway.yaml"), stringify(config));
     const token = await registerBenchPartner(config);
     const profiles = path.join(dir, "profiles");

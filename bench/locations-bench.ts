@@ -16,6 +16,10 @@ const KOA_SERVER = path.resolve(__dirname, "koa-server.js");
 export const FIXED_RATE = 2000;
 export const P99_TARGET_MS = 5;
 
+/** BENCH_GENERATION_LEASE_MS=<ms>: the Redis store's `generation_lease_ms` in the benches on Redis (default: the store's default). */
+export const benchLease = (): { generation_lease_ms?: number } =>
+  process.env.BENCH_GENERATION_LEASE_MS === undefined ? {} : { generation_lease_ms: Number(process.env.BENCH_GENERATION_LEASE_MS) };
+
 /** A load run and the CPU time its server spent per request (µs, from /proc; undefined where there is none). */
 export type MeasuredRun = LoadResult & { cpuMicros?: number };
 
@@ -67,7 +71,7 @@ export const benchLocationsList = async (seconds: number): Promise<LocationsBenc
   try {
     const results = [await benchOneStore(dir, "SQLite", seconds, (config) => config)];
     if (redis) {
-      const onRedis = (config: GatewayConfig): GatewayConfig => ({ ...config, store: { type: "redis", url: redis.url, key_prefix: "bench:" } });
+      const onRedis = (config: GatewayConfig): GatewayConfig => ({ ...config, store: { type: "redis", url: redis.url, key_prefix: "bench:", ...benchLease() } });
       results.push(await benchOneStore(dir, "Redis", seconds, onRedis));
     }
     return results;

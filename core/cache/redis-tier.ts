@@ -117,6 +117,14 @@ export class RedisTier {
     }
   }
 
+  /**
+   * What `generations` answers now when that needs no waiting: with shared reads, a leased batch's tokens
+   * that came in (SharedReads.heldTokens); else undefined (then `generations`).
+   */
+  heldGenerations(id: string): string[] | undefined {
+    return this.shared && this.usable(true) ? this.shared.heldTokens(id) : undefined;
+  }
+
   /** One promise per batch and keys (as without shared reads), not one per request. */
   private readonly sharedBatches = new Map<string, { read: Promise<string[]>; tokens: Promise<string[] | undefined> }>();
 

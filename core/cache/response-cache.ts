@@ -148,6 +148,27 @@ export class ResponseCache {
     return this.redis ? this.currentToken(this.redis, module, key) : this.localToken(module, key);
   }
 
+  /**
+   * What generation() answers now when it is known without waiting: at once
+   * without Redis; with Redis, when the tokens generation() would wait for
+   * came in already (a leased batch's: RedisTier.heldGenerations), taken
+   * over as generation() takes them; undefined when it would wait (then
+   * generation()). They are taken over unconditionally: a renewal on this
+   * instance drops the leases (SharedReads.setToken) or leaves the tier
+   * unusable until it is written, so tokens held now were read after it.
+   */
+  generationNow(module: string, party: PartyRef): string | undefined {
+    if (this.ttlMs(module) === 0) return "";
+    const key = partyKey(party);
+    const redis = this.redis;
+    if (!redis) return this.localToken(module, key);
+    const pair = this.pairs.get(`${module}\n${key}`);
+    const held = pair && redis.heldGenerations(pair.id);
+    if (!pair || !held) return undefined;
+    pair.names.forEach((name, i) => this.generations.adopt(name, held[i], this.generations.epoch(name)));
+    return this.localToken(module, key);
+  }
+
   /** A reply peek() found was served: a hit (counted by core/metrics/instrument.ts; nothing to do here). */
   peekServed(_module: string): void {}
 

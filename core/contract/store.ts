@@ -85,6 +85,10 @@ export interface SharedReads {
   get<T>(collection: string, key: string): Promise<T | undefined>;
   /** the tokens of `keys`, one read per batch; `fresh` makes one for a key that has none */
   tokens(keys: string[], fresh: () => string, id?: string): Promise<string[]>;
+  /** what `get` answers now when it needs no waiting (a lease's answer that came in), else undefined; asks for no read */
+  heldGet<T>(collection: string, key: string): { value: T | undefined } | undefined;
+  /** as heldGet, for the tokens read under `id` */
+  heldTokens(id: string): string[] | undefined;
   setToken(key: string, token: string): Promise<void>;
   /** runs `write` after the shared reads already sent, so no read of this batch sees half of it */
   writing(write: () => Promise<void>): Promise<void>;

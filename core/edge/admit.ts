@@ -92,12 +92,22 @@ export const admit = async (deps: AdmissionDeps, request: AdmissionRequest): Pro
 export const admitNow = (deps: AdmissionDeps, request: AdmissionRequest): { admission: Admission; records: readonly PartnerRecord[] } | undefined => {
   if (!request.authorization) return undefined;
   const known = deps.registry.knownNow(request.authorization, base64First(request));
-  if (!known) return undefined;
-  const { identity, records } = known;
+  const admission = known && admittedNow(deps, request, known.identity);
+  return admission && { admission, records: known.records };
+};
+
+/** `admitNow` without the registrations listed (core/host/cached-get.ts: an answer from the cache needs none). */
+export const admitAtOnce = (deps: AdmissionDeps, request: AdmissionRequest): Admission | undefined => {
+  const identity = request.authorization ? deps.registry.authenticatedNow(request.authorization, base64First(request)) : undefined;
+  return identity && admittedNow(deps, request, identity);
+};
+
+/** Checks 1-5 for an identity known at once, when its scope was worked out already; undefined when it was not. */
+const admittedNow = (deps: AdmissionDeps, request: AdmissionRequest, identity: PartnerIdentity): Admission | undefined => {
   const scope = identity.via === "registered" ? settledScopes.get(identity.record) : EMPTY_SCOPE;
   if (!scope) return undefined;
   const { routing } = admitted(deps, request, identity);
-  return { admission: withFrom(deps, request, identity, routing, scope), records };
+  return withFrom(deps, request, identity, routing, scope);
 };
 
 /** 2.2+ paths: a token is sent Base64-encoded, so its Base64 reading is tried first. */

@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { OcpiReply, RouteSpec } from "../contract/module-plugin";
 import type { PartnerIdentity } from "../contract/request-context";
-import { partyKey, type VersionNumber } from "../protocol/types";
+import { partyKey, type PartyRef, type VersionNumber } from "../protocol/types";
+import type { PartyConfig } from "../../config/types";
 import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "../modules/served-modules";
 import { readRoutingHeaders } from "../http/routing-headers";
 import { flatQuery, pageHeaders, parsePageRequest, parseQuery, type Query } from "../http/pagination";
 import { type PageRequest } from "../contract/page";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
-import { routeOfPath, servedInScope } from "../http/request-scope";
+import { requestStep, routeOfPath, servedInScope } from "../http/request-scope";
 import { Status } from "../protocol/status";
 import { answerHeaders, ocpiRequestOf, requestContextOf, resolveParty, type KernelServices } from "./mount-route";
-import { admit, hasRoutingHeaders } from "../edge/admit";
+import { admit, admitAtOnce, hasRoutingHeaders, type Admission } from "../edge/admit";
 import { JSON_CONTENT_TYPE, answerBody, envelopeBytes, renderedKey, type Rendered } from "./rendered-answer";
 import { recordRequest, type RouteScope } from "./access-log";
 import { type ObservedRequest } from "../http/observed-request";
@@ -36,9 +37,19 @@ interface ParsedQuery {
   page: PageRequest;
 }
 
+/** The party of ours a request is addressed to, and its routing headers. */
+interface Addressed {
+  /** the module admission checks; undefined for a configuration module */
+  module: string | undefined;
+  routing: { from?: PartyRef; to?: PartyRef };
+  party: PartyConfig;
+}
+
 /** Koa's request handler. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/** What handle() answers for a request answered at once (nothing left to settle). */
+const ANSWERED: Promise<void> = Promise.resolve();
 const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
 /** Distinct query strings whose parse is kept; past this the parses start over (a client inventing query strings). */
 const MAX_QUERIES = 256;
@@ -95,12 +106,15 @@ export class CachedGets {
     const started = process.hrtime.bigint();
     const ids = requestIdsOf(req.headers);
     const scope: RouteScope = { module: target.labels.module, interface: target.labels.interface, ...ids };
+    const queryText = mark < 0 ? "" : url.slice(mark + 1);
+    // a cached answer whose generations and admission are known at once: answered with nothing awaited, outside requestScope
+    if (requestStep(scope, () => this.answerNow(target, req, res, path, queryText, scope, started))) return ANSWERED;
     const handOn = () => {
       earlierIds.set(req, ids);
       return next(req, res);
     };
     return servedInScope(scope, () =>
-      this.answer(target, req, res, path, mark < 0 ? "" : url.slice(mark + 1), scope, started).then(
+      this.answer(target, req, res, path, queryText, scope, started).then(
         (answered) => (answered ? undefined : handOn()),
         (error: unknown) => {
           // a check that throws (a malformed routing header, say) is answered by the kernel, as an envelope
@@ -112,62 +126,116 @@ export class CachedGets {
     );
   }
 
+  /**
+   * The party addressed and the routing headers, or undefined when the request is for several parties of
+   * ours (never cached). The party does not depend on the partner (a header that does not check out is the
+   * kernel's to answer, after authentication: Koa's, so this throws then).
+   */
+  private addressed(target: Target, req: IncomingMessage): Addressed | undefined {
+    const { served, version } = target;
+    const { plugin } = served;
+    const module = plugin.configurationModule ? undefined : plugin.module;
+    const routing = hasRoutingHeaders(version, module) ? readRoutingHeaders(req.headers) : {};
+    // addressed to none of several parties of ours: an answer for all of them, never cached
+    if (!routing.to && served.parties.length > 1) return undefined;
+    return { module, routing, party: resolveParty(served.parties, this.k.config.parties, routing.to) };
+  }
+
+  /**
+   * `answer` when all it needs is known at once: the cache's generation (ResponseCache.generationNow), the
+   * admission (admitAtOnce: the registration generation, token and scope of earlier requests, still current)
+   * and a cached answer rendered in the partner's version. False, with nothing sent, for anything else
+   * (`answer` then asks again, waiting where it must), a check that throws included.
+   */
+  private answerNow(target: Target, req: IncomingMessage, res: ServerResponse, path: string, queryText: string, scope: RouteScope, started: bigint): boolean {
+    const { k } = this;
+    const { served, version, route } = target;
+    const authorization = req.headers.authorization;
+    if (!authorization) return false;
+    try {
+      const addressed = this.addressed(target, req);
+      if (!addressed) return false;
+      const { module, routing, party } = addressed;
+      const generation = k.cache.generationNow(served.plugin.module, party);
+      if (generation === undefined) return false;
+      const admitted = admitAtOnce(k, { authorization, headers: req.headers, version, module, routing });
+      if (!admitted) return false;
+      const parsed = this.parse(queryText, route.paginated ? admitted.profile.maxPageLimit : undefined);
+      const cached = k.cache.peek(route, { module: served.plugin.module, role: served.role, party, params: {}, page: parsed.page, scope: admitted.scope }, generation);
+      if (!cached || cached instanceof Promise) return false;
+      return this.sendCached(target, res, cached, admitted, addressed, queryText, parsed, path, scope, started);
+    } catch {
+      return false;
+    }
+  }
+
   private async answer(target: Target, req: IncomingMessage, res: ServerResponse, path: string, queryText: string, scope: RouteScope, started: bigint): Promise<boolean> {
     const { served, version, route } = target;
     const { plugin } = served;
     const { k } = this;
     const authorization = req.headers.authorization;
     if (!authorization) return false;
-    // The party addressed does not depend on the partner (a header that does not check out is the kernel's to
-    // answer, after authentication: Koa's), so the cache's generation is asked now, with the registration
-    // generation admission asks for: on Redis both are read in one round trip (SharedReads).
-    const module = plugin.configurationModule ? undefined : plugin.module;
-    const routing = hasRoutingHeaders(version, module) ? readRoutingHeaders(req.headers) : {};
-    // addressed to none of several parties of ours: an answer for all of them, never cached
-    if (!routing.to && served.parties.length > 1) return false;
-    const party = resolveParty(served.parties, k.config.parties, routing.to);
+    const addressed = this.addressed(target, req);
+    if (!addressed) return false;
+    const { module, routing, party } = addressed;
+    // asked before admission, so on Redis it is read in one round trip with the registration generation (SharedReads)
     const generation = k.cache.generation(plugin.module, party);
     // the kernel's admission, to the letter; whatever it refuses is handed to Koa, which answers the refusal
     const admitted = await admit(k, { authorization, headers: req.headers, version, module, routing }).catch(() => undefined);
     if (!admitted) return false;
     const { partner, scope: partyScope, profile } = admitted;
     const { maxPageLimit } = profile;
-    const { query, page } = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
+    const parsed = this.parse(queryText, route.paginated ? maxPageLimit : undefined);
+    const { query, page } = parsed;
     const found = k.cache.peek(route, { module: plugin.module, role: served.role, party, params: {}, page, scope: partyScope }, generation);
     const cached = found instanceof Promise ? await found : found;
-    const headersOf = (reply: OcpiReply) => () => {
+    if (cached) return this.sendCached(target, res, cached, admitted, addressed, queryText, parsed, path, scope, started);
+    // Not in the cache: the kernel's request (core/host/mount-route.ts) for a GET without path parameters or body, run here.
+    const rc = requestContextOf(k.log, served, version, admitted, party, { requestId: scope.requestId!, correlationId: scope.correlationId! });
+    const reply = await k.cache.serve(route, ocpiRequestOf(rc, admitted.scope, { params: {}, query: flatQuery(query), body: undefined, page, owner: undefined, parties: undefined }));
+    if ((reply.httpStatus ?? 200) !== 200) return false;
+    const tx = (name: string) => k.lossy.context(partner.id, name, version, {}, partner.record.roles[0]);
+    const rendered = await answerBody(reply, route, version, tx, partner.record.roles[0], k.cache.memo(reply));
+    const body = Buffer.isBuffer(rendered) ? rendered : Buffer.from(JSON.stringify(rendered));
+    this.send(res, reply, body, this.headerBuilder(target, reply, admitted, routing, party, page, query, path)(), path, scope, started);
+    return true;
+  }
+
+  /** A cached reply, in the partner's version as rendered before: sent, unless it needs Koa (another status, dropped fields: false). */
+  private sendCached(target: Target, res: ServerResponse, reply: OcpiReply, admitted: Admission, addressed: Addressed, queryText: string, parsed: ParsedQuery, path: string, scope: RouteScope, started: bigint): boolean {
+    const { k } = this;
+    const { partner } = admitted;
+    const { routing, party } = addressed;
+    // another status may have rules of its own for the body (Koa drops it for 204 and 304): Koa answers those
+    if ((reply.httpStatus ?? 200) !== 200) return false;
+    const rendered = k.cache.memo(reply)?.get(renderedKey(target.version, target.route, partner.record.roles[0])) as Rendered | undefined;
+    if (!rendered?.data || rendered.drops.length > 0) return false;
+    const body = envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
+    const { query, page } = parsed;
+    const key = `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`;
+    const headers = this.headersOf(target, reply, partner, key, this.headerBuilder(target, reply, admitted, routing, party, page, query, path));
+    this.send(res, reply, body, headers, path, scope, started);
+    k.cache.peekServed(target.served.plugin.module);
+    return true;
+  }
+
+  /** The answer's headers but its ids and length. */
+  private headerBuilder(target: Target, reply: OcpiReply, admitted: Admission, routing: Addressed["routing"], party: PartyConfig, page: PageRequest, query: Query, path: string): () => string[] {
+    const { served, version } = target;
+    const { profile } = admitted;
+    return () => {
       const headers = [...answerHeaders(served, version, profile, party, routing.from, reply)];
-      if (reply.page) headers.push(...pageHeaders(reply.page, page, maxPageLimit, k.config.server.public_url, path, query));
+      if (reply.page) headers.push(...pageHeaders(reply.page, page, profile.maxPageLimit, this.k.config.server.public_url, path, query));
       return [...headers.flat(), "Content-Type", JSON_CONTENT_TYPE];
     };
-    let reply: OcpiReply;
-    let body: Buffer;
-    let answer: string[];
-    if (cached) {
-      reply = cached;
-      // another status may have rules of its own for the body (Koa drops it for 204 and 304): Koa answers those
-      if ((reply.httpStatus ?? 200) !== 200) return false;
-      const rendered = k.cache.memo(reply)?.get(renderedKey(version, route, partner.record.roles[0])) as Rendered | undefined;
-      if (!rendered?.data || rendered.drops.length > 0) return false;
-      body = envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
-      answer = this.headersOf(target, reply, partner, `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`, headersOf(reply));
-    } else {
-      // Not in the cache: the kernel's request (core/host/mount-route.ts) for a GET without path parameters or body, run here.
-      const rc = requestContextOf(k.log, served, version, admitted, party, { requestId: scope.requestId!, correlationId: scope.correlationId! });
-      reply = await k.cache.serve(route, ocpiRequestOf(rc, admitted.scope, { params: {}, query: flatQuery(query), body: undefined, page, owner: undefined, parties: undefined }));
-      if ((reply.httpStatus ?? 200) !== 200) return false;
-      const tx = (name: string) => k.lossy.context(partner.id, name, version, {}, partner.record.roles[0]);
-      const rendered = await answerBody(reply, route, version, tx, partner.record.roles[0], k.cache.memo(reply));
-      body = Buffer.isBuffer(rendered) ? rendered : Buffer.from(JSON.stringify(rendered));
-      answer = headersOf(reply)();
-    }
+  }
 
+  /** Writes the answer to node:http, then its access line and metrics. */
+  private send(res: ServerResponse, reply: OcpiReply, body: Buffer, answer: string[], path: string, scope: RouteScope, started: bigint): void {
     const statusCode = reply.statusCode ?? Status.SUCCESS;
     const headers = ["X-Request-ID", scope.requestId!, "X-Correlation-ID", scope.correlationId!, ...answer, "Content-Length", String(body.length)];
     res.writeHead(200, headers).end(body);
-    if (cached) k.cache.peekServed(plugin.module);
-    recordRequest(k.log, scope, { method: "GET", path, httpStatus: 200, statusCode }, started, this.observe);
-    return true;
+    recordRequest(this.k.log, scope, { method: "GET", path, httpStatus: 200, statusCode }, started, this.observe);
   }
 
   /** The header set `key` (the request's query and routing) of a reply for a partner, built once by `build`. */

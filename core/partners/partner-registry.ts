@@ -192,14 +192,22 @@ export class PartnerRegistry {
 
   /**
    * What `authenticate` and `listCurrent` answer, without waiting, when the store tells at once that its
-   * registration generation is the one they were read under (RegistrationGeneration.now: SQLite) and both were
-   * read under it already; undefined otherwise (then ask them).
+   * registration generation is the one they were read under (RegistrationGeneration.now: SQLite's change
+   * marks, or on one Redis a leased read that came in) and both were read under it already; undefined
+   * otherwise (then ask them).
    */
   knownNow(header: string, base64First: boolean): { identity: PartnerIdentity; records: readonly PartnerRecord[] } | undefined {
+    const identity = this.authenticatedNow(header, base64First);
+    const listed = this.listed;
+    return identity && listed?.settled && listed.generation === this.known?.generation ? { identity, records: listed.settled.records } : undefined;
+  }
+
+  /** What `authenticate` answers, without waiting, as `knownNow` tells it (the listing aside). */
+  authenticatedNow(header: string, base64First: boolean): PartnerIdentity | undefined {
     const generation = this.renewalPending ? undefined : this.generation.now();
-    if (generation === undefined || this.known?.generation !== generation || this.listed?.generation !== generation || !this.listed.settled) return undefined;
+    if (generation === undefined || this.known?.generation !== generation) return undefined;
     const seen = this.known.headers.get(header);
-    return seen && seen.base64First === base64First && Date.now() < seen.until ? { identity: seen.identity, records: this.listed.settled.records } : undefined;
+    return seen && seen.base64First === base64First && Date.now() < seen.until ? seen.identity : undefined;
   }
 
   /** Creates a partner that is not in the YAML and returns its fresh token A, for the offline hand-over. */

@@ -42,11 +42,17 @@ export class RegistrationGeneration {
 
   /**
    * The current generation without waiting, where the store tells at once that nothing was written since it
-   * was last read (ChangeMarks: the SQLite store); undefined where it cannot (Redis, an open transaction, an
-   * error): then `read`. The mark is taken before the entry is read, so a renewal committed by any instance
-   * before this call is seen, as by `read`, which starts after its callers asked.
+   * was last read (ChangeMarks: the SQLite store), or where what `read` answers now is in already (on one
+   * Redis: a leased batch's answer, SharedReads.heldGet, under the leases' rules); undefined where it cannot
+   * (a cluster, no lease or its answer still on its way, an open transaction, an error): then `read`. The mark
+   * is taken before the entry is read, so a renewal committed by any instance before this call is seen, as by
+   * `read`, which starts after its callers asked.
    */
   now(): string | undefined {
+    if (this.shared) {
+      const held = this.shared.heldGet<string>(REGISTRATION_GENERATION, KEY);
+      return held && present(held.value);
+    }
     const marks = this.store.changeMarks;
     const mark = marks?.mark();
     if (mark === undefined) return undefined;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SharedReads } from "../contract/store";
 import type { RedisClient } from "./redis-connection";
 import { MAX_GENERATION_LEASE_MS } from "../../config/types";
+import { LeasedAnswers } from "./shared-reads-leases";
 
 /**
  * How long the answers of a leased batch are used (SharedReads): the
@@ -101,14 +102,8 @@ const waiting = <T>(): Waiting<T> => {
 interface Batch {
   /** store entries read as RedisStore.get reads them: values hash and key */
   fields: Map<string, { hash: string; field: string; result: Waiting<unknown> }>;
-  /** generation tokens: their keys, the tokens to create absent ones with */
-  tokens: Map<string, { keys: string[]; fresh: string[]; result: Waiting<string[]> }>;
-}
-
-/** A leased batch's answer to one read, used by readers asking before `until` (performance.now()). */
-interface Leased<T> {
-  until: number;
-  answer: Promise<T>;
+  /** generation tokens: their keys, the tokens to create absent ones with (made by `freshOf`) */
+  tokens: Map<string, { keys: string[]; freshOf: () => string; fresh: string[]; result: Waiting<string[]> }>;
 }
 
 /**
@@ -151,8 +146,8 @@ interface Leased<T> {
 export class RedisSharedReads implements SharedReads {
   private next?: Batch;
   /** the answers of leased batches, by the ids their readers asked under (one per read: a few per module and party) */
-  private readonly leasedFields = new Map<string, Leased<unknown>>();
-  private readonly leasedTokens = new Map<string, Leased<string[]>>();
+  private readonly leasedFields: LeasedAnswers<unknown>;
+  private readonly leasedTokens: LeasedAnswers<string[]>;
   private lastSentAt = -Infinity;
   private readonly leasesKey: string;
   private readonly redis: Client;
@@ -167,6 +162,8 @@ export class RedisSharedReads implements SharedReads {
     private readonly leaseMs = DEFAULT_GENERATION_LEASE_MS,
   ) {
     this.leasesKey = valuesKey(GENERATION_LEASES);
+    this.leasedFields = new LeasedAnswers(leaseMs);
+    this.leasedTokens = new LeasedAnswers(leaseMs);
     redis.defineCommand("storeSharedReads", { lua: SHARED_READS_LUA });
     redis.defineCommand("storeSetGeneration", { numberOfKeys: 2, lua: SET_GENERATION_LUA });
     redis.defineCommand("storeOthersLease", { numberOfKeys: 1, lua: OTHERS_LEASE_LUA });
@@ -183,12 +180,22 @@ export class RedisSharedReads implements SharedReads {
   get<T>(collection: string, key: string): Promise<T | undefined> {
     const hash = this.valuesKey(collection);
     const id = `${hash}\n${key}`;
-    const held = heldIn(this.leasedFields, id);
-    if (held) return held as Promise<T | undefined>;
-    const fields = this.batch().fields;
-    let read = fields.get(id);
-    if (!read) fields.set(id, (read = { hash, field: key, result: waiting() }));
-    return read.result.promise as Promise<T | undefined>;
+    return (this.leasedFields.answer(id) ?? this.readField(hash, key, id)) as Promise<T | undefined>;
+  }
+
+  /**
+   * What `get` answers now when that needs no waiting: the answer of a
+   * leased batch whose lease still runs and which came in (the value `get`'s
+   * promise resolves with); undefined when `get` would wait for a batch.
+   * Asks for no read (but may renew the lease ahead: LeasedAnswers).
+   */
+  heldGet<T>(collection: string, key: string): { value: T | undefined } | undefined {
+    return this.leasedFields.value(`${this.valuesKey(collection)}\n${key}`) as { value: T | undefined } | undefined;
+  }
+
+  /** As heldGet, for the generation tokens `tokens` read under `id`. */
+  heldTokens(id: string): string[] | undefined {
+    return this.leasedTokens.value(id)?.value;
   }
 
   /**
@@ -197,11 +204,22 @@ export class RedisSharedReads implements SharedReads {
    * names the keys (the same keys, the same id).
    */
   tokens(keys: string[], fresh: () => string, id = keys.join("\n")): Promise<string[]> {
-    const held = heldIn(this.leasedTokens, id);
-    if (held) return held;
+    return this.leasedTokens.answer(id) ?? this.readTokens(keys, fresh, id);
+  }
+
+  /** A read of the entry `field` of `hash` in the next batch. */
+  private readField(hash: string, field: string, id: string): Promise<unknown> {
+    const fields = this.batch().fields;
+    let read = fields.get(id);
+    if (!read) fields.set(id, (read = { hash, field, result: waiting() }));
+    return read.result.promise;
+  }
+
+  /** A read of the tokens of `keys` in the next batch. */
+  private readTokens(keys: string[], freshOf: () => string, id: string): Promise<string[]> {
     const tokens = this.batch().tokens;
     let read = tokens.get(id);
-    if (!read) tokens.set(id, (read = { keys, fresh: keys.map(() => fresh()), result: waiting() }));
+    if (!read) tokens.set(id, (read = { keys, freshOf, fresh: keys.map(() => freshOf()), result: waiting() }));
     return read.result.promise;
   }
 
@@ -247,45 +265,61 @@ export class RedisSharedReads implements SharedReads {
   }
 
   private async send(batch: Batch): Promise<void> {
-    const fields = [...batch.fields.values()];
-    const tokens = [...batch.tokens.values()];
+    const fields = [...batch.fields];
+    const tokens = [...batch.tokens];
     const sentAt = performance.now();
     const leaseMs = this.leaseMs > 0 && sentAt - this.lastSentAt < 2 * this.leaseMs ? this.leaseMs : 0;
     this.lastSentAt = sentAt;
-    if (leaseMs) {
-      const until = sentAt + leaseMs;
-      for (const [id, read] of batch.fields) this.leasedFields.set(id, { until, answer: read.result.promise });
-      for (const [id, read] of batch.tokens) this.leasedTokens.set(id, { until, answer: read.result.promise });
-    }
-    const keys = [this.leasesKey, ...fields.map((f) => f.hash), ...tokens.flatMap((t) => t.keys)];
-    const args = [fields.length, leaseMs, this.holder, ...fields.map((f) => f.field), ...tokens.flatMap((t) => t.fresh)];
+    const until = sentAt + leaseMs;
+    // each read's lease, when one is taken: settled (or failed) with the read; it asks for the same read again to renew it
+    // (a renewal nobody waits for yet: its failure is its readers' to see, not unhandled)
+    const fieldLeases = fields.map(([id, read]) => leaseMs && this.leasedFields.lease(id, read.result.promise, until, () => this.readField(read.hash, read.field, id).catch(ignore)));
+    const tokenLeases = tokens.map(([id, read]) => leaseMs && this.leasedTokens.lease(id, read.result.promise, until, () => this.readTokens(read.keys, read.freshOf, id).catch(ignore)));
+    const keys = [this.leasesKey, ...fields.map(([, f]) => f.hash), ...tokens.flatMap(([, t]) => t.keys)];
+    const args = [fields.length, leaseMs, this.holder, ...fields.map(([, f]) => f.field), ...tokens.flatMap(([, t]) => t.fresh)];
     let answer: (string | null)[];
     try {
       answer = await this.run(() => this.redis.storeSharedReads(keys.length, ...keys, ...args));
     } catch (error) {
       // not used again, though it could be: what a failed read answers is the next batch's to say
-      for (const [id, read] of batch.fields) if (this.leasedFields.get(id)?.answer === read.result.promise) this.leasedFields.delete(id);
-      for (const [id, read] of batch.tokens) if (this.leasedTokens.get(id)?.answer === read.result.promise) this.leasedTokens.delete(id);
-      for (const read of [...fields, ...tokens]) read.result.reject(error);
+      fields.forEach(([id, read], i) => {
+        const lease = fieldLeases[i];
+        if (lease) this.leasedFields.failed(id, lease);
+        read.result.reject(error);
+      });
+      tokens.forEach(([id, read], i) => {
+        const lease = tokenLeases[i];
+        if (lease) this.leasedTokens.failed(id, lease);
+        read.result.reject(error);
+      });
       return;
     }
-    fields.forEach((read, i) => {
+    fields.forEach(([id, read], i) => {
       const json = answer[i];
+      let value: unknown;
       try {
-        read.result.resolve(json === null ? undefined : JSON.parse(json));
+        value = json === null ? undefined : JSON.parse(json);
       } catch (error) {
+        const lease = fieldLeases[i];
+        if (lease) this.leasedFields.failed(id, lease);
         read.result.reject(error);
+        return;
       }
+      read.result.resolve(value);
+      const lease = fieldLeases[i];
+      if (lease) this.leasedFields.settled(id, lease, value);
     });
     let at = fields.length;
-    for (const read of tokens) read.result.resolve(answer.slice(at, (at += read.keys.length)) as string[]);
+    tokens.forEach(([id, read], i) => {
+      const value = answer.slice(at, (at += read.keys.length)) as string[];
+      read.result.resolve(value);
+      const lease = tokenLeases[i];
+      if (lease) this.leasedTokens.settled(id, lease, value);
+    });
   }
 }
 
-const heldIn = <T>(leased: Map<string, Leased<T>>, id: string): Promise<T> | undefined => {
-  const held = leased.get(id);
-  return held && performance.now() < held.until ? held.answer : undefined;
-};
+const ignore = (): void => undefined;
 
 /**
  * Waits out a lease that had `ms` to run (0: none) when it was read: at least that long by this
