@@ -5,6 +5,7 @@ import type { AuditedCdr } from "./audited-cdr";
 import type { VersionNumber } from "../../../core/protocol/types";
 import type { CdrAudit, Direction, KeptAudit, KeptDifference, KeptRepricing } from "./model";
 import { auditKey } from "./model";
+import type { KeptNote } from "./notes";
 import { timelineOf } from "./timeline";
 import { chooseTariff, unsupportedRestriction } from "./tariff-choice";
 import { checkPublished } from "./published-tariff";
@@ -46,7 +47,7 @@ const inForce = (tariff: Tariff, at: string): boolean =>
  */
 export const auditKept = (cdr: AuditedCdr, ctx: AuditContext): KeptAudit => {
   const differences: KeptDifference[] = [];
-  const notes: string[] = [];
+  const notes: KeptNote[] = [];
   let explanation: string[] = [];
   let repricing: KeptRepricing | undefined;
   let reason: string | undefined;
@@ -75,8 +76,8 @@ export const auditKept = (cdr: AuditedCdr, ctx: AuditContext): KeptAudit => {
       if (!reason && tariff.currency !== cdr.currency) reason = `tariff ${tariff.id} is in ${tariff.currency}, the CDR in ${cdr.currency}`;
       if (!reason) {
         const start = timeline.reservation?.start ?? timeline.session!.start;
-        if (!inForce(tariff, start)) notes.push(`tariff ${tariff.id} is not in force at ${start} (start_date_time/end_date_time); priced with it as the CDR names it`);
-        if (ctx.timeZone === undefined) notes.push("the Location's time_zone is not held; the tariff has no local-time restriction, so it does not matter");
+        if (!inForce(tariff, start)) notes.push(["not-in-force", tariff.id, start]);
+        if (ctx.timeZone === undefined) notes.push(["no-time-zone"]);
         // what prices a session, without the validity and type the engine would choose by (copying every field took longer)
         const { country_code, party_id, id, currency, elements, tax_included, min_price, max_price, last_updated } = tariff;
         const applied: Tariff = { country_code, party_id, id, currency, elements, tax_included, min_price, max_price, last_updated };
@@ -86,14 +87,14 @@ export const auditKept = (cdr: AuditedCdr, ctx: AuditContext): KeptAudit => {
         // its totals and trace: the audit reads no charging periods of the re-pricing
         const { priced, trace } = priceSessionTraced(input, false);
         repricing = keptRepricing(trace, tariff);
-        if (!tariff.tax_included) notes.push(`tariff ${tariff.id} has no tax_included (required in 2.3.0); its prices are read as excluding taxes (NO)`);
-        if (ctx.version === "2.1.1") notes.push("a 2.1.1 CDR carries total_cost excluding VAT only: only total_cost before taxes is compared");
+        if (!tariff.tax_included) notes.push(["no-tax-included", tariff.id]);
+        if (ctx.version === "2.1.1") notes.push(["total-only"]);
         differences.push(...priceDifferences(cdr, priced, ctx.tolerance, ctx.version === "2.1.1"), ...quantityDifferences(cdr, priced, timeline.periodsKwh));
       }
     }
   }
   if (ctx.session) differences.push(...sessionDifferences(cdr, ctx.session));
-  else if (cdr.session_id) notes.push(`Session ${cdr.session_id} is not held: not compared`);
+  else if (cdr.session_id) notes.push(["no-session", cdr.session_id]);
 
   const verdict = reason ? "unpriceable" : differences.length ? "mismatch" : "match";
   return keptAudit(auditKey(ctx.direction, { country_code: cdr.country_code, party_id: cdr.party_id }, cdr.id), cdr, ctx, {
@@ -116,7 +117,7 @@ interface Found {
   differences: KeptDifference[];
   repricing?: KeptRepricing;
   explanation: string[];
-  notes: string[];
+  notes: KeptNote[];
   amounts: CdrAudit["amounts"];
 }
 

@@ -1,6 +1,7 @@
 import type { Tariff, TariffRestrictions } from "../../tariffs/model";
 import type { PricingTrace, TracedLine } from "../../tariffs/engine";
 import type { CdrAudit, Difference, KeptAudit, KeptDifference, KeptLine, KeptRepricing } from "./model";
+import { noteText } from "./notes";
 
 /**
  * The re-pricing in words, as an operator reads it: per billed line the
@@ -144,9 +145,11 @@ const wordedDifference = (difference: KeptDifference, trace: PricingTrace, tarif
   return { field, cdr, expected, explanation: repriced + repricedWords(field.slice(0, field.lastIndexOf(".")), trace, tariff, words) };
 };
 
-/** An audit as the store keeps it, its re-pricing in words (`explanation`, where the store keeps `repricing`), and its differences. */
+/** An audit as the store keeps it, its re-pricing in words (`explanation`, where the store keeps `repricing`), its differences and notes. */
 export const explained = (audit: KeptAudit): CdrAudit => {
-  if (!("repricing" in audit)) return audit as CdrAudit;
+  const notes = audit.notes.map(noteText);
+  // the spread keeps `notes` in its place
+  if (!("repricing" in audit)) return { ...audit, notes } as CdrAudit;
   const { lines, unbounded, bounded, restrictions, tax_included } = audit.repricing;
   const trace: PricingTrace = {
     lines: lines.map(tracedLine),
@@ -158,6 +161,6 @@ export const explained = (audit: KeptAudit): CdrAudit => {
   const differences = audit.differences.map((d) => wordedDifference(d, trace, tariff, words));
   // in the place of `repricing`, so the audit reads in the order it always did
   return Object.fromEntries(
-    Object.entries(audit).map(([key, value]) => (key === "repricing" ? ["explanation", words] : key === "differences" ? [key, differences] : [key, value])),
+    Object.entries(audit).map(([key, value]) => (key === "repricing" ? ["explanation", words] : key === "differences" ? [key, differences] : key === "notes" ? [key, notes] : [key, value])),
   ) as unknown as CdrAudit;
 };

@@ -1,6 +1,7 @@
 import type { PartyRef } from "../../../core/protocol/types";
 import type { TracedLine } from "../../tariffs/engine";
 import type { TariffRestrictions, TaxIncluded } from "../../tariffs/model";
+import type { KeptNote } from "./notes";
 
 /**
  * What the CDR audit keeps per CDR (README "Auditing CDRs and invoices"):
@@ -71,10 +72,11 @@ export interface KeptRepricing {
 }
 
 /**
- * An audit as the store keeps it: a re-priced CDR's explanation as its facts (`repricing`), put in words when the
- * audit is read (explain.ts `explained`), not for every CDR audited (bench/RESULTS.md "CDR audit").
+ * An audit as the store keeps it: a re-priced CDR's explanation as its facts (`repricing`), its differences from the
+ * re-pricing and its notes as codes, put in words when the audit is read (explain.ts `explained`), not for every CDR
+ * audited (bench/RESULTS.md "CDR audit").
  */
-export type KeptAudit = Omit<CdrAudit, "explanation" | "differences"> & { differences: KeptDifference[] } & ({ explanation: string[] } | { repricing: KeptRepricing });
+export type KeptAudit = Omit<CdrAudit, "explanation" | "differences" | "notes"> & { differences: KeptDifference[]; notes: KeptNote[] } & ({ explanation: string[] } | { repricing: KeptRepricing });
 
 /**
  * A difference as the store keeps it: one explained by the re-pricing's words for its field (a total that differs from

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { withoutNulls } from "../../../core/model/without-nulls";
 import type { Tariff } from "../../tariffs/model";
 import type { Difference } from "./model";
+import type { KeptNote } from "./notes";
 
 /**
  * The tariff a CDR embeds against the one its CPO published under the same
@@ -30,14 +31,14 @@ const firstDifference = (embedded: Record<string, any>, published: Record<string
   return "";
 };
 
-export type PublishedCheck = { differs: false; note?: string } | { differs: true; difference: Difference };
+export type PublishedCheck = { differs: false; note?: KeptNote } | { differs: true; difference: Difference };
 
 export const checkPublished = (embedded: Tariff, published: Tariff | undefined, sessionStart: string): PublishedCheck => {
-  if (!published) return { differs: false, note: `tariff ${embedded.id} is not held as published: the CDR's own copy is used` };
+  if (!published) return { differs: false, note: ["unpublished", embedded.id] };
   const [mine, theirs] = [pricingOf(embedded), pricingOf(published)];
   if (isDeepStrictEqual(mine, theirs)) return { differs: false };
   if (Date.parse(published.last_updated) > Date.parse(sessionStart))
-    return { differs: false, note: `tariff ${embedded.id} was changed after the session started (last_updated ${published.last_updated}): the CDR's own copy is used` };
+    return { differs: false, note: ["changed-since", embedded.id, published.last_updated] };
   return {
     differs: true,
     difference: {

@@ -135,6 +135,8 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
     const kept = auditKept(cdr("A1"), ctx);
     expect(["repricing" in kept, "explanation" in kept]).toEqual([true, false]);
+    // its notes as codes and values
+    expect(kept.notes).toEqual([["unpublished", "12"], ["no-time-zone"], ["no-tax-included", "12"]]);
     await audits.record([kept]);
     const read = await audits.get(kept.key);
     expect(read).toEqual(audit(cdr("A1"), ctx));
