@@ -11,14 +11,16 @@ import { kept9, money } from "./explain";
  */
 
 /** A CDR's amounts as the audit keeps them: `<field>` before taxes and `<field>.after_taxes`. */
+const AFTER_TAXES = PRICE_FIELDS.map((field) => `${field}.after_taxes`);
+
 export const amountsOf = (cdr: AuditedCdr): Record<string, number> => {
   const amounts: Record<string, number> = {};
-  for (const field of PRICE_FIELDS) {
+  PRICE_FIELDS.forEach((field, i) => {
     const price = cdr[field] as Cdr["total_cost"] | undefined;
-    if (!price) continue;
+    if (!price) return;
     amounts[field] = kept9(Number(price.before_taxes));
-    amounts[`${field}.after_taxes`] = kept9(afterTaxes(price));
-  }
+    amounts[AFTER_TAXES[i]] = kept9(afterTaxes(price));
+  });
   return amounts;
 };
 

@@ -48,6 +48,9 @@ const DIMENSIONS: Record<Phase, TariffDimensionType[]> = {
   BOOKING_EXPIRES: ["TIME"],
 };
 
+/** What a slice chooses an element for in each phase: its dimensions, and FLAT */
+const CHOSEN = Object.fromEntries(Object.entries(DIMENSIONS).map(([phase, dimensions]) => [phase, [...dimensions, "FLAT"]])) as Record<Phase, TariffDimensionType[]>;
+
 type Bucket = "energy" | "time" | "parking" | "fixed" | "reservation";
 
 interface Choice {
@@ -116,7 +119,7 @@ const slicesOf = (
   for (let i = 1; i < cuts.length; i++) {
     const moment = momentAt((cuts[i - 1] + cuts[i]) / 2);
     const choices: Slice["choices"] = {};
-    if (tariff) for (const d of [...DIMENSIONS[moment.phase], "FLAT" as const]) choices[d] = choose(tariff, d, moment);
+    if (tariff) for (const d of CHOSEN[moment.phase]) choices[d] = choose(tariff, d, moment);
     slices.push({ from: cuts[i - 1], to: cuts[i], phase: moment.phase, kwh: kwhBetween(cuts[i - 1], cuts[i]), choices });
   }
   return slices;
@@ -175,10 +178,9 @@ const applyStepSizes = (session: Line[], reservation: Line[]): void => {
   roundTotal(reservation.filter((l) => l.dimension === "TIME"), 1);
 };
 
-const bucketOf = (line: Line): Bucket => {
-  if (isReservation(line.period.phase)) return "reservation";
-  return ({ ENERGY: "energy", TIME: "time", PARKING_TIME: "parking", FLAT: "fixed" } as const)[line.dimension];
-};
+const BUCKET_OF: Record<TariffDimensionType, Bucket> = { ENERGY: "energy", TIME: "time", PARKING_TIME: "parking", FLAT: "fixed" };
+
+const bucketOf = (line: Line): Bucket => (isReservation(line.period.phase) ? "reservation" : BUCKET_OF[line.dimension]);
 
 /** Price units: ENERGY per kWh, TIME and PARKING_TIME per hour, FLAT per session. */
 const priceUnits = (line: Line): number =>
@@ -264,18 +266,22 @@ export const priceSessionTraced = (input: PricingInput, chargingPeriods = true):
   applyStepSizes(sessionLines, reservationLines);
 
   const buckets = new Map<Bucket, Amount>();
+  const lines = [...reservationLines, ...sessionLines];
   const costs: Amount[] = [];
+  const lineBuckets: Bucket[] = [];
   // Lines exist only where an element of the selected tariff applied.
-  for (const line of [...reservationLines, ...sessionLines]) {
+  for (const line of lines) {
     const cost = costOf(line.component, priceUnits(line), tariff!.tax_included);
+    const bucket = bucketOf(line);
     costs.push(cost);
-    buckets.set(bucketOf(line), add(buckets.get(bucketOf(line)) ?? ZERO, cost));
+    lineBuckets.push(bucket);
+    buckets.set(bucket, add(buckets.get(bucket) ?? ZERO, cost));
   }
   const unbounded = [...buckets.values()].reduce(add, ZERO);
   const total = withinLimits(unbounded, tariff?.min_price, tariff?.max_price);
   const bucketPrice = (b: Bucket) => (buckets.has(b) ? priceOf(buckets.get(b)!) : undefined);
 
-  const charging_periods = chargingPeriods ? chargingPeriodsOf([...reservationPeriods, ...sessionPeriods], [...reservationLines, ...sessionLines], tariff) : [];
+  const charging_periods = chargingPeriods ? chargingPeriodsOf([...reservationPeriods, ...sessionPeriods], lines, tariff) : [];
 
   const start = session ? Date.parse(session.start) : 0;
   const end = session ? Date.parse(session.end) : 0;
@@ -296,7 +302,7 @@ export const priceSessionTraced = (input: PricingInput, chargingPeriods = true):
   if (buckets.has("parking")) priced.total_parking_cost = bucketPrice("parking");
   if (buckets.has("reservation")) priced.total_reservation_cost = bucketPrice("reservation");
   const trace: PricingTrace = {
-    lines: [...reservationLines, ...sessionLines].map((line, i) => ({
+    lines: lines.map((line, i) => ({
       dimension: line.dimension,
       phase: line.period.phase,
       from: line.period.from,
@@ -305,7 +311,7 @@ export const priceSessionTraced = (input: PricingInput, chargingPeriods = true):
       component: line.component,
       consumed: line.consumed,
       billed: line.quantity,
-      bucket: bucketOf(line),
+      bucket: lineBuckets[i],
       cost: costs[i],
     })),
     unbounded,
