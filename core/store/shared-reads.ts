@@ -102,8 +102,8 @@ const waiting = <T>(): Waiting<T> => {
 interface Batch {
   /** store entries read as RedisStore.get reads them: values hash and key */
   fields: Map<string, { hash: string; field: string; result: Waiting<unknown> }>;
-  /** generation tokens: their keys, the tokens to create absent ones with (made by `freshOf`) */
-  tokens: Map<string, { keys: string[]; freshOf: () => string; fresh: string[]; result: Waiting<string[]> }>;
+  /** generation tokens: their keys, the tokens to create absent ones with */
+  tokens: Map<string, { keys: string[]; fresh: string[]; result: Waiting<string[]> }>;
 }
 
 /**
@@ -162,8 +162,8 @@ export class RedisSharedReads implements SharedReads {
     private readonly leaseMs = DEFAULT_GENERATION_LEASE_MS,
   ) {
     this.leasesKey = valuesKey(GENERATION_LEASES);
-    this.leasedFields = new LeasedAnswers(leaseMs);
-    this.leasedTokens = new LeasedAnswers(leaseMs);
+    this.leasedFields = new LeasedAnswers();
+    this.leasedTokens = new LeasedAnswers();
     redis.defineCommand("storeSharedReads", { lua: SHARED_READS_LUA });
     redis.defineCommand("storeSetGeneration", { numberOfKeys: 2, lua: SET_GENERATION_LUA });
     redis.defineCommand("storeOthersLease", { numberOfKeys: 1, lua: OTHERS_LEASE_LUA });
@@ -187,7 +187,7 @@ export class RedisSharedReads implements SharedReads {
    * What `get` answers now when that needs no waiting: the answer of a
    * leased batch whose lease still runs and which came in (the value `get`'s
    * promise resolves with); undefined when `get` would wait for a batch.
-   * Asks for no read (but may renew the lease ahead: LeasedAnswers).
+   * Asks for no read.
    */
   heldGet<T>(collection: string, key: string): { value: T | undefined } | undefined {
     return this.leasedFields.value(`${this.valuesKey(collection)}\n${key}`) as { value: T | undefined } | undefined;
@@ -216,10 +216,10 @@ export class RedisSharedReads implements SharedReads {
   }
 
   /** A read of the tokens of `keys` in the next batch. */
-  private readTokens(keys: string[], freshOf: () => string, id: string): Promise<string[]> {
+  private readTokens(keys: string[], fresh: () => string, id: string): Promise<string[]> {
     const tokens = this.batch().tokens;
     let read = tokens.get(id);
-    if (!read) tokens.set(id, (read = { keys, freshOf, fresh: keys.map(() => freshOf()), result: waiting() }));
+    if (!read) tokens.set(id, (read = { keys, fresh: keys.map(() => fresh()), result: waiting() }));
     return read.result.promise;
   }
 
@@ -271,10 +271,9 @@ export class RedisSharedReads implements SharedReads {
     const leaseMs = this.leaseMs > 0 && sentAt - this.lastSentAt < 2 * this.leaseMs ? this.leaseMs : 0;
     this.lastSentAt = sentAt;
     const until = sentAt + leaseMs;
-    // each read's lease, when one is taken: settled (or failed) with the read; it asks for the same read again to renew it
-    // (a renewal nobody waits for yet: its failure is its readers' to see, not unhandled)
-    const fieldLeases = fields.map(([id, read]) => leaseMs && this.leasedFields.lease(id, read.result.promise, until, () => this.readField(read.hash, read.field, id).catch(ignore)));
-    const tokenLeases = tokens.map(([id, read]) => leaseMs && this.leasedTokens.lease(id, read.result.promise, until, () => this.readTokens(read.keys, read.freshOf, id).catch(ignore)));
+    // each read's lease, when one is taken: settled (or failed) with the read
+    const fieldLeases = fields.map(([id, read]) => leaseMs && this.leasedFields.lease(id, read.result.promise, until));
+    const tokenLeases = tokens.map(([id, read]) => leaseMs && this.leasedTokens.lease(id, read.result.promise, until));
     const keys = [this.leasesKey, ...fields.map(([, f]) => f.hash), ...tokens.flatMap(([, t]) => t.keys)];
     const args = [fields.length, leaseMs, this.holder, ...fields.map(([, f]) => f.field), ...tokens.flatMap(([, t]) => t.fresh)];
     let answer: (string | null)[];
@@ -307,19 +306,17 @@ export class RedisSharedReads implements SharedReads {
       }
       read.result.resolve(value);
       const lease = fieldLeases[i];
-      if (lease) this.leasedFields.settled(id, lease, value);
+      if (lease) this.leasedFields.settled(lease, value);
     });
     let at = fields.length;
-    tokens.forEach(([id, read], i) => {
+    tokens.forEach(([, read], i) => {
       const value = answer.slice(at, (at += read.keys.length)) as string[];
       read.result.resolve(value);
       const lease = tokenLeases[i];
-      if (lease) this.leasedTokens.settled(id, lease, value);
+      if (lease) this.leasedTokens.settled(lease, value);
     });
   }
 }
-
-const ignore = (): void => undefined;
 
 /**
  * Waits out a lease that had `ms` to run (0: none) when it was read: at least that long by this

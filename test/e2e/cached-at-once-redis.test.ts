@@ -5,7 +5,7 @@ import { LocationsBackend, partner, startCacheGateway, testLocation, type CacheG
 
 /**
  * Issue #26: on one Redis a busy instance answers cached pages at once, its
- * generation reads answered from leased reads that came in and renewed ahead
+ * generation reads answered from leased reads that came in
  * (core/store/shared-reads-leases.ts). Two instances in front of one backend,
  * the second one busy: a change published on the first (its invalidation
  * completed) is on the second's very next page, every time.
@@ -39,7 +39,7 @@ describe("an instance busy answering cached pages at once, beside another on the
     const b = await startCacheGateway({ backend, partners: [EMSP, BUSY], store, register: false });
     gateways.push(b);
     const scripts = jest.spyOn((b.gateway.store as unknown as { redis: { storeSharedReads: () => unknown } }).redis, "storeSharedReads");
-    // another partner's cached pages keep B busy: its generation reads leased, renewed and answered at once
+    // another partner's cached pages keep B busy: its generation reads leased and answered at once
     let stop = false;
     let served = 0;
     const load = Array.from({ length: 4 }, async () => {
