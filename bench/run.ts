@@ -14,6 +14,7 @@ import { benchHub, hubTable } from "./hub-bench";
 import { benchHubVsProxy, hubProxyTable } from "./hub-proxy-bench";
 import { benchBodyLimits, bodyLimitsTable } from "./body-limits-bench";
 import { auditTable, benchAudit } from "./audit-bench";
+import { benchLocationsSlices, slicesTable } from "./locations-slices";
 
 /**
  * `npm run bench`: every scenario, each against a baseline measured in the
@@ -89,6 +90,11 @@ const hubVsProxy = async (seconds: number): Promise<void> => {
 /** Run only when asked by name (`npm run bench -- profile`): the profiler slows the gateway, so its figures are not results. */
 const ON_REQUEST: Record<string, (seconds: number) => Promise<void>> = {
   "hub-proxy": hubVsProxy,
+  // the cached page on Redis, SQLite and Koa in interleaved slices (BENCH_SLICES_ROUNDS, default 8; BENCH_SLICES_BEFORE: another build's dist too)
+  "locations-slices": async (seconds) => {
+    const title = "Cached GET /locations?limit=50 on Redis and SQLite vs a minimal Koa app, in interleaved slices (CPU per request)";
+    writeResults(title, slicesTable(await benchLocationsSlices(seconds, Number(process.env.BENCH_SLICES_ROUNDS ?? 8)), seconds));
+  },
   // SQLite unless BENCH_STORES names the stores (redis: the Redis store, and the cache's second tier on it)
   profile: async (seconds) => {
     for (const store of process.env.BENCH_STORES ? storesAsked() : ["SQLite" as const]) {

@@ -96,7 +96,10 @@ export const admitNow = (deps: AdmissionDeps, request: AdmissionRequest): { admi
   return admission && { admission, records: known.records };
 };
 
-/** `admitNow` without the registrations listed (core/host/cached-get.ts: an answer from the cache needs none). */
+/**
+ * `admitNow` without the registrations listed (core/host/cached-get.ts: an answer from the cache needs none), where the
+ * registration generation is held without a read (PartnerRegistry.authenticatedNow: one Redis); undefined elsewhere.
+ */
 export const admitAtOnce = (deps: AdmissionDeps, request: AdmissionRequest): Admission | undefined => {
   const identity = request.authorization ? deps.registry.authenticatedNow(request.authorization, base64First(request)) : undefined;
   return identity && admittedNow(deps, request, identity);

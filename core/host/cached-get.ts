@@ -142,10 +142,11 @@ export class CachedGets {
   }
 
   /**
-   * `answer` when all it needs is known at once: the cache's generation (ResponseCache.generationNow), the
-   * admission (admitAtOnce: the registration generation, token and scope of earlier requests, still current)
-   * and a cached answer rendered in the partner's version. False, with nothing sent, for anything else
-   * (`answer` then asks again, waiting where it must), a check that throws included.
+   * `answer` when all it needs is known at once: the admission (admitAtOnce: the registration generation held
+   * without a read, which on one Redis is a leased read that came in, and the token and scope of earlier
+   * requests, still current), the cache's generation (ResponseCache.generationNow) and a cached answer
+   * rendered in the partner's version. False, with nothing sent, for anything else (`answer` then asks again,
+   * waiting where it must), a check that throws included.
    */
   private answerNow(target: Target, req: IncomingMessage, res: ServerResponse, path: string, queryText: string, scope: RouteScope, started: bigint): boolean {
     const { k } = this;
@@ -156,10 +157,10 @@ export class CachedGets {
       const addressed = this.addressed(target, req);
       if (!addressed) return false;
       const { module, routing, party } = addressed;
-      const generation = k.cache.generationNow(served.plugin.module, party);
-      if (generation === undefined) return false;
       const admitted = admitAtOnce(k, { authorization, headers: req.headers, version, module, routing });
       if (!admitted) return false;
+      const generation = k.cache.generationNow(served.plugin.module, party);
+      if (generation === undefined) return false;
       const parsed = this.parse(queryText, route.paginated ? admitted.profile.maxPageLimit : undefined);
       const cached = k.cache.peek(route, { module: served.plugin.module, role: served.role, party, params: {}, page: parsed.page, scope: admitted.scope }, generation);
       if (!cached || cached instanceof Promise) return false;

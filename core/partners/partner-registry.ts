@@ -191,20 +191,21 @@ export class PartnerRegistry {
   }
 
   /**
-   * What `authenticate` and `listCurrent` answer, without waiting, when the store tells at once that its
-   * registration generation is the one they were read under (RegistrationGeneration.now: SQLite's change
-   * marks, or on one Redis a leased read that came in) and both were read under it already; undefined
-   * otherwise (then ask them).
+   * What `authenticate` and `listCurrent` answer, without waiting, when the store tells at once that its registration generation
+   * is the one they were read under (RegistrationGeneration.now) and both were read under it already; else undefined (ask them).
    */
   knownNow(header: string, base64First: boolean): { identity: PartnerIdentity; records: readonly PartnerRecord[] } | undefined {
-    const identity = this.authenticatedNow(header, base64First);
+    const identity = this.identityUnder(this.renewalPending ? undefined : this.generation.now(), header, base64First);
     const listed = this.listed;
     return identity && listed?.settled && listed.generation === this.known?.generation ? { identity, records: listed.settled.records } : undefined;
   }
 
-  /** What `authenticate` answers, without waiting, as `knownNow` tells it (the listing aside). */
+  /** What `authenticate` answers, when the generation is held without a read (RegistrationGeneration.held: one Redis); else undefined. */
   authenticatedNow(header: string, base64First: boolean): PartnerIdentity | undefined {
-    const generation = this.renewalPending ? undefined : this.generation.now();
+    return this.identityUnder(this.renewalPending ? undefined : this.generation.held(), header, base64First);
+  }
+
+  private identityUnder(generation: string | undefined, header: string, base64First: boolean): PartnerIdentity | undefined {
     if (generation === undefined || this.known?.generation !== generation) return undefined;
     const seen = this.known.headers.get(header);
     return seen && seen.base64First === base64First && Date.now() < seen.until ? seen.identity : undefined;

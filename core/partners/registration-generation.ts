@@ -42,17 +42,13 @@ export class RegistrationGeneration {
 
   /**
    * The current generation without waiting, where the store tells at once that nothing was written since it
-   * was last read (ChangeMarks: the SQLite store), or where what `read` answers now is in already (on one
-   * Redis: a leased batch's answer, SharedReads.heldGet, under the leases' rules); undefined where it cannot
-   * (a cluster, no lease or its answer still on its way, an open transaction, an error): then `read`. The mark
-   * is taken before the entry is read, so a renewal committed by any instance before this call is seen, as by
-   * `read`, which starts after its callers asked.
+   * was last read (ChangeMarks: the SQLite store), or where what `read` answers now is in already (`held`);
+   * undefined where it cannot (a cluster, no lease or its answer still on its way, an open transaction, an
+   * error): then `read`. The mark is taken before the entry is read, so a renewal committed by any instance
+   * before this call is seen, as by `read`, which starts after its callers asked.
    */
   now(): string | undefined {
-    if (this.shared) {
-      const held = this.shared.heldGet<string>(REGISTRATION_GENERATION, KEY);
-      return held && present(held.value);
-    }
+    if (this.shared) return this.held();
     const marks = this.store.changeMarks;
     const mark = marks?.mark();
     if (mark === undefined) return undefined;
@@ -61,6 +57,15 @@ export class RegistrationGeneration {
     if (!read) return undefined;
     this.marked = { mark, token: present(read.value) };
     return this.marked.token;
+  }
+
+  /**
+   * What `read` answers now when this process holds it without reading anything: on one Redis, a leased
+   * batch's answer that came in (SharedReads.heldGet, under the leases' rules); undefined elsewhere.
+   */
+  held(): string | undefined {
+    const held = this.shared?.heldGet<string>(REGISTRATION_GENERATION, KEY);
+    return held && present(held.value);
   }
 
   read(): Promise<string> {
