@@ -144,6 +144,16 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect(read!.explanation.at(-1)).toMatch(/^total_cost: the lines add up to /);
   });
 
+  it("reads an audit kept before its differences and notes were kept as facts (their words stored) as it was audited", async () => {
+    const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
+    const right = cdr("O1");
+    const wrong = { ...right, total_cost: { ...right.total_cost, before_taxes: right.total_cost.before_taxes + 1 } };
+    const worded = audit(wrong, ctx);
+    const kept: KeptAudit = { ...auditKept(wrong, ctx), differences: worded.differences, notes: worded.notes };
+    await audits.record([kept]);
+    expect(await audits.get(kept.key)).toEqual(worded);
+  });
+
   it("keeps the differences of totals from the re-pricing without its words, and reads them back worded as they were audited", async () => {
     const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
     const right = cdr("M1");
