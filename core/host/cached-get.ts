@@ -45,6 +45,17 @@ interface Addressed {
   party: PartyConfig;
 }
 
+/** A cached GET to answer: its target, token, party and routing, query, scope and start. */
+interface Asked {
+  target: Target;
+  authorization: string;
+  addressed: Addressed;
+  path: string;
+  queryText: string;
+  scope: RouteScope;
+  started: bigint;
+}
+
 /** Koa's request handler. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -107,17 +118,28 @@ export class CachedGets {
     const ids = requestIdsOf(req.headers);
     const scope: RouteScope = { module: target.labels.module, interface: target.labels.interface, ...ids };
     const queryText = mark < 0 ? "" : url.slice(mark + 1);
-    // a cached answer whose generations and admission are known at once: answered with nothing awaited, outside requestScope
-    if (requestStep(scope, () => this.answerNow(target, req, res, path, queryText, scope, started))) return ANSWERED;
     const handOn = () => {
       earlierIds.set(req, ids);
       return next(req, res);
     };
+    const authorization = req.headers.authorization;
+    let addressed: Addressed | undefined;
+    try {
+      addressed = authorization ? this.addressed(target, req) : undefined;
+    } catch {
+      // a malformed routing header is answered by the kernel, after authentication, as an envelope
+      return handOn();
+    }
+    // no token, or for several parties of ours (never cached): the kernel's
+    if (!authorization || !addressed) return handOn();
+    const asked: Asked = { target, authorization, addressed, path, queryText, scope, started };
+    // a cached answer whose admission and generation are known at once: answered with nothing awaited, outside requestScope
+    if (requestStep(scope, () => this.answerNow(asked, req, res))) return ANSWERED;
     return servedInScope(scope, () =>
-      this.answer(target, req, res, path, queryText, scope, started).then(
+      this.answer(asked, req, res).then(
         (answered) => (answered ? undefined : handOn()),
         (error: unknown) => {
-          // a check that throws (a malformed routing header, say) is answered by the kernel, as an envelope
+          // a check that throws is answered by the kernel, as an envelope
           if (!res.headersSent) return handOn();
           // after the answer went out (recording it failed): logged, as Koa logs what fails after its response
           this.k.log.error({ err: error, requestId: ids.requestId, path, method: "GET" }, "unexpected error");
@@ -148,15 +170,11 @@ export class CachedGets {
    * rendered in the partner's version. False, with nothing sent, for anything else (`answer` then asks again,
    * waiting where it must), a check that throws included.
    */
-  private answerNow(target: Target, req: IncomingMessage, res: ServerResponse, path: string, queryText: string, scope: RouteScope, started: bigint): boolean {
+  private answerNow({ target, authorization, addressed, path, queryText, scope, started }: Asked, req: IncomingMessage, res: ServerResponse): boolean {
     const { k } = this;
     const { served, version, route } = target;
-    const authorization = req.headers.authorization;
-    if (!authorization) return false;
+    const { module, routing, party } = addressed;
     try {
-      const addressed = this.addressed(target, req);
-      if (!addressed) return false;
-      const { module, routing, party } = addressed;
       const admitted = admitAtOnce(k, { authorization, headers: req.headers, version, module, routing });
       if (!admitted) return false;
       const generation = k.cache.generationNow(served.plugin.module, party);
@@ -170,14 +188,10 @@ export class CachedGets {
     }
   }
 
-  private async answer(target: Target, req: IncomingMessage, res: ServerResponse, path: string, queryText: string, scope: RouteScope, started: bigint): Promise<boolean> {
+  private async answer({ target, authorization, addressed, path, queryText, scope, started }: Asked, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const { served, version, route } = target;
     const { plugin } = served;
     const { k } = this;
-    const authorization = req.headers.authorization;
-    if (!authorization) return false;
-    const addressed = this.addressed(target, req);
-    if (!addressed) return false;
     const { module, routing, party } = addressed;
     // asked before admission, so on Redis it is read in one round trip with the registration generation (SharedReads)
     const generation = k.cache.generation(plugin.module, party);
