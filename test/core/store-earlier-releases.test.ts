@@ -65,6 +65,18 @@ const writeOldKeys = async (redis: Redis | Cluster, prefix: string, other: strin
 
 const exist = (redis: Redis | Cluster, keys: readonly string[]) => Promise.all(keys.map(async (key) => (await redis.exists(key)) === 1));
 
+/** Opens the store (`open`) over the old keys: the key lists' sets gone, every other key and value kept. */
+const expectListsGoneWhenOpened = async (redis: Redis | Cluster, open: () => Promise<RedisStore>, gone: readonly string[], kept: readonly string[]) => {
+  const store = await open();
+  try {
+    expect(await exist(redis, gone)).toEqual([false, false, false]);
+    expect(await exist(redis, kept)).toEqual([true, true]);
+    expect(await store.get("kept", "a")).toEqual({ id: "a" });
+  } finally {
+    await store.close();
+  }
+};
+
 describe("a Redis store written by the release with key lists", () => {
   it("loses the key lists' sets when opened, once, and keeps every other key", async () => {
     const prefix = `test:earlier:${randomUUID()}:`;
@@ -72,14 +84,7 @@ describe("a Redis store written by the release with key lists", () => {
     const redis = new Redis(process.env.REDIS_URL!);
     try {
       const { gone, kept } = await writeOldKeys(redis, prefix, other);
-      const store = await RedisStore.connect({ target: { url: process.env.REDIS_URL! }, keyPrefix: prefix });
-      try {
-        expect(await exist(redis, gone)).toEqual([false, false, false]);
-        expect(await exist(redis, kept)).toEqual([true, true]);
-        expect(await store.get("kept", "a")).toEqual({ id: "a" });
-      } finally {
-        await store.close();
-      }
+      await expectListsGoneWhenOpened(redis, () => RedisStore.connect({ target: { url: process.env.REDIS_URL! }, keyPrefix: prefix }), gone, kept);
       // once: a list written after that is not looked for again
       await redis.zadd(gone[0], 1, "k");
       await (await RedisStore.connect({ target: { url: process.env.REDIS_URL! }, keyPrefix: prefix })).close();
@@ -106,14 +111,7 @@ describe("a Redis Cluster store written by the release with key lists", () => {
       const { gone, kept } = await writeOldKeys(redis, prefix, "other:");
       // the lists lie on more than one master
       expect(new Set(await Promise.all(gone.map((key) => cluster.masterOf(key)))).size).toBeGreaterThan(1);
-      const store = await RedisStore.connect({ target: { nodes: cluster.urls.slice(0, 2) }, keyPrefix: prefix });
-      try {
-        expect(await exist(redis, gone)).toEqual([false, false, false]);
-        expect(await exist(redis, kept)).toEqual([true, true]);
-        expect(await store.get("kept", "a")).toEqual({ id: "a" });
-      } finally {
-        await store.close();
-      }
+      await expectListsGoneWhenOpened(redis, () => RedisStore.connect({ target: { nodes: cluster.urls.slice(0, 2) }, keyPrefix: prefix }), gone, kept);
     } finally {
       redis.disconnect();
     }
