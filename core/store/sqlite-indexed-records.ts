@@ -151,16 +151,11 @@ class Counts {
     }
   }
 
-  /** The records of `params` (encoded's), each written. */
+  /** The records of `params` (encoded's), each written: their index columns are their parameters. */
   written(params: readonly unknown[]): void {
-    for (let at = 0; at < params.length; at += PARAMS) {
-      this.added++;
-      this.count(ALL, "", 1);
-      for (let ix = 0; ix < MAX_RECORD_INDEXES; ix++) {
-        const value = params[at + 3 + ix] as string | null;
-        if (value !== null) this.count(ix, value, 1);
-      }
-    }
+    const rows: unknown[] = [];
+    for (let at = 0; at < params.length; at += PARAMS) rows.push(params.slice(at + 3, at + 3 + MAX_RECORD_INDEXES));
+    this.rows(rows, 1);
   }
 
   write(host: SqliteIndexedRecordsHost, collection: string): void {
