@@ -28,19 +28,21 @@ export class LeasedAnswers<T> {
     return held?.settled && performance.now() < held.until ? held.settled : undefined;
   }
 
-  /**
-   * A batch sent now leases its read `id` until `until`; `answer` is the read's promise. Its value is held once it
-   * comes in; a read that fails is not used again (what a failed read answers is the next batch's to say).
-   */
-  lease(id: string, answer: Promise<T>, until: number): void {
+  /** A batch sent now leases its read `id` until `until`; `answer` is the read's promise. Settle it with settled or failed. */
+  lease(id: string, answer: Promise<T>, until: number): Leased<T> {
     const lease: Leased<T> = { until, answer };
     this.held.set(id, lease);
-    answer.then(
-      (value) => void (lease.settled = { value }),
-      () => {
-        if (this.held.get(id) === lease) this.held.delete(id);
-      },
-    );
+    return lease;
+  }
+
+  /** The leased read came in with `value`. */
+  settled(lease: Leased<T>, value: T): void {
+    lease.settled = { value };
+  }
+
+  /** The leased read `id` failed: not used again (what a failed read answers is the next batch's to say). */
+  failed(id: string, lease: Leased<T>): void {
+    if (this.held.get(id) === lease) this.held.delete(id);
   }
 
   /** Drops every answer, those still on their way included (a write of this instance, a lost connection). */

@@ -146,8 +146,8 @@ interface Batch {
 export class RedisSharedReads implements SharedReads {
   private next?: Batch;
   /** the answers of leased batches, by the ids their readers asked under (one per read: a few per module and party) */
-  private readonly leasedFields = new LeasedAnswers<unknown>();
-  private readonly leasedTokens = new LeasedAnswers<string[]>();
+  private readonly leasedFields: LeasedAnswers<unknown>;
+  private readonly leasedTokens: LeasedAnswers<string[]>;
   private lastSentAt = -Infinity;
   private readonly leasesKey: string;
   private readonly redis: Client;
@@ -162,6 +162,8 @@ export class RedisSharedReads implements SharedReads {
     private readonly leaseMs = DEFAULT_GENERATION_LEASE_MS,
   ) {
     this.leasesKey = valuesKey(GENERATION_LEASES);
+    this.leasedFields = new LeasedAnswers();
+    this.leasedTokens = new LeasedAnswers();
     redis.defineCommand("storeSharedReads", { lua: SHARED_READS_LUA });
     redis.defineCommand("storeSetGeneration", { numberOfKeys: 2, lua: SET_GENERATION_LUA });
     redis.defineCommand("storeOthersLease", { numberOfKeys: 1, lua: OTHERS_LEASE_LUA });
@@ -268,30 +270,51 @@ export class RedisSharedReads implements SharedReads {
     const sentAt = performance.now();
     const leaseMs = this.leaseMs > 0 && sentAt - this.lastSentAt < 2 * this.leaseMs ? this.leaseMs : 0;
     this.lastSentAt = sentAt;
-    if (leaseMs) {
-      const until = sentAt + leaseMs;
-      for (const [id, read] of fields) this.leasedFields.lease(id, read.result.promise, until);
-      for (const [id, read] of tokens) this.leasedTokens.lease(id, read.result.promise, until);
-    }
+    const until = sentAt + leaseMs;
+    // each read's lease, when one is taken: settled (or failed) with the read
+    const fieldLeases = fields.map(([id, read]) => leaseMs && this.leasedFields.lease(id, read.result.promise, until));
+    const tokenLeases = tokens.map(([id, read]) => leaseMs && this.leasedTokens.lease(id, read.result.promise, until));
     const keys = [this.leasesKey, ...fields.map(([, f]) => f.hash), ...tokens.flatMap(([, t]) => t.keys)];
     const args = [fields.length, leaseMs, this.holder, ...fields.map(([, f]) => f.field), ...tokens.flatMap(([, t]) => t.fresh)];
     let answer: (string | null)[];
     try {
       answer = await this.run(() => this.redis.storeSharedReads(keys.length, ...keys, ...args));
     } catch (error) {
-      for (const [, read] of [...fields, ...tokens]) read.result.reject(error);
+      // not used again, though it could be: what a failed read answers is the next batch's to say
+      fields.forEach(([id, read], i) => {
+        const lease = fieldLeases[i];
+        if (lease) this.leasedFields.failed(id, lease);
+        read.result.reject(error);
+      });
+      tokens.forEach(([id, read], i) => {
+        const lease = tokenLeases[i];
+        if (lease) this.leasedTokens.failed(id, lease);
+        read.result.reject(error);
+      });
       return;
     }
-    fields.forEach(([, read], i) => {
+    fields.forEach(([id, read], i) => {
       const json = answer[i];
+      let value: unknown;
       try {
-        read.result.resolve(json === null ? undefined : JSON.parse(json));
+        value = json === null ? undefined : JSON.parse(json);
       } catch (error) {
+        const lease = fieldLeases[i];
+        if (lease) this.leasedFields.failed(id, lease);
         read.result.reject(error);
+        return;
       }
+      read.result.resolve(value);
+      const lease = fieldLeases[i];
+      if (lease) this.leasedFields.settled(lease, value);
     });
     let at = fields.length;
-    for (const [, read] of tokens) read.result.resolve(answer.slice(at, (at += read.keys.length)) as string[]);
+    tokens.forEach(([, read], i) => {
+      const value = answer.slice(at, (at += read.keys.length)) as string[];
+      read.result.resolve(value);
+      const lease = tokenLeases[i];
+      if (lease) this.leasedTokens.settled(lease, value);
+    });
   }
 }
 
