@@ -24,8 +24,10 @@ export const GENERATION_LEASES = "generation-leases";
  * `lease_now()`, Redis's clock in ms, `others_lease_end(key, holder, now)`,
  * when the last lease of another holder than `holder` ends (0: none runs),
  * removing the leases that ended, and `others_lease_left(key, holder)`, how
- * long that is from now (ms; 0: none). A lease stored as ending at e (ms, rounded
- * down) ran at most until e + 1: one is over once e < now. No lease runs
+ * long from now until that lease is surely over (ms; 0: none runs). A lease stored
+ * as ending at e (ms, rounded down) ran at most until e + 1: one is over once
+ * e < now, and one ending at e = now still has up to 1 ms to run (so it is waited
+ * for, as the outbox's enqueue holds a message until e + 1). No lease runs
  * longer than MAX_GENERATION_LEASE_MS from when it was taken, so an end
  * further away than that (Redis's clock set back since) counts as that far:
  * a step of the clock never holds writes up for longer. (A step forward
@@ -47,7 +49,9 @@ local function others_lease_end(key, holder, now)
 end
 local function others_lease_left(key, holder)
   local now = lease_now()
-  return math.max(0, others_lease_end(key, holder, now) - now)
+  local ends = others_lease_end(key, holder, now)
+  if ends == 0 then return 0 end
+  return ends + 1 - now
 end`;
 
 // The reads of one batch in one script. KEYS[1] the leases, where holder ARGV[3]'s lease is set to end ARGV[2]
