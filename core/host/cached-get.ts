@@ -175,10 +175,12 @@ export class CachedGets {
     const { served, version, route } = target;
     const { module, routing, party } = addressed;
     try {
+      // "" for a module not cached (TTL 0) and none for a route without a cache: nothing to answer at once, so
+      // nothing admitted twice (answer admits it)
+      const generation = route.cache ? k.cache.generationNow(served.plugin.module, party) : undefined;
+      if (!generation) return false;
       const admitted = admitAtOnce(k, { authorization, headers: req.headers, version, module, routing });
       if (!admitted) return false;
-      const generation = k.cache.generationNow(served.plugin.module, party);
-      if (generation === undefined) return false;
       const parsed = this.parse(queryText, route.paginated ? admitted.profile.maxPageLimit : undefined);
       const cached = k.cache.peek(route, { module: served.plugin.module, role: served.role, party, params: {}, page: parsed.page, scope: admitted.scope }, generation);
       if (!cached || cached instanceof Promise) return false;
