@@ -63,9 +63,13 @@ export const render = (reply: ObjectReply, route: RouteSpec, version: VersionNum
  * have to be translated.
  */
 export const splicedPage = (page: JsonPage, route: RouteSpec, version: VersionNumber): Rendered | undefined => {
-  const wire = route.response ? route.response.wireJson?.(page.json, version) : page.json;
+  const wire = wireText(page, route, version);
   return wire === undefined ? undefined : { data: Buffer.from(wire), drops: [] };
 };
+
+/** splicedPage's data as text. */
+const wireText = (page: JsonPage, route: RouteSpec, version: VersionNumber): string | undefined =>
+  route.response ? route.response.wireJson?.(page.json, version) : page.json;
 
 /** The reply with a JsonPage's objects parsed and completed by the route (RouteSpec.completeItems), for translation. */
 export const objectReply = async (reply: OcpiReply & { page: JsonPage }, route: RouteSpec): Promise<ObjectReply> => {
@@ -82,9 +86,30 @@ export const envelopeBytes = (rendered: Rendered & { data: Buffer }, statusCode:
   const second = Math.floor(Date.now() / 1000);
   const cached = rendered.envelope;
   if (cached && cached.second === second && cached.statusCode === statusCode) return cached.bytes;
-  const head = Buffer.from(`{"status_code":${statusCode},"timestamp":"${ocpiTimestamp(new Date(second * 1000))}","data":`);
-  const bytes = Buffer.concat([head, rendered.data, ENVELOPE_END]);
+  const bytes = Buffer.concat([envelopeHead(second, statusCode), rendered.data, ENVELOPE_END]);
   rendered.envelope = { second, statusCode, bytes };
+  return bytes;
+};
+
+/** The envelope's bytes before its data, the last one made kept for its second (timestamps have whole seconds). */
+let lastHead = { second: 0, statusCode: 0, bytes: Buffer.alloc(0) };
+const envelopeHead = (second: number, statusCode: number): Buffer => {
+  if (lastHead.second !== second || lastHead.statusCode !== statusCode) {
+    const bytes = Buffer.from(`{"status_code":${statusCode},"timestamp":"${ocpiTimestamp(new Date(second * 1000))}","data":`);
+    lastHead = { second, statusCode, bytes };
+  }
+  return lastHead.bytes;
+};
+
+/**
+ * `envelopeBytes` of data given as its JSON text, for an answer rendered once (a page not cached): the
+ * text written into the envelope's one buffer, where making its bytes first would copy them again.
+ */
+const envelopeOfText = (data: string, statusCode: number): Buffer => {
+  const head = envelopeHead(Math.floor(Date.now() / 1000), statusCode);
+  const bytes = Buffer.allocUnsafe(head.length + Buffer.byteLength(data) + ENVELOPE_END.length);
+  head.copy(bytes);
+  ENVELOPE_END.copy(bytes, head.length + bytes.write(data, head.length));
   return bytes;
 };
 
@@ -104,6 +129,8 @@ export const answerBody = async (
   memo?: Map<string, unknown>,
 ): Promise<Buffer | Envelope> => {
   const jsonPage = reply.page && isJsonPage(reply.page) ? (reply as OcpiReply & { page: JsonPage }) : undefined;
+  const wire = jsonPage && !memo ? wireText(jsonPage.page, route, version) : undefined;
+  if (wire !== undefined) return envelopeOfText(wire, reply.statusCode ?? Status.SUCCESS);
   if (memo || jsonPage) {
     const key = renderedKey(version, route, owner);
     let rendered = memo?.get(key) as Rendered | undefined;

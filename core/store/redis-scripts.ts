@@ -60,8 +60,11 @@ ${answer}`;
 
 export const RANGE_LUA = rangeLua("return out");
 
-/** The same page as { total, count, its values joined by commas } (Store.rangeJson): one string to the client instead of one a value. */
-export const RANGE_JSON_LUA = rangeLua("return { out[1], #out - 1, table.concat(out, ',', 2) }");
+/**
+ * The same page as { total, count, its JSON array text } (Store.rangeJson): one string to the client instead of one a
+ * value, brackets included, so the client reads it as one flat string (joined there, it would copy the page again).
+ */
+export const RANGE_JSON_LUA = rangeLua("return { out[1], #out - 1, '[' .. table.concat(out, ',', 2) .. ']' }");
 
 // COMPARE_AND_SET_LUA of an entry that holds names (updateClaiming) in KEYS[3], the claims hash (name -> holder
 // key) under the collection's hash tag. ARGV[5], ARGV[6]: JSON arrays of the names the stored value held and of

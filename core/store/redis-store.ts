@@ -238,8 +238,8 @@ export class RedisStore implements Store {
   }
 
   async rangeJson(collection: string, query: RangeQuery): Promise<StoredJsonPage> {
-    const [total, count, joined] = await this.run(() => this.redis.storeRangeJson(...this.keys(collection), ...this.rangeArgs(query)));
-    return { json: `[${joined}]`, count, total };
+    const [total, count, json] = await this.run(() => this.redis.storeRangeJson(...this.keys(collection), ...this.rangeArgs(query)));
+    return { json, count, total };
   }
 
   private async rangeOfJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {

@@ -183,9 +183,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The page as one row: the values joined by SQLite (`group_concat`) into one JSON array text, which
-   * range parses once. One row instead of one a value: libsql's cost is per row (stepping 50 rows of a
-   * page cost about as much as the whole request else). The forward reads feed group_concat the rows of
+   * The page as one row: the values joined by SQLite (`group_concat`) into one JSON array text, brackets
+   * included (one flat string to JavaScript; bracketed there, the page would be copied again), which range
+   * parses once. One row instead of one a value: libsql's cost is per row (stepping 50 rows of a page cost
+   * about as much as the whole request else). The forward reads feed group_concat the rows of
    * a subquery with LIMIT, which SQLite runs in its ORDER BY order; the backward read (the back half)
    * orders inside the aggregate. The Store contract's page tests (test/core/store-contract/) check every
    * order on every path.
@@ -208,14 +209,14 @@ export class SqliteStore implements Store {
       const count = Math.min(query.limit, total - offset);
       if (count <= 0) return { json: "[]", count: 0, total };
       const joined = (select: string, ...args: unknown[]) =>
-        (this.stmt(`SELECT group_concat(value, ',') AS json, COUNT(*) AS n FROM (${select})`).get(...args) as { json: string; n: number });
-      let page: { json: string; n: number };
+        (this.stmt(`SELECT '[' || group_concat(value, ',') || ']' AS json, COUNT(*) AS n FROM (${select})`).get(...args) as { json: string | null; n: number });
+      let page: { json: string | null; n: number };
       if (offset + count > total / 2) {
         // the back half: read backwards from the end, stepping over at most half the collection, usually next to nothing
         page = this.stmt(
-          `SELECT group_concat(value, ',' ORDER BY sort_key, key) AS json, COUNT(*) AS n FROM
+          `SELECT '[' || group_concat(value, ',' ORDER BY sort_key, key) || ']' AS json, COUNT(*) AS n FROM
            (SELECT value, sort_key, key FROM entries WHERE ${where} ORDER BY sort_key DESC, key DESC LIMIT ? OFFSET ?)`,
-        ).get(...params, count, total - offset - count) as { json: string; n: number };
+        ).get(...params, count, total - offset - count) as { json: string | null; n: number };
       } else if (!bounded && offset >= CHECKPOINT_EVERY) {
         const marks = this.checkpointsOf(collection, version);
         const [sortKey, key] = marks[Math.floor(offset / CHECKPOINT_EVERY)];
@@ -226,7 +227,7 @@ export class SqliteStore implements Store {
       } else {
         page = joined(`SELECT value FROM entries WHERE ${where} ORDER BY sort_key, key LIMIT ? OFFSET ?`, ...params, count, offset);
       }
-      return { json: `[${page.json}]`, count: page.n, total };
+      return { json: page.json ?? "[]", count: page.n, total };
     });
     // A read transaction so the count and the page come from the same snapshot.
     return this.guard(read);
@@ -240,10 +241,10 @@ export class SqliteStore implements Store {
   private frontPage(collection: string, query: RangeQuery): StoredJsonPage {
     const offset = Math.max(0, query.offset);
     const page = this.stmt(
-      `SELECT (SELECT n FROM collections WHERE collection = ?1) AS total, group_concat(value, ',') AS json, COUNT(*) AS n FROM
+      `SELECT (SELECT n FROM collections WHERE collection = ?1) AS total, '[' || group_concat(value, ',') || ']' AS json, COUNT(*) AS n FROM
        (SELECT value FROM entries WHERE collection = ?1 ORDER BY sort_key, key LIMIT ?2 OFFSET ?3)`,
     ).get(collection, Math.max(0, query.limit), offset) as { total: number | null; json: string | null; n: number };
-    return { json: page.n === 0 ? "[]" : `[${page.json}]`, count: page.n, total: page.total ?? 0 };
+    return { json: page.json ?? "[]", count: page.n, total: page.total ?? 0 };
   }
 
   /**

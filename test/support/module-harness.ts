@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import request from "supertest";
 import pino from "pino";
 import type { InjectionToken } from "tsyringe";
-import type { GatewayConfig, PartnerConfig, PartyConfig, Role, StoreConfig, Strictness, VersionNumber } from "../../config/types";
+import type { CacheConfig, GatewayConfig, PartnerConfig, PartyConfig, Role, StoreConfig, Strictness, VersionNumber } from "../../config/types";
 import type { CredentialsRole, InterfaceRole } from "../../core/protocol/types";
 import type { ModulePlugin } from "../../core/contract/module-plugin";
 import type { LocalModule } from "../../adapters/local/local-module";
@@ -30,6 +30,8 @@ export interface HarnessOptions {
   adminToken?: string;
   /** further settings of the registered partner's YAML entry */
   partnerConfig?: Partial<PartnerConfig>;
+  /** the response cache; default DEFAULT_CACHE_CONFIG */
+  cache?: CacheConfig;
 }
 
 export interface Harness {
@@ -78,6 +80,7 @@ export const startHarness = async (options: HarnessOptions): Promise<Harness> =>
     store: options.store ?? { type: "sqlite", path: path.join(dir, "gateway.db") },
     modules: Object.fromEntries(options.modules.map((m) => [m, { adapter: "local" }])),
     adapters: { local: seedFile ? { seed: seedFile } : {} },
+    cache: options.cache,
     partners: [
       {
         id: "partner",
