@@ -173,7 +173,11 @@ const readBody = async (
     },
   });
   if (!read.ok) throw invalidFields(read.issues);
-  return spec.type.up(read.value, version, tx(spec.type.name));
+  const canonical = spec.type.up(read.value, version, tx(spec.type.name));
+  // a weighty body's validation and its storing are two pieces (core/http/json-body.ts JsonBody.nextPiece)
+  const nextPiece = ctx.state.nextWeightyPiece as (() => Promise<void>) | undefined;
+  if (nextPiece) await nextPiece();
+  return canonical;
 };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;

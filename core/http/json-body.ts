@@ -13,6 +13,20 @@ const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
 const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Request body is not valid JSON (expected an object or array)", 400);
 
+/** A request body as readJsonBody read it. */
+export interface JsonBody {
+  /** its text ("" when there was none) */
+  raw: string;
+  /** the parsed object or array (undefined when there was none) */
+  body: unknown;
+  /**
+   * For a weighty body (core/http/weighty-turns.ts), the turn of its next piece: whoever goes on with the
+   * body (validating it, then storing it: core/host/mount-route.ts) awaits it between two costly steps, so
+   * that each is a piece of its own; undefined for a smaller body, taken in one piece.
+   */
+  nextPiece: (() => Promise<void>) | undefined;
+}
+
 /**
  * A request body read under the body limits (core/http/body-limits.ts) and
  * parsed as JSON whatever its Content-Type (many partners omit it): `raw` its
@@ -22,7 +36,7 @@ const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Reque
  * HTTP 400 + 2001, the parser's own message not echoed because it quotes the
  * body, which may hold a token.
  */
-export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<{ raw: string; body: unknown }> => {
+export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<JsonBody> => {
   const scanner = new JsonScanner(limits);
   const bytes = await readRawBody(req, res, limits, scanner);
   // a weighty body is parsed, then checked and encoded, each piece on a turn of its own (core/http/weighty-turns.ts)
@@ -35,7 +49,7 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
   let raw = bytes.toString("utf8");
   if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
   const start = raw.search(/\S/);
-  if (start < 0) return { raw, body: undefined };
+  if (start < 0) return { raw, body: undefined, nextPiece: undefined };
   if (raw[start] !== "{" && raw[start] !== "[") throw notJson();
   let body: unknown;
   try {
@@ -46,8 +60,9 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
   // a key that may be "__proto__" (written so, or escaped: "\u005f_proto__"): the parsed body tells
   if (scanner.suspectKey && hasProtoMember(body)) throw protoMember();
   if (!scanner.nullMember) knownNullFree(body as object);
-  if (turns) await turns.turn(client);
-  return { raw, body };
+  if (!turns) return { raw, body, nextPiece: undefined };
+  await turns.turn(client);
+  return { raw, body, nextPiece: () => turns.turn(client) };
 };
 
 /**
@@ -56,10 +71,12 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
  */
 export const jsonBody = (limits: BodyLimits): Middleware => async (ctx, next) => {
   if (!METHODS_WITH_BODY.has(ctx.method)) return next();
-  const { raw, body } = await readJsonBody(ctx.req, ctx.res, limits);
+  const { raw, body, nextPiece } = await readJsonBody(ctx.req, ctx.res, limits);
   const request = ctx.request as { rawBody?: string; body?: unknown };
   request.rawBody = raw;
   request.body = body;
+  // ctx.state.nextWeightyPiece: JsonBody.nextPiece, for the route that validates and stores the body
+  ctx.state.nextWeightyPiece = nextPiece;
   // ctx.state.bodyMediaType: the Content-Type a request with a body was
   // sent with, lower-cased and without parameters ("text/plain"), or
   // undefined when it had none. The body was parsed as JSON regardless;

@@ -74,6 +74,11 @@ export class WeightyTurns {
     this.notLight(res);
   }
 
+  /** How many weighty pieces have begun so far. */
+  get piecesBegun(): number {
+    return this.pieces;
+  }
+
   /** A mark for othersAboutSince: the light requests arrived so far. */
   lightMark(): number {
     return this.lightArrivals;
