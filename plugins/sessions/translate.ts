@@ -68,11 +68,24 @@ const filterPeriods = (periods: ChargingPeriod[], known: Set<string>, version: s
 
 /** The internal members as `JSON.stringify` writes their names: stored sessions holding neither go out as they are stored. */
 const INTERNAL_NAMES = [`"${LOCATION_211}":`, `"${OWN_LOCATION}":`];
+/** what every internal member's name starts with (model.ts), by which holdsInternal finds them */
+const SHARED = "ocpi";
+
+/**
+ * Whether `json` holds one of INTERNAL_NAMES (exactly `INTERNAL_NAMES.some((name) => json.includes(name))`): found by
+ * the `ocpi` both names start with, whose `o` is rarer in JSON than their leading `"` (a search goes by its first
+ * letter): over a page of 50 bench sessions (30 KB) about a third of the time of the two searches.
+ */
+export const holdsInternal = (json: string): boolean => {
+  for (let at = json.indexOf(SHARED, 1); at >= 0; at = json.indexOf(SHARED, at + SHARED.length))
+    if (INTERNAL_NAMES.some((name) => json.startsWith(name, at - 1))) return true;
+  return false;
+};
 
 const v230: VersionedTranslator<Session> = {
   up: (wire) => clean(wire) as Session,
   down: ({ [LOCATION_211]: _internal, [OWN_LOCATION]: _own, ...session }) => session,
-  wireJson: (json) => (INTERNAL_NAMES.some((name) => json.includes(name)) ? undefined : json),
+  wireJson: (json) => (holdsInternal(json) ? undefined : json),
 };
 
 const v221: VersionedTranslator<Session> = {

@@ -10,6 +10,8 @@ import { localLocations } from "../../adapters/local/locations";
 import { localSessions } from "../../adapters/local/sessions";
 import { localCdrs } from "../../adapters/local/cdrs";
 import { holdsUnpublished } from "../../plugins/locations/published";
+import { holdsInternal } from "../../plugins/sessions/translate";
+import { LOCATION_211, OWN_LOCATION } from "../../plugins/sessions/model";
 
 /**
  * Issue #26: a list that is not cached (TTL 0) renders its page once, writing the stored JSON text
@@ -137,6 +139,21 @@ describe("holdsUnpublished", () => {
     for (let n = 0; n < 5000; n++) {
       const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join("");
       expect([text, holdsUnpublished(text)]).toEqual([text, text.includes(FLAG)]);
+    }
+  });
+});
+
+describe("holdsInternal", () => {
+  const NAMES = [`"${LOCATION_211}":`, `"${OWN_LOCATION}":`];
+  it("is exactly whether the text holds a session's internal member's name", () => {
+    const pieces = ['"', "ocpi", "211", "_own", "_location", '":', "o", "x", ",", ...NAMES];
+    let seed = 26;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (const text of ["", ...NAMES, `"${LOCATION_211}"`, `ocpi${NAMES[1]}`, `x${NAMES[0]}y`])
+      expect([text, holdsInternal(text)]).toEqual([text, NAMES.some((name) => text.includes(name))]);
+    for (let n = 0; n < 5000; n++) {
+      const text = Array.from({ length: 1 + Math.floor(next() * 10) }, () => pieces[Math.floor(next() * pieces.length)]).join("");
+      expect([text, holdsInternal(text)]).toEqual([text, NAMES.some((name) => text.includes(name))]);
     }
   });
 });
