@@ -53,11 +53,24 @@ const inputKey = {
   original: (auditKey: string) => `original ${auditKey}`,
 };
 
+/** The inputs a queued CDR's audit needs, by their keys (inputKey): the partner holding its token's owner (ours), its tariffs, time zone, Session and credited CDR. */
+interface Needs {
+  tokenOwner: PartyRef | undefined;
+  partner: string | undefined;
+  tariffIds: string[];
+  tariffs: string[];
+  timeZone: string;
+  session: string | undefined;
+  original: { auditKey: string; reference: string; input: string } | undefined;
+}
+
 export class Batch {
   /** every input of the batch's CDRs by what it is (inputKey), read once */
   private readonly found = new Map<string, unknown>();
   private readonly reading = new Map<string, Promise<void>>();
   private readonly servedBy = new Map<string, ServedModule | undefined>();
+  /** the inputs each entry's audit needs, by their keys (`needsOf`) */
+  private readonly needs = new Map<QueuedCdr, Needs>();
   /** the amounts of the CDRs audited in this batch, not stored yet: a credit may follow its original in one batch */
   private readonly amounts = new Map<string, Record<string, number>>();
   private readonly audit: NonNullable<GatewayConfig["audit"]>;
@@ -78,20 +91,22 @@ export class Batch {
       const { cdr } = entry;
       const owner = ownerOf(cdr);
       const role = roleOf(entry);
-      if (!entry.partner) {
-        const tokenOwner = tokenOwnerOf(cdr);
-        if (tokenOwner) this.read(inputKey.partner(tokenOwner), () => this.partnerOf(tokenOwner));
+      const needs = this.needsOf(entry, owner, role);
+      if (needs.partner) {
+        const tokenOwner = needs.tokenOwner!;
+        this.read(needs.partner, () => this.partnerOf(tokenOwner));
       }
-      for (const id of this.tariffIds(cdr)) this.read(inputKey.tariff(role, owner, id), () => this.tariff(role, owner, id));
-      this.read(inputKey.timeZone(role, owner, cdr.cdr_location.id), async () => (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone);
-      if (cdr.session_id) {
-        const id = cdr.session_id;
-        this.read(inputKey.session(role, owner, id), () => this.session(role, owner, id));
+      needs.tariffIds.forEach((id, i) => this.read(needs.tariffs[i], () => this.tariff(role, owner, id)));
+      this.read(needs.timeZone, async () => (await locationLookup(this.catalog, role)(owner, cdr.cdr_location.id))?.time_zone);
+      if (needs.session) {
+        const id = cdr.session_id!;
+        this.read(needs.session, () => this.session(role, owner, id));
       }
       // the amounts of a CDR credited earlier in the batch are its audit's (`audited`)
-      const reference = cdr.credit ? cdr.credit_reference_id : undefined;
-      const key = reference && auditKey(entry.direction, owner, reference);
-      if (key && !before.has(key)) this.read(inputKey.original(key), () => this.original(entry, owner, key, reference!));
+      if (needs.original && !before.has(needs.original.auditKey)) {
+        const { auditKey: key, reference } = needs.original;
+        this.read(needs.original.input, () => this.original(entry, owner, key, reference));
+      }
       before.add(entry.key);
     }
     await Promise.all(this.reading.values());
@@ -100,18 +115,16 @@ export class Batch {
   /** The context of one of the batch's CDRs, from what `prepare` read. */
   contextOf(entry: QueuedCdr, now: string): AuditContext {
     const { cdr, direction } = entry;
-    const owner = ownerOf(cdr);
-    const role = roleOf(entry);
-    const tokenOwner = entry.partner ? undefined : tokenOwnerOf(cdr);
-    const partner = entry.partner ?? (tokenOwner && (this.found.get(inputKey.partner(tokenOwner)) as string | undefined));
-    const heldTariffs = this.tariffIds(cdr)
-      .map((id) => this.found.get(inputKey.tariff(role, owner, id)) as Tariff | undefined)
-      .filter((t): t is Tariff => t !== undefined);
-    const timeZone = this.found.get(inputKey.timeZone(role, owner, cdr.cdr_location.id)) as string | undefined;
-    const session = cdr.session_id ? (this.found.get(inputKey.session(role, owner, cdr.session_id)) as Session | undefined) : undefined;
-    const reference = cdr.credit ? cdr.credit_reference_id : undefined;
-    const key = reference && auditKey(direction, owner, reference);
-    const original = key ? (this.amounts.get(key) ?? (this.found.get(inputKey.original(key)) as Record<string, number> | undefined)) : undefined;
+    const needs = this.needs.get(entry) ?? this.needsOf(entry, ownerOf(cdr), roleOf(entry));
+    const partner = entry.partner ?? (needs.partner && (this.found.get(needs.partner) as string | undefined));
+    const heldTariffs: Tariff[] = [];
+    for (const key of needs.tariffs) {
+      const tariff = this.found.get(key) as Tariff | undefined;
+      if (tariff !== undefined) heldTariffs.push(tariff);
+    }
+    const timeZone = this.found.get(needs.timeZone) as string | undefined;
+    const session = needs.session ? (this.found.get(needs.session) as Session | undefined) : undefined;
+    const original = needs.original ? (this.amounts.get(needs.original.auditKey) ?? (this.found.get(needs.original.input) as Record<string, number> | undefined)) : undefined;
     // the optional keys set when present (an object literal of conditional spreads is slower)
     const ctx = { direction, heldTariffs, tolerance: this.audit.tolerance_by_currency[cdr.currency] ?? this.audit.tolerance, now } as AuditContext;
     if (partner) ctx.partner = partner;
@@ -120,6 +133,26 @@ export class Batch {
     if (session) ctx.session = session;
     if (original) ctx.original = original;
     return ctx;
+  }
+
+  /** What inputs the entry's audit needs, by their keys (inputKey), worked out once for `prepare` and `contextOf`. */
+  private needsOf(entry: QueuedCdr, owner: PartyRef, role: InterfaceRole): Needs {
+    const { cdr } = entry;
+    const tokenOwner = entry.partner ? undefined : tokenOwnerOf(cdr);
+    const tariffIds = this.tariffIds(cdr);
+    const reference = cdr.credit ? cdr.credit_reference_id : undefined;
+    const credited = reference ? auditKey(entry.direction, owner, reference) : undefined;
+    const needs: Needs = {
+      tokenOwner,
+      partner: tokenOwner && inputKey.partner(tokenOwner),
+      tariffIds,
+      tariffs: tariffIds.map((id) => inputKey.tariff(role, owner, id)),
+      timeZone: inputKey.timeZone(role, owner, cdr.cdr_location.id),
+      session: cdr.session_id ? inputKey.session(role, owner, cdr.session_id) : undefined,
+      original: credited ? { auditKey: credited, reference: reference!, input: inputKey.original(credited) } : undefined,
+    };
+    this.needs.set(entry, needs);
+    return needs;
   }
 
   audited(audit: KeptAudit): void {
@@ -137,10 +170,12 @@ export class Batch {
     );
   }
 
-  /** The tariffs the CDR names: its periods' and the embedded ones' ids. */
+  /** The tariffs the CDR names: its periods' and the embedded ones' ids, each once. */
   private tariffIds(cdr: AuditedCdr): string[] {
-    const named = [...cdr.charging_periods.map((p) => p.tariff_id), ...(cdr.tariffs ?? []).map((t) => t.id)];
-    return [...new Set(named.filter((id): id is string => !!id))];
+    const ids: string[] = [];
+    for (const { tariff_id } of cdr.charging_periods) if (tariff_id && !ids.includes(tariff_id)) ids.push(tariff_id);
+    for (const { id } of cdr.tariffs ?? []) if (id && !ids.includes(id)) ids.push(id);
+    return ids;
   }
 
   private served(module: string, role: InterfaceRole, owner: PartyRef): ServedModule | undefined {

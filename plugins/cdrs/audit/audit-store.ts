@@ -30,7 +30,10 @@ const EARLIER_CHECK_MS = 60_000;
 const PENDING = -(2 ** 52);
 /** the partner field of an audit without a partner (ours, for a token no registered partner holds) */
 const NO_PARTNER = "-";
-const recordOf = (audit: KeptAudit): IndexedRecord<Kept> => ({ key: audit.key, sortKey: Date.parse(audit.audited_at), fields: { partner: audit.partner ?? NO_PARTNER, verdict: audit.verdict }, value: audit });
+/** audited_at in epoch ms, the last one remembered: a batch's audits share a few (audit-worker.ts makes each once) */
+let lastAuditedAt = { text: "", ms: NaN };
+const auditedMs = (text: string): number => (text === lastAuditedAt.text ? lastAuditedAt.ms : (lastAuditedAt = { text, ms: Date.parse(text) }).ms);
+const recordOf = (audit: KeptAudit): IndexedRecord<Kept> => ({ key: audit.key, sortKey: auditedMs(audit.audited_at), fields: { partner: audit.partner ?? NO_PARTNER, verdict: audit.verdict }, value: audit });
 
 /** A CDR waiting to be audited: the CDR as it passed (what its audit reads of it), and who it passed with. */
 export interface QueuedCdr {

@@ -23,6 +23,24 @@ const auditOrFailure = (entry: QueuedCdr, ctx: AuditContext, log: Logger): KeptA
 };
 const LOCK_TTL_MS = 30_000;
 
+/**
+ * The time as ISO text, made once per millisecond: the CDRs audited within one share it (a `new Date().toISOString()`
+ * per CDR was 2 % of the audit bench's profiled drain, bench/RESULTS.md "CDR audit").
+ */
+class Clock {
+  private ms = NaN;
+  private text = "";
+
+  now(): string {
+    const ms = Date.now();
+    if (ms !== this.ms) {
+      this.ms = ms;
+      this.text = new Date(ms).toISOString();
+    }
+    return this.text;
+  }
+}
+
 export interface AuditWorkerOptions {
   /** CDRs taken off the queue at once */
   batch: number;
@@ -106,6 +124,7 @@ export class AuditWorker implements BackgroundService {
     const lease = await Lease.acquire(this.store, LOCK, LOCK_TTL_MS);
     if (!lease) return 0;
     let audited = 0;
+    const clock = new Clock();
     try {
       for (;;) {
         const queued = await this.audits.next(this.options.batch);
@@ -115,7 +134,7 @@ export class AuditWorker implements BackgroundService {
         let slice = performance.now();
         await batch.prepare(queued);
         for (const entry of queued) {
-          const audit = auditOrFailure(entry, batch.contextOf(entry, new Date().toISOString()), this.log);
+          const audit = auditOrFailure(entry, batch.contextOf(entry, clock.now()), this.log);
           batch.audited(audit);
           results.push(audit);
           if (results.length % this.options.slice === 0) {

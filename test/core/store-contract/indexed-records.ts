@@ -69,6 +69,24 @@ export function indexedRecordRules({ store: storeOf, factory, fresh }: ContractC
       expect((await page(c)).total).toBe(3);
     });
 
+    it("counts a put over records written without index values (a queue's) beside keys not written yet, and one over a mix of both kinds", async () => {
+      const c = fresh("irec-queued");
+      const queued = Array.from({ length: 70 }, (_, i) => record(`q${String(i).padStart(2, "0")}`, -100 + i, {}));
+      expect(await store.indexedRecords.add(c, INDEXES, queued)).toBe(70);
+      await store.indexedRecords.put(c, INDEXES, [...queued.map((q, i) => record(q.key, i, { partner: "p1", verdict: i % 7 ? "match" : "mismatch" })), record("new", 100, { partner: "p2", verdict: "match" })]);
+      expect((await page(c)).total).toBe(71);
+      expect((await page(c, { where: { partner: "p1" } })).total).toBe(70);
+      expect((await page(c, { where: { partner: "p1", verdict: "mismatch" } })).total).toBe(10);
+      expect((await page(c, { where: { verdict: "match" } })).total).toBe(61);
+      expect((await page(c, { to: 0 })).total).toBe(0);
+      await store.indexedRecords.add(c, INDEXES, [record("late", -1, {})]);
+      await store.indexedRecords.put(c, INDEXES, [record("late", 200, { partner: "p2", verdict: "mismatch" }), record("q00", 201, { partner: "p2", verdict: "match" })]);
+      expect((await page(c)).total).toBe(72);
+      expect((await page(c, { where: { partner: "p1" } })).total).toBe(69);
+      expect(await ids(c, { where: { partner: "p2" } })).toEqual(["new", "late", "q00"]);
+      expect((await page(c, { where: { verdict: "mismatch" } })).total).toBe(10);
+    });
+
     it("keeps each record in the index sets of its last value while two writers move the same records between sets at once", async () => {
       const c = fresh("irec-concurrent");
       const other = factory.persistent ? await factory.open() : store;
