@@ -15,6 +15,7 @@ import { benchHubVsProxy, hubProxyTable } from "./hub-proxy-bench";
 import { benchBodyLimits, bodyLimitsTable } from "./body-limits-bench";
 import { auditTable, benchAudit } from "./audit-bench";
 import { benchLocationsSlices, slicesTable } from "./locations-slices";
+import { UNCACHED_SLICES_TITLE, benchUncachedSlices, uncachedSlicesTable } from "./uncached-slices";
 
 /**
  * `npm run bench`: every scenario, each against a baseline measured in the
@@ -95,6 +96,9 @@ const ON_REQUEST: Record<string, (seconds: number) => Promise<void>> = {
     const title = "Cached GET /locations?limit=50 on Redis and SQLite vs a minimal Koa app, in interleaved slices (CPU per request)";
     writeResults(title, slicesTable(await benchLocationsSlices(seconds, Number(process.env.BENCH_SLICES_ROUNDS ?? 8)), seconds));
   },
+  // uncached first pages of this build (and BENCH_SLICES_BEFORE's) and raw node:http in interleaved slices (BENCH_SLICES_ROUNDS, default 8)
+  "uncached-slices": async (seconds) =>
+    writeResults(UNCACHED_SLICES_TITLE, uncachedSlicesTable(await benchUncachedSlices(seconds, Number(process.env.BENCH_SLICES_ROUNDS ?? 8), storesAsked()), seconds)),
   // SQLite unless BENCH_STORES names the stores (redis: the Redis store, and the cache's second tier on it)
   profile: async (seconds) => {
     for (const store of process.env.BENCH_STORES ? storesAsked() : ["SQLite" as const]) {

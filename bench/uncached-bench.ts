@@ -20,9 +20,9 @@ const CLI = path.resolve(__dirname, "../app/cli.js");
 const RAW_SERVER = path.resolve(__dirname, "raw-server.js");
 const SIZES = [1_000, 100_000];
 const LIMIT = 50;
-const KINDS = ["Locations", "Sessions", "CDRs"] as const;
-type Kind = (typeof KINDS)[number];
-type StoreKind = "SQLite" | "Redis";
+export const KINDS = ["Locations", "Sessions", "CDRs"] as const;
+export type Kind = (typeof KINDS)[number];
+export type StoreKind = "SQLite" | "Redis";
 /** Issue #26's targets: an uncached first page ≥ this × raw node:http sending the same bytes. */
 export const UNCACHED_TARGETS: Record<StoreKind, number> = { SQLite: 0.35, Redis: 0.3 };
 
@@ -40,7 +40,7 @@ const SEED_BATCH = 100;
 const TTL_0 = { locations: 0, sessions: 0, cdrs: 0 };
 
 /** A CPO gateway on `store` serving what is in it (no seed), none of the three lists cached, for one bench partner (DE/EMS). */
-const gatewayConfig = (port: number, store: StoreConfig): GatewayConfig => ({
+export const gatewayConfig = (port: number, store: StoreConfig): GatewayConfig => ({
   server: { port, host: HOST, public_url: `http://${HOST}:${port}`, max_page_limit: 100, token_grace_seconds: 0, request_timeout_ms: 5000, log_level: "warn" },
   parties: [{ country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Bench CPO" } }],
   store,
@@ -56,7 +56,7 @@ const gatewayConfig = (port: number, store: StoreConfig): GatewayConfig => ({
  * DE/EMS), SEED_BATCH at a time: one short transaction each, as the gateway's own writes (its background
  * leases) wait for the file at most its busy timeout (1 s), and a write that fails marks the store down.
  */
-const seed = async (store: Store, from: number, to: number): Promise<void> => {
+export const seed = async (store: Store, from: number, to: number): Promise<void> => {
   const locations = new OwnedCollection<Location>(store, "locations");
   const published = new OwnedCollection<Location>(store, "locations.published");
   const sessions = new TokenOwnedCollection<Session>(store, "sessions", [OURS]);
@@ -82,7 +82,7 @@ const seed = async (store: Store, from: number, to: number): Promise<void> => {
 };
 
 /** The list URL of `kind` (Sessions need date_from: the start of the data, so every session counts). */
-const urlOf = (port: number, kind: Kind, offset: number): string => {
+export const urlOf = (port: number, kind: Kind, offset: number): string => {
   const base = `http://${HOST}:${port}/ocpi/2.3.0/sender/${kind.toLowerCase()}?offset=${offset}&limit=${LIMIT}`;
   return kind === "Sessions" ? `${base}&date_from=2026-01-01T00:00:00Z` : base;
 };
@@ -154,7 +154,7 @@ const check = async (url: string, headers: Record<string, string>, size: number)
 };
 
 /** A raw node:http server (bench/raw-server.ts) answering the bytes and headers the gateway answers for `url`, captured once. */
-const rawBaseline = async (dir: string, kind: Kind, url: string, headers: Record<string, string>): Promise<{ child: ChildProcess; url: string }> => {
+export const rawBaseline = async (dir: string, kind: Kind, url: string, headers: Record<string, string>): Promise<{ child: ChildProcess; url: string }> => {
   const sample = await fetch(url, { headers });
   const body = Buffer.from(await sample.arrayBuffer());
   if (sample.status !== 200) throw new Error(`gateway answered ${sample.status}: ${body.toString()}`);
