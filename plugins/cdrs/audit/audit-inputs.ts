@@ -71,8 +71,10 @@ export class Batch {
   private readonly servedBy = new Map<string, ServedModule | undefined>();
   /** the inputs each entry's audit needs, by their keys (`needsOf`) */
   private readonly needs = new Map<QueuedCdr, Needs>();
-  /** the amounts of the CDRs audited in this batch, not stored yet: a credit may follow its original in one batch */
+  /** the amounts of the CDRs audited in this batch that a credit CDR of it names (`prepare`), not stored yet: a credit may follow its original in one batch */
   private readonly amounts = new Map<string, Record<string, number>>();
+  /** the audit keys of the CDRs the batch's credit CDRs credit */
+  private readonly credited = new Set<string>();
   private readonly audit: NonNullable<GatewayConfig["audit"]>;
 
   constructor(
@@ -151,12 +153,13 @@ export class Batch {
       session: cdr.session_id ? inputKey.session(role, owner, cdr.session_id) : undefined,
       original: credited ? { auditKey: credited, reference: reference!, input: inputKey.original(credited) } : undefined,
     };
+    if (credited) this.credited.add(credited);
     this.needs.set(entry, needs);
     return needs;
   }
 
   audited(audit: KeptAudit): void {
-    this.amounts.set(audit.key, audit.amounts);
+    if (this.credited.has(audit.key)) this.amounts.set(audit.key, audit.amounts);
   }
 
   private read(key: string, find: () => Promise<unknown>): void {
