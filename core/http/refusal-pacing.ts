@@ -9,16 +9,19 @@ import type { InboundServerConfig } from "../../config/types";
  */
 const MAX_QUEUED_MS = 5_000;
 
+/** When a refusal is answered (RefusalPacer.slot). */
+export type RefusalSlot = "at once" | "paced" | "close";
+
 /**
  * Refusals of request bodies, paced per client address (issue #23, the
  * refused-D3 flood): a client whose bodies are refused and that sends the
  * next at once would otherwise cost the gateway a connection, an answer and
- * the linger read (core/http/body-limits.ts lingerAfterRefusal: up to
- * `max_body_bytes` dropped, most of a refusal's cost, in the kernel) as
- * fast as it can send, the faster the cheaper each refusal is made. Each
+ * the linger read (core/http/body-limits.ts refusalAnswered: up to
+ * `max_body_bytes` dropped, most of a refusal's cost) as fast as it can
+ * send, the faster the cheaper each refusal is made. Each
  * address may have `refusals_per_second` answered a second, and as many at
  * once; a refusal past that waits for its slot unread (its sender held
- * back by TCP), so a flood of refused bodies costs the gateway at most that
+ * back by TCP), and is lingered after for 64 KiB only, so a flood of refused bodies costs the gateway at most that
  * many refusals a second per address. Past MAX_QUEUED_MS of waiting
  * refusals, the connection is closed unanswered. By address, not by token:
  * a refused body may come before or without one, and the per-address
@@ -33,19 +36,23 @@ export class RefusalPacer {
 
   constructor(private readonly perSecond: number) {}
 
-  /** Resolves true when the refusal of `req` may be answered; false: close it unanswered. */
-  slot(req: IncomingMessage): Promise<boolean> {
+  /**
+   * Resolves when the refusal of `req` may be answered: "at once" within the address's allowance, "paced"
+   * after waiting for its slot (the address sends refused bodies faster than its rate); "close": close it
+   * unanswered.
+   */
+  slot(req: IncomingMessage): Promise<RefusalSlot> {
     const address = req.socket.remoteAddress ?? "";
     const now = performance.now();
     const interval = 1000 / this.perSecond;
     // the bucket holds one second of refusals: answered at once while it is not full
     const drained = Math.max(now, this.drained.get(address) ?? now) + interval;
     const wait = drained - now - 1000;
-    if (wait > MAX_QUEUED_MS) return Promise.resolve(false);
+    if (wait > MAX_QUEUED_MS) return Promise.resolve("close");
     this.drained.set(address, drained);
     this.sweep(now);
-    if (wait <= 0) return Promise.resolve(true);
-    return new Promise((resolve) => setTimeout(resolve, wait, true).unref());
+    if (wait <= 0) return Promise.resolve("at once");
+    return new Promise((resolve) => setTimeout(resolve, wait, "paced").unref());
   }
 
   /** addresses whose bucket has emptied are forgotten, at most once a second */

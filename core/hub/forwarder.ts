@@ -16,7 +16,7 @@ import { partyKey, sameParty } from "../protocol/types";
 import { Status } from "../protocol/status";
 import { OcpiError, invalid } from "../contract/errors";
 import { ocpiTimestamp } from "../http/envelope";
-import { bodyLimitsOf, bodyTooLarge, byteLimited, lingerAfterRefusal } from "../http/body-limits";
+import { bodyLimitsOf, bodyTooLarge, byteLimited, refusalAnswered } from "../http/body-limits";
 import { GuardedDispatchers, OutboundAddressError } from "../client/guarded-dispatcher";
 import { ForwardAgents } from "./forward-agents";
 import { hubError } from "./hub-http";
@@ -239,7 +239,7 @@ export class Forwarder {
   private async stream(ctx: Context, route: ReceiverRoute, plan: StreamPlan): Promise<void> {
     const limits = bodyLimitsOf(this.deps.config);
     if (Number(ctx.get("Content-Length")) > limits.max_body_bytes) {
-      lingerAfterRefusal(ctx.req, limits);
+      await refusalAnswered(ctx.req, limits);
       throw bodyTooLarge(limits);
     }
     const framed = ctx.req.headers["content-length"] !== undefined || ctx.req.headers["transfer-encoding"] !== undefined;
@@ -253,9 +253,8 @@ export class Forwarder {
         body?.once("error", (error) => {
           cutOff = true;
           ctx.req.unpipe(body);
-          lingerAfterRefusal(ctx.req, limits);
           outgoing?.destroy();
-          reject(error);
+          void refusalAnswered(ctx.req, limits).then(() => reject(error));
         });
         // the receiver's side of a body cut off fails too: the sender is being answered 413
         streamTo(ctx.req, ctx.res, plan, { body, onRequest: (request) => (outgoing = request), onAnswer: () => this.reachedWell(route) }).then(

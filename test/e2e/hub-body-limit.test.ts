@@ -237,3 +237,28 @@ describe("a body the hub parses (between versions) is held to every body limit",
     expect(older.seen.started).toBe(0);
   });
 });
+
+describe("refusals at the hub are paced per address, as at every entrance (server.inbound.refusals_per_second)", () => {
+  it("fifteen same-version bodies over the byte limit at once: each 413, past the allowance of 10 a second each waiting for its slot", async () => {
+    const answeredAt = await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        new Promise<{ status: number; at: number }>((resolve, reject) => {
+          const socket = net.connect({ port: hubPort, host: "127.0.0.1" });
+          socket.setEncoding("latin1");
+          socket.on("error", () => undefined);
+          socket.once("data", (chunk: string) => {
+            resolve({ status: Number(chunk.split(" ")[1]), at: performance.now() });
+            socket.destroy();
+          });
+          socket.on("close", () => reject(new Error("closed without an answer")));
+          const lines = [`PUT /ocpi/2.3.0/receiver/tokens/DE/EMS/PACED${i} HTTP/1.1`, "Host: 127.0.0.1", `Authorization: ${senderAuth}`, ...routing("CPO"), `Content-Length: ${30 * MB}`];
+          socket.on("connect", () => socket.write(`${lines.join("\r\n")}\r\n\r\n`));
+        }),
+      ),
+    );
+    expect(answeredAt.map((a) => a.status)).toEqual(Array(15).fill(413));
+    const times = answeredAt.map((a) => a.at);
+    // at least five waited for their slots, a tenth of a second apart
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(400);
+  });
+});
