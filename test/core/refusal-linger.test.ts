@@ -1,9 +1,8 @@
-import "reflect-metadata";
 import net from "node:net";
-import { Gateway } from "../../app/gateway";
+import type { Gateway } from "../../app/gateway";
 import { DEFAULT_INBOUND } from "../../config/types";
-import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
-import { freePorts } from "../support/gateway-process";
+import { removeTempDirs } from "../support/gateway-config";
+import { partnerGateway } from "../support/partner-gateway";
 
 /**
  * Issue #23, the refused-D3 flood: what is read of a refused request once its 413 is out
@@ -18,26 +17,7 @@ let port: number;
 let auth: string;
 
 beforeEach(async () => {
-  [port] = await freePorts(1);
-  gateway = await Gateway.create(
-    testGatewayConfig({
-      port,
-      party: [{ country_code: "NL", party_id: "GWY", role: "CPO" }],
-      server: { inbound: { ...DEFAULT_INBOUND, refusals_per_second: 1 } },
-      modules: { tokens: { adapter: "local" } },
-      partners: [{ id: "partner" }],
-    }),
-  );
-  const issued = await gateway.registry.issueToken("partner");
-  await gateway.registry.recordRegistration("partner", {
-    version: "2.3.0",
-    versionsUrl: "http://127.0.0.1:9/versions",
-    endpoints: [],
-    roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "DEEMS" } }],
-    tokenToPartner: "unused-token-to-partner",
-  });
-  await gateway.listen();
-  auth = `Token ${Buffer.from(issued).toString("base64")}`;
+  ({ gateway, port, auth } = await partnerGateway({ inbound: { ...DEFAULT_INBOUND, refusals_per_second: 1 } }));
 });
 
 afterEach(() => gateway.close());

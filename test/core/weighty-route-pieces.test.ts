@@ -1,9 +1,8 @@
-import "reflect-metadata";
-import { Gateway } from "../../app/gateway";
+import type { Gateway } from "../../app/gateway";
 import { bodyLimitsOf } from "../../core/http/body-limits";
 import { weightyTurnsOf } from "../../core/http/weighty-turns";
-import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
-import { freePorts } from "../support/gateway-process";
+import { removeTempDirs } from "../support/gateway-config";
+import { partnerGateway } from "../support/partner-gateway";
 import { token } from "../support/charge-point";
 
 /**
@@ -18,25 +17,7 @@ let port: number;
 let auth: string;
 
 beforeEach(async () => {
-  [port] = await freePorts(1);
-  gateway = await Gateway.create(
-    testGatewayConfig({
-      port,
-      party: [{ country_code: "NL", party_id: "GWY", role: "CPO" }],
-      modules: { tokens: { adapter: "local" } },
-      partners: [{ id: "partner" }],
-    }),
-  );
-  const issued = await gateway.registry.issueToken("partner");
-  await gateway.registry.recordRegistration("partner", {
-    version: "2.3.0",
-    versionsUrl: "http://127.0.0.1:9/versions",
-    endpoints: [],
-    roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "DEEMS" } }],
-    tokenToPartner: "unused-token-to-partner",
-  });
-  await gateway.listen();
-  auth = `Token ${Buffer.from(issued).toString("base64")}`;
+  ({ gateway, port, auth } = await partnerGateway());
 });
 
 afterEach(() => gateway.close());
