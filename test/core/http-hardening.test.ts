@@ -11,8 +11,9 @@ import { createLogger } from "../../core/logging/logger";
 import { jsonBody, requestBody, MAX_JSON_DEPTH } from "../../core/http/json-body";
 import { withoutNulls } from "../../core/model/without-nulls";
 import { DEFAULT_INBOUND, type InboundServerConfig } from "../../config/types";
-import { removeTempDirs, testGatewayConfig } from "../support/gateway-config";
-import { freePorts, ocpiRequest } from "../support/gateway-process";
+import { removeTempDirs } from "../support/gateway-config";
+import { ocpiRequest } from "../support/gateway-process";
+import { partnerGateway } from "../support/partner-gateway";
 import { EXAMPLES } from "../support/ocpi-examples";
 import { eventually } from "../support/charge-point";
 
@@ -46,7 +47,6 @@ const started: Gateway[] = [];
 
 /** A listening gateway serving tokens on the local adapter, with one registered eMSP partner (DE/EMS). */
 const serve = async (inbound: InboundServerConfig): Promise<Served> => {
-  const [port] = await freePorts(1);
   const logs: Served["logs"] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -54,21 +54,9 @@ const serve = async (inbound: InboundServerConfig): Promise<Served> => {
       done();
     },
   });
-  const gateway = await Gateway.create(
-    testGatewayConfig({ port, server: { inbound }, modules: { tokens: { adapter: "local" } }, partners: [{ id: "partner" }] }),
-    { logger: createLogger("debug", sink) },
-  );
-  started.push(gateway);
-  const token = await gateway.registry.issueToken("partner");
-  await gateway.registry.recordRegistration("partner", {
-    version: "2.3.0",
-    versionsUrl: "http://127.0.0.1:9/versions",
-    endpoints: [],
-    roles: [{ country_code: "DE", party_id: "EMS", role: "EMSP", business_details: { name: "DEEMS" } }],
-    tokenToPartner: "unused-token-to-partner",
-  });
-  await gateway.listen();
-  return { gateway, port, auth: `Token ${Buffer.from(token).toString("base64")}`, logs };
+  const served = await partnerGateway({ inbound, logger: createLogger("debug", sink) });
+  started.push(served.gateway);
+  return { ...served, logs };
 };
 
 let tight: Served;

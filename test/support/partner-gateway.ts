@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import { Gateway } from "../../app/gateway";
+import type { Logger } from "pino";
 import type { InboundServerConfig } from "../../config/types";
 import { testGatewayConfig, type GatewayConfigOptions } from "./gateway-config";
 import { freePorts } from "./gateway-process";
@@ -15,7 +16,9 @@ export interface PartnerGateway {
  * A gateway (CPO NL/GWY, tokens on the local adapter unless `modules` says otherwise) with one partner,
  * "partner", registered in 2.3.0 as eMSP DE/EMS, listening on a free loopback port.
  */
-export const partnerGateway = async (options: { inbound?: InboundServerConfig; modules?: GatewayConfigOptions["modules"] } = {}): Promise<PartnerGateway> => {
+export const partnerGateway = async (
+  options: { inbound?: InboundServerConfig; modules?: GatewayConfigOptions["modules"]; logger?: Logger } = {},
+): Promise<PartnerGateway> => {
   const [port] = await freePorts(1);
   const gateway = await Gateway.create(
     testGatewayConfig({
@@ -25,6 +28,7 @@ export const partnerGateway = async (options: { inbound?: InboundServerConfig; m
       modules: options.modules ?? { tokens: { adapter: "local" } },
       partners: [{ id: "partner" }],
     }),
+    options.logger ? { logger: options.logger } : undefined,
   );
   const issued = await gateway.registry.issueToken("partner");
   await gateway.registry.recordRegistration("partner", {
