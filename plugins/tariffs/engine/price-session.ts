@@ -114,7 +114,7 @@ const slicesOf = (
   momentAt: (ms: number) => Moment,
   kwhBetween: (a: number, b: number) => number,
 ): Slice[] => {
-  // the boundaries within (from, to), sorted, each once (without a Set and spreads: 1 % of the audit bench's drain)
+  // the boundaries within (from, to), sorted, each once (without a Set and spreads)
   const inner = boundaries.filter((t) => t > from && t < to).sort((a, b) => a - b);
   const cuts = [Math.min(from, to)];
   for (const t of inner) if (t !== cuts[cuts.length - 1]) cuts.push(t);
@@ -271,7 +271,7 @@ export const priceSessionTraced = (input: PricingInput, chargingPeriods = true):
   const { session, reservation } = input;
   if (!session && !reservation) throw new Error("priceSession needs a session, a reservation or both");
   const startedAt = reservation?.start ?? session!.start;
-  // the session's instants parsed once (a Date.parse each time it was read was 2-3 % of the audit bench's drain)
+  // the session's instants parsed once (they were parsed four, two and two times a pricing: bench/RESULTS.md "CDR audit")
   const instants = session ? instantsOf(session) : undefined;
   const tariff = selectTariff(input.tariffs, reservation ? Date.parse(reservation.start) : instants!.start, input.tariff_type);
 
