@@ -60,17 +60,6 @@ ${answer}`;
 
 export const RANGE_LUA = rangeLua("return out");
 
-/**
- * The same page as { total, count, its JSON array text } (Store.rangeJson): one string to the client instead of one a
- * value, brackets included, so the client reads it as one flat string (bracketed there, it would copy the page again).
- * The brackets go on the first and last values, so the page is copied once here too (by table.concat).
- */
-export const RANGE_JSON_LUA = rangeLua(`
-if #out == 1 then return { out[1], 0, '[]' } end
-out[2] = '[' .. out[2]
-out[#out] = out[#out] .. ']'
-return { out[1], #out - 1, table.concat(out, ',', 2) }`);
-
 // COMPARE_AND_SET_LUA of an entry that holds names (updateClaiming) in KEYS[3], the claims hash (name -> holder
 // key) under the collection's hash tag. ARGV[5], ARGV[6]: JSON arrays of the names the stored value held and of
 // those the new value holds. A name another key holds answers { name, holder } and writes nothing.

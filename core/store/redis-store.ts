@@ -5,7 +5,7 @@ import { createRedisClient, isRedisOutage, whenReady, type RedisClient, type Red
 import { StoreHealth, StoreUnavailableError } from "../contract/store-unavailable";
 import { RedisSharedReads } from "./shared-reads";
 import type { OneRedisScript, SharedReads } from "../contract/store";
-import { RANGE_JSON_LUA, RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
+import { RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 import { RedisIndexedRecords } from "./redis-indexed-records";
 import { removeEarlierReleasesKeys } from "./redis-earlier-releases";
 import { encode, parseStored } from "./stored-value";
@@ -39,12 +39,14 @@ interface Scripts {
     offset: number,
     limit: number,
   ): Promise<[number, ...string[]]>;
-  storeRangeJson(values: string, index: string, min: string, max: string, offset: number, limit: number): Promise<[number, number, string]>;
+  /** storeRange with the values as their bytes (ioredis defines a `…Buffer` form of every command) */
+  storeRangeBuffer(values: string, index: string, min: string, max: string, offset: number, limit: number): Promise<[number, ...Buffer[]]>;
 }
 
 type Client = RedisClient & Scripts & Record<WriteScript, (...args: (string | number)[]) => Promise<unknown>>;
 
 const MAX_UPDATE_ATTEMPTS = 100;
+const [OPEN, COMMA, CLOSE] = ["[", ",", "]"].map((text) => Buffer.from(text));
 /** Entries per script of putAll: a page of a pull in a few round trips, without holding Redis up for long. */
 const PUT_ALL_CHUNK = 500;
 const MOVED = /^(MOVED|ASK) /;
@@ -103,7 +105,6 @@ export class RedisStore implements Store {
     this.redis.on("ready", () => this.health.succeeded(true));
     for (const [name, script] of Object.entries(WRITE_SCRIPTS)) this.redis.defineCommand(name, script);
     this.redis.defineCommand("storeRange", { numberOfKeys: 2, lua: RANGE_LUA, readOnly: true });
-    this.redis.defineCommand("storeRangeJson", { numberOfKeys: 2, lua: RANGE_JSON_LUA, readOnly: true });
     // one Redis, every key on it: the reads of a batch can go in one script (a cluster's keys sit in different slots)
     if (!cluster) this.scriptOnOneRedis = (name, lua, collections, args) => this.script(name, lua, collections.flatMap((c) => this.keys(c)), args);
     if (!cluster) this.sharedReads = new RedisSharedReads(this.redis, (command) => this.run(command), (collection) => this.keys(collection)[0], options.generationLeaseMs);
@@ -237,9 +238,19 @@ export class RedisStore implements Store {
     return { total, items: items.map((json) => JSON.parse(json) as T) };
   }
 
+  /**
+   * The range script's values as bytes, joined here into the page's text. Joined by the script (`table.concat`),
+   * they cost redis-server about twice the CPU a page (208 µs against about 100 for 50 bench Locations: Lua's
+   * concatenation of 29 KB and the values made Lua strings), which every gateway sharing that Redis waits on,
+   * where joining the bytes here costs the gateway about 10 % more a page (bench/RESULTS.md, issue #26 target 1).
+   */
   async rangeJson(collection: string, query: RangeQuery): Promise<StoredJsonPage> {
-    const [total, count, json] = await this.run(() => this.redis.storeRangeJson(...this.keys(collection), ...this.rangeArgs(query)));
-    return { json, count, total };
+    const [total, ...values] = await this.run(() => this.redis.storeRangeBuffer(...this.keys(collection), ...this.rangeArgs(query)));
+    if (values.length === 0) return { json: "[]", count: 0, total };
+    const parts: Buffer[] = [OPEN];
+    for (const value of values) parts.push(value, COMMA);
+    parts[parts.length - 1] = CLOSE;
+    return { json: Buffer.concat(parts).toString(), count: values.length, total };
   }
 
   private async rangeOfJson(collection: string, query: RangeQuery): Promise<StoredPage<string>> {

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import request from "supertest";
-import type { VersionNumber } from "../../config/types";
+import type { StoreConfig, VersionNumber } from "../../config/types";
 import { startHarness, type Harness } from "../support/module-harness";
 import { cdrOf, numberedCpoLocation, sessionOf, stamp } from "../support/ocpi-objects";
 import { LocationsPlugin } from "../../plugins/locations/module";
@@ -39,8 +39,14 @@ const token = (n: number) => ({ ...EMS, uid: `U${n}`, type: "RFID", contract_id:
 const session = (n: number) => sessionOf({ owner: GWY, id: `SES${n}`, status: "COMPLETED", start: stamp(n), kwh: n, token: token(n) });
 const cdr = (n: number) => cdrOf({ owner: GWY, id: `CDR${n}`, start: stamp(n), end: stamp(n + 60), kwh: n, cost: n / 2, token: token(n) });
 
-const start = (through: "before Koa" | "Koa"): Promise<Harness> =>
+let prefixes = 0;
+/** SQLite in the harness's folder, or the tests' Redis under a key prefix of its own. */
+const storeOf = (kind: "SQLite" | "Redis"): StoreConfig | undefined =>
+  kind === "Redis" ? { type: "redis", url: process.env.REDIS_URL!, key_prefix: `uncached-pages:${process.pid}:${++prefixes}:` } : undefined;
+
+const start = (through: "before Koa" | "Koa", kind: "SQLite" | "Redis"): Promise<Harness> =>
   startHarness({
+    store: storeOf(kind),
     plugins: [LocationsPlugin, SessionsPlugin, CdrsPlugin],
     localModules: [localLocations, localSessions, localCdrs],
     modules: ["locations", "sessions", "cdrs"],
@@ -66,15 +72,15 @@ const comparable = (res: { status: number; text: string; headers: Record<string,
 
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((l) => l.id);
 
-describe("lists not cached", () => {
+describe.each(["SQLite", "Redis"] as const)("lists not cached (%s)", (kind) => {
   let h: Harness;
   beforeEach(async () => {
-    h = await start("before Koa");
+    h = await start("before Koa", kind);
   });
   afterEach(async () => h.close());
 
   it("answer the stored JSON in the envelope byte for byte, and as Koa answers in every version", async () => {
-    const koa = await start("Koa");
+    const koa = await start("Koa", kind);
     try {
       for (const [module, query, collection] of [
         ["locations", "", PUBLISHED],
