@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import { Transform, type Readable, type TransformCallback } from "node:stream";
 import { createGunzip, createInflate } from "node:zlib";
 import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from "../../config/types";
 import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { heavyLaneOf, isHeavy, type HeavyLaneSettings, type HeavyTicket } from "./heavy-lane";
-import { refusalPacerOf } from "./refusal-pacing";
+import { refusalAnswered } from "./refusal-pacing";
 import type { WeightyTurnSettings } from "./weighty-turns";
 
 /**
@@ -41,7 +40,7 @@ export const bodyLimitsOf = (config: GatewayConfig): BodyLimits => {
  */
 export const MAX_JSON_DEPTH = 32;
 
-/** A refused body: the rest of it is never parsed, and the answer closes the connection (lingerAfterRefusal). */
+/** A refused body: the rest of it is never parsed, and the answer closes the connection (core/http/refusal-pacing.ts refusalAnswered). */
 const refused = (message: string, httpStatus = 413): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, message, httpStatus, { Connection: "close" });
 
 /** a key that would set an object's prototype wherever a body is merged into another object */
@@ -248,69 +247,6 @@ export class JsonScanner {
     this.layoutAt[depth] = next;
   }
 }
-
-/** how long a refused request's connection is still read (and what arrives dropped) once the answer is out */
-const LINGER_MS = 2_000;
-
-/**
- * What is still read of a refused request that waited for its refusal slot (its address sends refused
- * bodies faster than `refusals_per_second`): reading and dropping `max_body_bytes` after each was most of
- * what such a refusal cost the gateway (two clients re-sending the D3 body, paced at 50 a second: 1.9-2.0 ms of
- * CPU a refusal against 1.1 with this, and four times the garbage collections; README "Answers and errors");
- * such a client may see its connection reset under the answer (1-2 % of those refusals), where one refused
- * now and then gets the whole linger.
- */
-const PACED_LINGER_BYTES = 64 * 1024;
-
-/**
- * A refused body is answered with `Connection: close` while the client may
- * still be sending it. Closed then, with the client's bytes unread, the
- * connection would be reset by the kernel, and a client busy sending can
- * lose the answer with it; so once the answer is out the connection is
- * half-closed, and what still arrives is read and dropped — never parsed —
- * until the client closes, for at most LINGER_MS and `lingerBytes` more
- * bytes (nginx's lingering close does the same).
- */
-const lingerAfterRefusal = (req: IncomingMessage, lingerBytes: number): void => {
-  const socket = req.socket as Socket & { destroySoon?: () => void };
-  // only what arrives once the answer is out counts: the refused body itself (read with the headers, or
-  // still arriving while the answer is written) must not destroy the socket before its 413 goes out
-  let answered = false;
-  let dropped = 0;
-  req.on("data", (chunk: Buffer) => {
-    if (!answered) return;
-    dropped += chunk.length;
-    if (dropped > lingerBytes) socket.destroy();
-  });
-  req.resume();
-  // what Node's HTTP server calls once an answer with Connection: close is out (node:_http_server, resOnFinish)
-  socket.destroySoon = () => {
-    answered = true;
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    timer.unref();
-    socket.once("close", () => clearTimeout(timer));
-    socket.end();
-  };
-};
-
-/**
- * A refused request, read no further until its address's refusal slot
- * (core/http/refusal-pacing.ts): answered then, and lingered after
- * (lingerAfterRefusal: up to `max_body_bytes` when it had its slot at once,
- * PACED_LINGER_BYTES when it waited for one): resolves true; closed
- * unanswered, false, when that address has too many refusals waiting.
- * Every entrance that refuses a body calls it before it answers.
- */
-export const refusalAnswered = async (req: IncomingMessage, limits: BodyLimits): Promise<boolean> => {
-  req.pause();
-  const slot = await refusalPacerOf(limits).slot(req);
-  if (slot === "close") {
-    req.socket.destroy();
-    return false;
-  }
-  lingerAfterRefusal(req, slot === "paced" ? Math.min(PACED_LINGER_BYTES, limits.max_body_bytes) : limits.max_body_bytes);
-  return true;
-};
 
 const refuseBody = (req: IncomingMessage, limits: BodyLimits, error: unknown, reject: (error: unknown) => void): void => {
   void refusalAnswered(req, limits).then(() => reject(error));

@@ -6,7 +6,7 @@ import { partnerGateway } from "../support/partner-gateway";
 
 /**
  * Issue #23, the refused-D3 flood: what is read of a refused request once its 413 is out
- * (core/http/body-limits.ts refusalAnswered). A refusal answered within its address's allowance
+ * (core/http/refusal-pacing.ts refusalAnswered). A refusal answered within its address's allowance
  * (`refusals_per_second`) is lingered after for up to `max_body_bytes`, so that a client still sending gets
  * the answer and a clean close; one that waited for its slot (its address sends refused bodies faster than
  * that) for 64 KiB only, past which the gateway closes with the rest unread (a reset). Raw sockets on
