@@ -8,7 +8,7 @@ import type { StoreConfig } from "../config/types";
 import { openStore } from "../core/store/open-store";
 import { registerBenchPartner } from "./bench-gateway";
 import { startBenchRedis } from "./bench-redis";
-import { measured } from "./locations-bench";
+import { cpuSeconds, measured } from "./locations-bench";
 import { freePort, spawnOnServerCore, stop, waitForOutput } from "./support";
 import { KINDS, gatewayConfig, rawBaseline, seed, urlOf, type Kind, type StoreKind } from "./uncached-bench";
 
@@ -25,6 +25,8 @@ export interface UncachedSliceRow {
   /** CPU µs per request of each slice, in the order they ran */
   cpuMicros: number[];
   requestsPerSecond: number[];
+  /** redis-server's CPU µs per request of each slice (Redis rows of gateways) */
+  redisMicros: number[];
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -66,15 +68,18 @@ export const benchUncachedSlices = async (seconds: number, rounds: number, store
         processes.push(raw.child);
         const servers = [{ server: "raw node:http", child: raw.child, url: raw.url }, ...gateways.map((g) => ({ server: g.server, child: g.child, url: urlOf(g.port, list, 0) }))];
         for (const s of servers) await measured(s.child, "warm", s.url, headers, 2);
-        const listRows = servers.map((s) => ({ store: kind, kind: list, server: s.server, cpuMicros: [] as number[], requestsPerSecond: [] as number[] }));
+        const listRows = servers.map((s) => ({ store: kind, kind: list, server: s.server, cpuMicros: [] as number[], requestsPerSecond: [] as number[], redisMicros: [] as number[] }));
         for (let round = 0; round < rounds; round++) {
           const order = servers.map((_, i) => i);
           if (round % 2) order.reverse();
           for (const i of order) {
+            const redisBefore = cpuSeconds(redis?.pid);
             const run = await measured(servers[i].child, servers[i].server, servers[i].url, headers, seconds);
+            const redisAfter = cpuSeconds(redis?.pid);
             if (run.non2xx || run.errors) throw new Error(`${servers[i].server} answered ${run.non2xx} non-2xx and ${run.errors} errors for ${servers[i].url}`);
             listRows[i].cpuMicros.push(run.cpuMicros ?? NaN);
             listRows[i].requestsPerSecond.push(run.requestsPerSecond);
+            if (redisBefore !== undefined && redisAfter !== undefined && i > 0) listRows[i].redisMicros.push(((redisAfter - redisBefore) * 1e6) / (run.requestsPerSecond * seconds));
           }
         }
         rows.push(...listRows);
@@ -98,13 +103,13 @@ export const uncachedSlicesTable = (rows: UncachedSliceRow[], seconds: number): 
   return [
     `Every server up at once and loaded in turn, ${seconds} s a slice, ${rows[0]?.cpuMicros.length ?? 0} rounds per list (the order reversed every other round); the gateways of both builds on one store, seeded as in the uncached scenario. ` +
       "CPU µs/req is the server's CPU time (/proc) over the requests of its slice. `CPU × raw`: raw's CPU per request over this server's in the same round, median and range; " +
-      "`before / this`: the other build's over this build's (below 1: this build costs more). Targets (issue #26): ≥ 0.35 × raw on SQLite, ≥ 0.30 × on Redis.",
+      "`before / this`: the other build's over this build's (below 1: this build costs more); redis-server: its CPU time over the gateway's requests of the slice (on the server core with the gateways). Targets (issue #26): ≥ 0.35 × raw on SQLite, ≥ 0.30 × on Redis.",
     "",
-    "| store, list | server | requests/s (median) | CPU µs/req (median) | CPU × raw (median, range) | CPU before / this (median, range) | CPU µs/req of each slice |",
-    "|---|---|---:|---:|---:|---:|---|",
+    "| store, list | server | requests/s (median) | CPU µs/req (median) | CPU × raw (median, range) | CPU before / this (median, range) | redis-server CPU µs/req (median) | CPU µs/req of each slice |",
+    "|---|---|---:|---:|---:|---:|---:|---|",
     ...rows.map((row) => {
       const versus = row.server === "gateway" ? spread(perRound(of(row, "gateway before"), row)) : "—";
-      return `| ${row.store}, ${row.kind} | ${row.server} | ${Math.round(median(row.requestsPerSecond))} | ${median(row.cpuMicros).toFixed(1)} | ${row.server === "raw node:http" ? "1.00" : spread(perRound(of(row, "raw node:http"), row))} | ${versus} | ${row.cpuMicros.map((c) => c.toFixed(0)).join(" ")} |`;
+      return `| ${row.store}, ${row.kind} | ${row.server} | ${Math.round(median(row.requestsPerSecond))} | ${median(row.cpuMicros).toFixed(1)} | ${row.server === "raw node:http" ? "1.00" : spread(perRound(of(row, "raw node:http"), row))} | ${versus} | ${row.redisMicros.length ? median(row.redisMicros).toFixed(1) : "—"} | ${row.cpuMicros.map((c) => c.toFixed(0)).join(" ")} |`;
     }),
   ];
 };
