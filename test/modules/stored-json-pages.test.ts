@@ -1,9 +1,9 @@
 import "reflect-metadata";
-import request from "supertest";
 import type { VersionNumber } from "../../config/types";
 import type { ObjectType } from "../../core/contract/object-type";
 import { silentTranslation } from "../../core/model/object-type";
 import { startHarness, type Harness } from "../support/module-harness";
+import { comparable, senderList, throughKoa } from "../support/list-answers";
 import { cdrOf, numberedCpoLocation, sessionOf, stamp } from "../support/ocpi-objects";
 import { LocationsPlugin } from "../../plugins/locations/module";
 import { SessionsPlugin } from "../../plugins/sessions/module";
@@ -50,23 +50,9 @@ const start = (through: "before Koa" | "Koa"): Promise<Harness> =>
       sessions: [1, 2, 3, 4].map(session),
       cdrs: [1, 2, 3, 4].map(cdr),
     },
-  }).then((h) => {
-    // middleware added after the app is built makes Koa serve every request (core/host/http-app.ts)
-    if (through === "Koa") {
-      h.gateway.app.use((_ctx, next) => next());
-      h.http = request(h.gateway.app.callback());
-    }
-    return h;
-  });
+  }).then((h) => (through === "Koa" ? throughKoa(h) : h));
 
-const list = (h: Harness, version: VersionNumber, module: string, query: string) =>
-  h.http.get(h.path(version, "SENDER", module, query)).set("Authorization", h.auth);
-
-/** The answer without what differs per request. */
-const comparable = (res: { status: number; text: string; headers: Record<string, string> }) => {
-  const { date: _d, "x-request-id": _r, "x-correlation-id": _c, ...headers } = res.headers;
-  return { status: res.status, headers, text: res.text.replace(/"timestamp":"[^"]+"/, "") };
-};
+const list = senderList;
 
 describe("lists of stored JSON", () => {
   let h: Harness;
