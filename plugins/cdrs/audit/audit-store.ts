@@ -1,5 +1,5 @@
 import type { IndexedRecord, RecordIndexes, Store } from "../../../core/contract/store";
-import { auditedCdr, type AuditedCdr } from "./audited-cdr";
+import { auditedOfKept, keptAuditedCdr, type AuditedCdr, type KeptAuditedCdr } from "./audited-cdr";
 import { auditKey, type CdrAudit, type Direction, type KeptAudit, type Verdict } from "./model";
 import { explained } from "./explain";
 import type { PartyRef } from "../../../core/protocol/types";
@@ -85,9 +85,11 @@ export interface AuditQuery {
   limit: number;
 }
 
+/** A queued CDR as `cdrs:audits` keeps it (its tariffs as text: audited-cdr.ts KeptAuditedCdr). */
+type KeptQueuedCdr = Omit<QueuedCdr, "cdr"> & { cdr: KeptAuditedCdr };
 /** What `cdrs:audits` holds under a key (and `cdrs:audit` held): the queued CDR, then its audit. */
-type Kept = QueuedCdr | KeptAudit;
-const isQueued = (kept: Kept): kept is QueuedCdr => "cdr" in kept;
+type Kept = KeptQueuedCdr | KeptAudit;
+const isQueued = (kept: Kept): kept is KeptQueuedCdr => "cdr" in kept;
 
 export class AuditStore {
   /** nothing is left in EARLIER_QUEUE (no release writes it any more) */
@@ -101,7 +103,7 @@ export class AuditStore {
   /** Queues a CDR the first time it is seen (what its audit reads of it: audited-cdr.ts); false when it was seen before. */
   async enqueue(entry: QueuedCdr, now = Date.now()): Promise<boolean> {
     if (await this.seenEarlier(entry.key, now)) return false;
-    return (await this.store.indexedRecords.add(AUDITS, INDEXES, [{ key: entry.key, sortKey: PENDING + now, fields: {}, value: { ...entry, cdr: auditedCdr(entry.cdr) } }])) === 1;
+    return (await this.store.indexedRecords.add(AUDITS, INDEXES, [{ key: entry.key, sortKey: PENDING + now, fields: {}, value: { ...entry, cdr: keptAuditedCdr(entry.cdr) } }])) === 1;
   }
 
   /** Whether an earlier release queued or audited the CDR of this key, in what is not taken over yet. */
@@ -118,7 +120,11 @@ export class AuditStore {
   async next(limit: number): Promise<QueuedCdr[]> {
     await this.adoptEarlierQueue(limit);
     await this.adoptEarlierEntries(limit);
-    return (await this.store.indexedRecords.range<Kept>(AUDITS, INDEXES, { offset: 0, limit })).items.filter(isQueued);
+    const queued: QueuedCdr[] = [];
+    for (const kept of (await this.store.indexedRecords.range<Kept>(AUDITS, INDEXES, { offset: 0, limit })).items)
+      // its tariffs' text made objects in its place (auditedOfKept)
+      if (isQueued(kept)) queued.push(Object.assign(kept, { cdr: auditedOfKept(kept.cdr) }));
+    return queued;
   }
 
   /** CDRs an earlier release queued in EARLIER_QUEUE, queued here (each once, as any CDR) and taken off there, a page at a time. */

@@ -21,3 +21,36 @@ export const auditedCdr = (cdr: AuditedCdr): AuditedCdr => {
   audited.cdr_location = { id: cdr.cdr_location.id };
   return audited as AuditedCdr;
 };
+
+/**
+ * A queued CDR as the store keeps it: its embedded tariffs as their JSON text, parsed once for all the queued CDRs
+ * that embed the same text (`auditedOfKept`), where each CDR's copy was parsed into objects of its own (a CPO embeds
+ * its few tariffs in all its CDRs: a quarter of the bench's queued CDR; bench/RESULTS.md "CDR audit"). Queued before
+ * 2026-12-08: its tariffs as objects, read as they are.
+ */
+export type KeptAuditedCdr = Omit<AuditedCdr, "tariffs"> & { tariffs?: AuditedCdr["tariffs"] | string };
+
+/** `auditedCdr`, its tariffs as their JSON text. */
+export const keptAuditedCdr = (cdr: AuditedCdr): KeptAuditedCdr => {
+  const kept = auditedCdr(cdr) as KeptAuditedCdr;
+  if (kept.tariffs !== undefined) kept.tariffs = JSON.stringify(kept.tariffs);
+  return kept;
+};
+
+/** the tariffs of the texts parsed last: every CDR that embeds one of them gets the same objects, which the audit only reads */
+const parsedTariffs = new Map<string, NonNullable<AuditedCdr["tariffs"]>>();
+const PARSED_TARIFFS_HELD = 256;
+
+/** A queued CDR as its audit reads it: its tariffs' text parsed, or taken from a queued CDR that embedded the same. */
+export const auditedOfKept = (kept: KeptAuditedCdr): AuditedCdr => {
+  const text = kept.tariffs;
+  if (typeof text === "string") {
+    let tariffs = parsedTariffs.get(text);
+    if (tariffs === undefined) {
+      if (parsedTariffs.size >= PARSED_TARIFFS_HELD) parsedTariffs.clear();
+      parsedTariffs.set(text, (tariffs = JSON.parse(text) as NonNullable<AuditedCdr["tariffs"]>));
+    }
+    kept.tariffs = tariffs;
+  }
+  return kept as AuditedCdr;
+};

@@ -44,6 +44,21 @@ describe.each(STORES)("CDR audit store on %s", (_name, open) => {
     expect(audit(queued.cdr as typeof whole, ctx)).toEqual(audit(whole, ctx));
   });
 
+  it("keeps a queued CDR's embedded tariffs as their text, read back as the objects the CDR embedded; one queued as objects (before 2026-12-08) is read as it was", async () => {
+    const whole = cdr("S2");
+    expect(whole.tariffs?.length).toBeGreaterThan(0);
+    await audits.enqueue({ ...entry("S2"), cdr: whole });
+    expect((await store.indexedRecords.get<{ cdr: { tariffs: unknown } }>("cdrs:audits", entry("S2").key))?.cdr.tariffs).toBe(JSON.stringify(whole.tariffs));
+    // as release 458dbf7 queued it: the audited fields, its tariffs as objects
+    const { auth_method: _auth, last_updated: _updated, ...earlier } = cdr("S3");
+    await store.indexedRecords.add("cdrs:audits", [["partner"], ["partner", "verdict"], ["verdict"]], [{ key: entry("S3").key, sortKey: -(2 ** 52) + 1, fields: {}, value: { ...entry("S3"), cdr: { ...earlier, cdr_location: { id: earlier.cdr_location.id } } } }]);
+    const queued = await audits.next(10);
+    expect(queued.map((q) => q.cdr.id)).toEqual(["S3", "S2"]);
+    for (const q of queued) expect(q.cdr.tariffs).toEqual(whole.tariffs);
+    const ctx = { direction: "received" as const, partner: "cpo-a", heldTariffs: [], tolerance: 0.01, now: "2024-06-03T10:01:00Z" };
+    expect(queued.map((q) => audit(q.cdr as typeof whole, ctx).verdict)).toEqual(queued.map(() => audit(whole, ctx).verdict));
+  });
+
   it("queues a CDR once, however often it passes", async () => {
     expect(await audits.enqueue(entry("A1"))).toBe(true);
     expect(await audits.enqueue(entry("A1"))).toBe(false);
