@@ -1,6 +1,7 @@
 import type { MeterSample, ReservationTimeline, SessionTimeline } from "../../tariffs/engine";
 import type { CdrDimension, ChargingPeriod } from "../model";
 import type { AuditedCdr } from "./audited-cdr";
+import { instantMs } from "../../tariffs/engine";
 
 /**
  * A CDR's charging periods as the meter timeline the tariff engine prices
@@ -31,7 +32,7 @@ const volume = (dimensions: CdrDimension[], ...types: string[]): number | undefi
 
 /** The periods by start, each with its start in epoch ms (parsed once; sorted only when out of order). */
 const inOrder = (periods: readonly ChargingPeriod[]): { period: ChargingPeriod; ms: number }[] => {
-  const timed = periods.map((period) => ({ period, ms: Date.parse(period.start_date_time) }));
+  const timed = periods.map((period) => ({ period, ms: instantMs(period.start_date_time) }));
   return timed.every((p, i) => i === 0 || timed[i - 1].ms <= p.ms) ? timed : timed.sort((a, b) => a.ms - b.ms);
 };
 
@@ -68,8 +69,8 @@ export const timelineOf = (cdr: AuditedCdr): CdrTimeline => {
   // second would end before it starts): the session spans both, and its last period lasts at least a second, so
   // its energy has a time to accrue in (total_time is compared within 0.001 h).
   const first = used[0]?.start_date_time ?? cdr.start_date_time;
-  const start = reserved.length || !used.length || !(Date.parse(cdr.start_date_time) <= firstUsedMs) ? first : cdr.start_date_time;
-  const end = used.length && Date.parse(cdr.end_date_time) <= lastUsedMs ? new Date(lastUsedMs + 1000).toISOString() : cdr.end_date_time;
+  const start = reserved.length || !used.length || !(instantMs(cdr.start_date_time) <= firstUsedMs) ? first : cdr.start_date_time;
+  const end = used.length && instantMs(cdr.end_date_time) <= lastUsedMs ? new Date(lastUsedMs + 1000).toISOString() : cdr.end_date_time;
   const byEnergy = dimensions.has("ENERGY");
   const samples: MeterSample[] = [];
   let kwh = 0;

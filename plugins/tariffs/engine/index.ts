@@ -4,6 +4,7 @@
  * cost. Pure: no I/O, no clock.
  */
 export { priceSession, priceSessionTraced } from "./price-session";
+export { instantMs } from "./instant";
 export type { PricingTrace, TracedLine } from "./trace";
 export type { Amount } from "./money";
 export type { MeterSample, PricedSession, PricingInput, ReservationTimeline, SessionTimeline } from "./types";

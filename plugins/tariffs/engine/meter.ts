@@ -1,4 +1,5 @@
 import type { MeterSample, SessionTimeline } from "./types";
+import { instantMs } from "./instant";
 
 /**
  * A session's meter readings as functions of time: energy interpolated
@@ -24,7 +25,7 @@ interface Point {
 /** `start`: the session's start in epoch ms (its caller parsed it already). */
 export const meterOf = (session: SessionTimeline, start: number): Meter => {
   // each sample with its time in ms, an object of one shape (a spread of the sample made one of its own)
-  const samples = session.samples.map((s) => ({ at: s.at, kwh: s.kwh, power_kw: s.power_kw, current_a: s.current_a, ms: Date.parse(s.at) })).sort((a, b) => a.ms - b.ms);
+  const samples = session.samples.map((s) => ({ at: s.at, kwh: s.kwh, power_kw: s.power_kw, current_a: s.current_a, ms: instantMs(s.at) })).sort((a, b) => a.ms - b.ms);
   const points: Point[] = samples.map((s) => ({ ms: s.ms, kwh: s.kwh }));
   if (!points.length || points[0].ms > start) points.unshift({ ms: start, kwh: 0 });
 

@@ -6,6 +6,7 @@ import { add, costOf, priceOf, round4, withinLimits, ZERO, type Amount } from ".
 import { restrictionBoundaries, restrictionsHold, type Moment, type Phase } from "./restrictions";
 import { selectTariff } from "./select-tariff";
 import { roundUpToStep } from "./step-size";
+import { instantMs } from "./instant";
 import type { PricedSession, PricingInput, SessionTimeline } from "./types";
 import type { PricingTrace } from "./trace";
 
@@ -215,9 +216,9 @@ interface SessionInstants {
 }
 
 const instantsOf = (session: SessionTimeline): SessionInstants => ({
-  start: Date.parse(session.start),
-  end: Date.parse(session.end),
-  chargingEnd: session.charging_end ? Date.parse(session.charging_end) : undefined,
+  start: instantMs(session.start),
+  end: instantMs(session.end),
+  chargingEnd: session.charging_end ? instantMs(session.charging_end) : undefined,
 });
 
 const sessionSlices = (input: PricingInput, tariff: Tariff | undefined, meter: Meter, instants: SessionInstants): Slice[] => {
@@ -240,8 +241,8 @@ const sessionSlices = (input: PricingInput, tariff: Tariff | undefined, meter: M
 
 const reservationSlices = (input: PricingInput, tariff: Tariff | undefined): Slice[] => {
   const reservation = input.reservation!;
-  const start = Date.parse(reservation.start);
-  const end = Date.parse(reservation.end);
+  const start = instantMs(reservation.start);
+  const end = instantMs(reservation.end);
   const phase: Phase = reservation.booking
     ? reservation.expired ? "BOOKING_EXPIRES" : "BOOKING"
     : reservation.expired ? "RESERVATION_EXPIRES" : "RESERVATION";
@@ -273,7 +274,7 @@ export const priceSessionTraced = (input: PricingInput, chargingPeriods = true):
   const startedAt = reservation?.start ?? session!.start;
   // the session's instants parsed once (they were parsed four, two and two times a pricing: bench/RESULTS.md "CDR audit")
   const instants = session ? instantsOf(session) : undefined;
-  const tariff = selectTariff(input.tariffs, reservation ? Date.parse(reservation.start) : instants!.start, input.tariff_type);
+  const tariff = selectTariff(input.tariffs, reservation ? instantMs(reservation.start) : instants!.start, input.tariff_type);
 
   const meter = session ? meterOf(session, instants!.start) : undefined;
   const reservationPeriods = reservation ? periodsOf(reservationSlices(input, tariff)) : [];
