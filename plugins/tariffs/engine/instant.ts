@@ -1,6 +1,6 @@
 /**
  * An instant's text (OCPI 2.3.0 Types, DateTime: RFC 3339 in UTC) in epoch ms, as Date.parse reads it. The form
- * every OCPI party sends, `YYYY-MM-DDThh:mm:ssZ`, is read digit by digit (about 60 ns against Date.parse's 180: a
+ * every OCPI party sends, `YYYY-MM-DDThh:mm:ssZ`, is read digit by digit (60-90 ns against Date.parse's 180: a
  * CDR's audit reads about ten; bench/RESULTS.md "CDR audit"); any other text, and a day past the 28th, an hour past
  * 23 or a year before 100 (which Date.UTC would roll over or read as 19xx), is Date.parse's.
  */
