@@ -9,7 +9,7 @@ import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from ".
 import { acceptedShapes, d3Body, tokenWith, type Shape } from "./body-shapes";
 import { pacedLoad, type PacedRun } from "./paced-load";
 import type { SentBodies } from "./body-senders";
-import { HOST, freePort, spawnOnServerCore, stop } from "./support";
+import { HOST, freePort, median, spawnOnServerCore, stop } from "./support";
 
 /** The issue's targets (#23): the worst accepted body delays the event loop at most this much … */
 export const DELAY_TARGET_MS = 50;
@@ -260,7 +260,6 @@ const onceMore = async <T>(send: () => Promise<T>): Promise<T> => {
   }
 };
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** ROUNDS times: a fresh body PUT (and, if accepted, read back), each with the gateway's event-loop delay while it was served. */
 const measure = async (gateway: Client, shape: Shape, accept: boolean): Promise<BodyRow> => {

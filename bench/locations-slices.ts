@@ -6,20 +6,50 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import type { GatewayConfig } from "../config/types";
 import { benchGatewayConfig, registerBenchPartner } from "./bench-gateway";
-import { HOST, freePort, spawnOnServerCore, startRedis, stop, waitForOutput } from "./support";
-import { benchLease, measured } from "./locations-bench";
+import { HOST, freePort, median, spawnOnServerCore, startRedis, stop, waitForOutput } from "./support";
+import { benchLease, measured, type MeasuredRun } from "./locations-bench";
 
 const KOA_SERVER = path.resolve(__dirname, "koa-server.js");
 /** This build's CLI; a gateway of another build (BENCH_SLICES_BEFORE) runs that build's. */
-const cliOf = (dist: string): string => path.resolve(dist, "app/cli.js");
-const THIS_BUILD = path.resolve(__dirname, "..");
+export const cliOf = (dist: string): string => path.resolve(dist, "app/cli.js");
 
-interface Server {
+/** The builds whose gateways the slices load: this one, and with BENCH_SLICES_BEFORE=<dist directory> that one too. */
+export const sliceBuilds = (): { before: boolean; dist: string }[] => [
+  { before: false, dist: path.resolve(__dirname, "..") },
+  ...(process.env.BENCH_SLICES_BEFORE ? [{ before: true, dist: path.resolve(process.env.BENCH_SLICES_BEFORE) }] : []),
+];
+
+
+/** A server the slices load: its process (for its CPU time), the URL and headers of its request. */
+export interface SliceServer {
   name: string;
   child: ChildProcess;
   url: string;
   headers: Record<string, string>;
 }
+
+/**
+ * Warms each server up, then loads them in turn, `seconds` a slice, `rounds` times (the order reversed every
+ * other round); after each slice `record` gets the server's index, its run, and what `mark` answered just
+ * before the slice.
+ */
+export const inSlices = async <M>(
+  servers: SliceServer[],
+  seconds: number,
+  rounds: number,
+  record: (server: number, run: MeasuredRun, mark: M | undefined) => void,
+  mark?: () => M,
+): Promise<void> => {
+  for (const s of servers) await measured(s.child, "warm", s.url, s.headers, 2);
+  for (let round = 0; round < rounds; round++) {
+    const order = servers.map((_, i) => i);
+    if (round % 2) order.reverse();
+    for (const i of order) {
+      const before = mark?.();
+      record(i, await measured(servers[i].child, servers[i].name, servers[i].url, servers[i].headers, seconds), before);
+    }
+  }
+};
 
 export interface SliceRow {
   name: string;
@@ -28,7 +58,6 @@ export interface SliceRow {
   requestsPerSecond: number[];
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * `npm run bench -- locations-slices`: the cached `GET /locations?limit=50`
@@ -45,10 +74,10 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 export const benchLocationsSlices = async (seconds: number, rounds: number): Promise<SliceRow[]> => {
   const root = mkdtempSync(path.join(os.tmpdir(), "ocpi-slices-"));
   const processes: ChildProcess[] = [];
-  const servers: Server[] = [];
+  const servers: SliceServer[] = [];
   try {
-    const builds = [{ label: "", dist: THIS_BUILD }, ...(process.env.BENCH_SLICES_BEFORE ? [{ label: "before, ", dist: path.resolve(process.env.BENCH_SLICES_BEFORE) }] : [])];
-    for (const { label, dist } of builds) {
+    for (const { before, dist } of sliceBuilds()) {
+      const label = before ? "before, " : "";
       for (const store of ["Redis", "SQLite"] as const) {
         const dir = mkdtempSync(path.join(root, "gw-"));
         const port = await freePort();
@@ -77,17 +106,11 @@ export const benchLocationsSlices = async (seconds: number, rounds: number): Pro
     await waitForOutput(koa, "listening on");
     servers.push({ name: "minimal Koa app, same bytes", child: koa, url: `http://${HOST}:${koaPort}/`, headers: servers[0].headers });
 
-    for (const s of servers) await measured(s.child, "warm", s.url, s.headers, 2);
     const rows: SliceRow[] = servers.map((s) => ({ name: s.name, cpuMicros: [], requestsPerSecond: [] }));
-    for (let round = 0; round < rounds; round++) {
-      const order = servers.map((_, i) => i);
-      if (round % 2) order.reverse();
-      for (const i of order) {
-        const run = await measured(servers[i].child, servers[i].name, servers[i].url, servers[i].headers, seconds);
-        rows[i].cpuMicros.push(run.cpuMicros ?? NaN);
-        rows[i].requestsPerSecond.push(run.requestsPerSecond);
-      }
-    }
+    await inSlices(servers, seconds, rounds, (i, run) => {
+      rows[i].cpuMicros.push(run.cpuMicros ?? NaN);
+      rows[i].requestsPerSecond.push(run.requestsPerSecond);
+    });
     return rows;
   } finally {
     for (const child of processes.reverse()) await stop(child);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { startBenchRedis } from "./bench-redis";
-import { freePort, spawnOnServerCore, stop, waitForOutput } from "./support";
+import { freePort, median, spawnOnServerCore, stop, waitForOutput } from "./support";
 
 const MOCK_PARTNER = path.resolve(__dirname, "mock-partner.js");
 const PULL_CLIENT = path.resolve(__dirname, "pull-client.js");
@@ -50,7 +50,6 @@ type Measured = Awaited<ReturnType<typeof measure>>;
 /** Runs of each pull (BENCH_PULL_RUNS, default 3), interleaved; each figure of a row is the median of its runs. */
 const RUNS = Number(process.env.BENCH_PULL_RUNS ?? 3);
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The median of each figure over the runs of one pull. */
 const medianOf = (runs: Measured[]): Measured => ({

@@ -204,3 +204,6 @@ export const ratiosSvg = (sections: Record<string, RatioBar[]>): string => {
     "",
   ].join("\n");
 };
+
+/** The median of `values` (the upper one of an even count). */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -8,13 +8,10 @@ import type { StoreConfig } from "../config/types";
 import { openStore } from "../core/store/open-store";
 import { registerBenchPartner } from "./bench-gateway";
 import { startBenchRedis } from "./bench-redis";
-import { cpuSeconds, measured } from "./locations-bench";
-import { freePort, spawnOnServerCore, stop, waitForOutput } from "./support";
+import { cpuSeconds } from "./locations-bench";
+import { freePort, median, spawnOnServerCore, stop, waitForOutput } from "./support";
+import { cliOf, inSlices, sliceBuilds } from "./locations-slices";
 import { KINDS, gatewayConfig, rawBaseline, seed, urlOf, type Kind, type StoreKind } from "./uncached-bench";
-
-/** This build's CLI; a gateway of another build (BENCH_SLICES_BEFORE) runs that build's. */
-const cliOf = (dist: string): string => path.resolve(dist, "app/cli.js");
-const THIS_BUILD = path.resolve(__dirname, "..");
 const SIZE = 1_000;
 
 export interface UncachedSliceRow {
@@ -29,7 +26,6 @@ export interface UncachedSliceRow {
   redisMicros: number[];
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * `npm run bench -- uncached-slices`: the uncached first page (cache TTL 0) of Locations, Sessions and CDRs
@@ -41,7 +37,7 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
  */
 export const benchUncachedSlices = async (seconds: number, rounds: number, stores: StoreKind[]): Promise<UncachedSliceRow[]> => {
   const rows: UncachedSliceRow[] = [];
-  const builds = [{ server: "gateway", dist: THIS_BUILD }, ...(process.env.BENCH_SLICES_BEFORE ? [{ server: "gateway before", dist: path.resolve(process.env.BENCH_SLICES_BEFORE) }] : [])];
+  const builds = sliceBuilds().map(({ before, dist }) => ({ server: before ? "gateway before" : "gateway", dist }));
   for (const kind of stores) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-uncached-slices-"));
     const redis = kind === "Redis" ? await startBenchRedis() : undefined;
@@ -66,22 +62,22 @@ export const benchUncachedSlices = async (seconds: number, rounds: number, store
       for (const list of KINDS) {
         const raw = await rawBaseline(dir, list, urlOf(gateways[0].port, list, 0), headers);
         processes.push(raw.child);
-        const servers = [{ server: "raw node:http", child: raw.child, url: raw.url }, ...gateways.map((g) => ({ server: g.server, child: g.child, url: urlOf(g.port, list, 0) }))];
-        for (const s of servers) await measured(s.child, "warm", s.url, headers, 2);
-        const listRows = servers.map((s) => ({ store: kind, kind: list, server: s.server, cpuMicros: [] as number[], requestsPerSecond: [] as number[], redisMicros: [] as number[] }));
-        for (let round = 0; round < rounds; round++) {
-          const order = servers.map((_, i) => i);
-          if (round % 2) order.reverse();
-          for (const i of order) {
-            const redisBefore = cpuSeconds(redis?.pid);
-            const run = await measured(servers[i].child, servers[i].server, servers[i].url, headers, seconds);
-            const redisAfter = cpuSeconds(redis?.pid);
-            if (run.non2xx || run.errors) throw new Error(`${servers[i].server} answered ${run.non2xx} non-2xx and ${run.errors} errors for ${servers[i].url}`);
+        const servers = [{ name: "raw node:http", child: raw.child, url: raw.url, headers }, ...gateways.map((g) => ({ name: g.server, child: g.child, url: urlOf(g.port, list, 0), headers }))];
+        const listRows = servers.map((s) => ({ store: kind, kind: list, server: s.name, cpuMicros: [] as number[], requestsPerSecond: [] as number[], redisMicros: [] as number[] }));
+        const redisCpu = () => cpuSeconds(redis?.pid);
+        await inSlices(
+          servers,
+          seconds,
+          rounds,
+          (i, run, redisBefore) => {
+            const redisAfter = redisCpu();
+            if (run.non2xx || run.errors) throw new Error(`${servers[i].name} answered ${run.non2xx} non-2xx and ${run.errors} errors for ${servers[i].url}`);
             listRows[i].cpuMicros.push(run.cpuMicros ?? NaN);
             listRows[i].requestsPerSecond.push(run.requestsPerSecond);
             if (redisBefore !== undefined && redisAfter !== undefined && i > 0) listRows[i].redisMicros.push(((redisAfter - redisBefore) * 1e6) / (run.requestsPerSecond * seconds));
-          }
-        }
+          },
+          redisCpu,
+        );
         rows.push(...listRows);
       }
     } finally {
