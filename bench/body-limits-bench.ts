@@ -1,15 +1,13 @@
+import { fork } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { stringify } from "yaml";
-import { Readable } from "node:stream";
-import { Worker } from "node:worker_threads";
-import { request } from "undici";
-import { DEFAULT_INBOUND, type GatewayConfig, type InboundServerConfig } from "../config/types";
+import { DEFAULT_INBOUND, type InboundServerConfig } from "../config/types";
 import { acceptedShapes, d3Body, tokenWith, type Shape } from "./body-shapes";
 import { pacedLoad, type PacedRun } from "./paced-load";
 import type { SentBodies } from "./body-senders";
-import { HOST, freePort, median, spawnOnServerCore, stop } from "./support";
+import { startGateway, type Client, type GatewayMeasure } from "./body-limits-client";
+import { median, stop } from "./support";
 
 /** The issue's targets (#23): the worst accepted body delays the event loop at most this much … */
 export const DELAY_TARGET_MS = 50;
@@ -39,7 +37,7 @@ export interface BodyRow {
 }
 
 /** a normal client's run, the gateway's CPU time and event-loop delay meanwhile (ms), and what the two heavy clients sent */
-type NormalRun = PacedRun & { gateway: { cpuMs: number; p99: number; max: number; gc: GcPauses }; heavy?: SentBodies };
+type NormalRun = PacedRun & { gateway: GatewayMeasure; heavy?: SentBodies };
 /** One round of the normal client: alone, then beside the two senders of each kind of body. */
 interface NormalRound {
   alone: NormalRun;
@@ -47,13 +45,6 @@ interface NormalRound {
   withLight: NormalRun;
   withRefused: NormalRun;
 }
-/** the gateway's garbage collections over a run: how many, their pauses in all and the longest (ms) */
-interface GcPauses {
-  count: number;
-  ms: number;
-  maxMs: number;
-}
-
 export interface BodyLimitsBench {
   limits: InboundServerConfig;
   /** the machine's 1-minute load average when the run began: other work inflates delays and latencies, not CPU times */
@@ -153,114 +144,6 @@ const belowHeavy = (limits: InboundServerConfig): InboundServerConfig => ({
   max_body_layouts: Math.min(limits.max_body_layouts, limits.heavy_body_layouts - 1),
 });
 
-/** A bench gateway process on the server core (bench/body-limits-gateway.ts) with these inbound limits, and a client of it. */
-const startGateway = async (limits: InboundServerConfig): Promise<{ client: Client; stop(): Promise<void> }> => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-body-"));
-  const port = await freePort();
-  const config: GatewayConfig = {
-    server: {
-      port,
-      host: HOST,
-      public_url: `http://${HOST}:${port}`,
-      max_page_limit: 100,
-      token_grace_seconds: 0,
-      request_timeout_ms: 5000,
-      log_level: "warn",
-      inbound: limits,
-    },
-    parties: [
-      { country_code: "NL", party_id: "GWY", role: "CPO", business_details: { name: "Bench CPO" } },
-      { country_code: "NL", party_id: "EMP", role: "EMSP", business_details: { name: "Bench eMSP" } },
-    ],
-    store: { type: "sqlite", path: path.join(dir, "gateway.db") },
-    modules: { tokens: { adapter: "local" }, locations: { adapter: "local" } },
-    adapters: { local: {} },
-    partners: [{ id: "bench", versions: ["2.3.0"], token_encoding: "auto", header_prefix: "OCPI", strictness: "reject", callback_hosts: [] }],
-  };
-  writeFileSync(path.join(dir, "gateway.yaml"), stringify(config));
-  // BENCH_CPU_PROF=<dir>: each gateway writes a CPU profile there (node --cpu-prof), as the other scenarios do
-  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
-  const child = spawnOnServerCore([...profile, path.resolve(__dirname, "body-limits-gateway.js"), path.join(dir, "gateway.yaml")]);
-  const stopIt = async () => {
-    await stop(child);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    const started = await new Promise<RegExpExecArray>((resolve, reject) => {
-      let seen = "";
-      child.stdout!.on("data", (chunk: Buffer) => {
-        seen += chunk.toString();
-        const match = /listening on (\d+) delay on (\d+) token (\S+)/.exec(seen);
-        if (match) resolve(match);
-      });
-      child.stderr!.on("data", (chunk: Buffer) => (seen += chunk.toString()));
-      child.once("exit", (code) => reject(new Error(`gateway exited with ${code}: ${seen}`)));
-    });
-    return { client: new Client(`http://${HOST}:${started[1]}/ocpi/2.3.0/receiver`, `http://${HOST}:${started[2]}/`, started[3]), stop: stopIt };
-  } catch (error) {
-    await stopIt();
-    throw error;
-  }
-};
-
-class Client {
-  readonly authorization: string;
-  constructor(
-    readonly base: string,
-    private readonly probe: string,
-    token: string,
-  ) {
-    this.authorization = `Token ${Buffer.from(token).toString("base64")}`;
-  }
-
-  /** the gateway's event-loop delay (max, p99) and CPU time since the last call, ms */
-  async delay(): Promise<{ max: number; p99: number; cpuMs: number; gc: GcPauses }> {
-    const { body } = await onceMore(() => request(this.probe));
-    return (await body.json()) as { max: number; p99: number; cpuMs: number; gc: GcPauses };
-  }
-
-  async put(where: string, json: string, chunked = false): Promise<{ status: number; statusCode?: number; ms: number }> {
-    const began = performance.now();
-    const bytes = Buffer.from(json);
-    const pieces = async function* () {
-      for (let at = 0; at < bytes.length; at += 65_536) yield bytes.subarray(at, at + 65_536);
-    };
-    try {
-      const { statusCode, body } = await request(this.base + where, {
-        method: "PUT",
-        headers: { authorization: this.authorization, "content-type": "application/json" },
-        body: chunked ? Readable.from(pieces()) : bytes,
-      });
-      const answer = (await body.json().catch(() => ({}))) as { status_code?: number };
-      return { status: statusCode, statusCode: answer.status_code, ms: performance.now() - began };
-    } catch {
-      // a refused body the gateway stopped reading before this client had read the answer (EPIPE, ECONNRESET)
-      return { status: 0, ms: performance.now() - began };
-    }
-  }
-
-  async get(where: string): Promise<{ status: number; ms: number }> {
-    const began = performance.now();
-    const { statusCode, body } = await onceMore(() => request(this.base + where, { headers: { authorization: this.authorization } }));
-    await body.dump({ limit: Infinity });
-    return { status: statusCode, ms: performance.now() - began };
-  }
-}
-
-/**
- * A GET sent again once when its kept-alive connection was closed under it (undici's "other side closed": the
- * server's keep-alive timeout ending as the request went out, seen on a loaded machine); GETs change nothing.
- */
-const onceMore = async <T>(send: () => Promise<T>): Promise<T> => {
-  try {
-    return await send();
-  } catch (error) {
-    if ((error as { code?: string }).code !== "UND_ERR_SOCKET") throw error;
-    return send();
-  }
-};
-
-
 /** ROUNDS times: a fresh body PUT (and, if accepted, read back), each with the gateway's event-loop delay while it was served. */
 const measure = async (gateway: Client, shape: Shape, accept: boolean): Promise<BodyRow> => {
   const rounds: { bytes: number; status: string; putMs: number; putDelayMs: number; putCpuMs: number; getMs: number; getDelayMs: number; getCpuMs: number }[] = [];
@@ -296,20 +179,42 @@ const measure = async (gateway: Client, shape: Shape, accept: boolean): Promise<
   };
 };
 
-/** `run` while two clients (bench/body-senders.ts, a thread of their own) PUT `shape` back to back: four fresh bodies, built beforehand, in turn. */
+/**
+ * `run` while two clients (bench/body-senders.ts) PUT `shape` back to back: four fresh bodies, built beforehand,
+ * in turn. The senders are a process of their own at the lowest priority (nice 19), on this process's core (the
+ * load generator's: forked, it inherits the affinity), so that their sending takes that core only when the
+ * normal client does not want it.
+ */
 const whileSending = async (gateway: Client, shape: Shape, run: () => Promise<NormalRun>): Promise<NormalRun> => {
-  const bodies = Array.from({ length: 4 }, () => shape.build());
-  const senders = new Worker(path.resolve(__dirname, "body-senders.js"), { workerData: { url: gateway.base + shape.path, authorization: gateway.authorization, bodies } });
-  const sent = new Promise<SentBodies>((resolve, reject) => senders.once("message", resolve).once("error", reject));
-  let result: NormalRun | undefined;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ocpi-bench-senders-"));
+  for (let i = 0; i < 4; i++) writeFileSync(path.join(dir, `${i}.json`), shape.build());
+  const senders = fork(path.resolve(__dirname, "body-senders.js"), [], {
+    env: { ...process.env, SENDERS_URL: gateway.base + shape.path, SENDERS_AUTHORIZATION: gateway.authorization, SENDERS_BODIES: dir },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   try {
-    result = await run();
+    const ready = new Promise<void>((resolve, reject) => {
+      senders.once("message", () => resolve());
+      senders.once("exit", (code) => reject(new Error(`the senders exited with ${code}`)));
+    });
+    os.setPriority(senders.pid!, 19);
+    await ready;
+    const sent = new Promise<SentBodies>((resolve, reject) => {
+      senders.once("message", (message) => resolve(message as SentBodies));
+      senders.once("exit", (code) => reject(new Error(`the senders exited with ${code}`)));
+    });
+    sent.catch(() => undefined); // awaited below unless run() fails first
+    let result: NormalRun;
+    try {
+      result = await run();
+    } finally {
+      senders.send("stop");
+    }
+    return { ...result, heavy: await sent };
   } finally {
-    senders.postMessage("stop");
+    await stop(senders);
+    rmSync(dir, { recursive: true, force: true });
   }
-  const heavy = await sent;
-  await senders.terminate();
-  return { ...result, heavy };
 };
 
 export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines: string[] } => {
@@ -355,10 +260,10 @@ export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines
         (r) => `| ${r.name} | ${mb(r.bytes)} | ${r.status} | ${ms(r.putMs)} | ${ms(r.putDelayMs)} | ${ms(r.putCpuMs)} | ${ms(r.getMs)} | ${ms(r.getDelayMs)} | ${ms(r.getCpuMs)} |`,
       ),
       "",
-      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, ${normal.rounds.length} rounds, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight.replace(" (below the heavy thresholds)", "")}), then the D3 body (with its Content-Length); each round alone first, then beside each kind of sender. Each row is its median round (by p99 / alone, the alone row by p99), its ratio that round's p99 over that round's p99 alone; every round's ratio in the last column. Gateway CPU: its CPU time during the run (user + system) as a share of one core; loop delay: its event loop's delay over the run (perf_hooks), p99 and max; GC: its garbage collections over the run (perf_hooks \`gc\` entries): how many, their pauses in all and the longest.`,
+      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, ${normal.rounds.length} rounds, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner; a process of their own at nice 19 on the load generator's core, so that their sending does not take the normal client's CPU) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight.replace(" (below the heavy thresholds)", "")}), then the D3 body (with its Content-Length); each round alone first, then beside each kind of sender. Each row is its median round (by p99 / alone, the alone row by p99), its ratio that round's p99 over that round's p99 alone; every round's ratio in the last column. Gateway CPU: its CPU time during the run (user + system) as a share of one core; loop delay: its event loop's delay over the run (perf_hooks), p99 and max; served: the gateway's own time on each normal GET (node's diagnostics channels, from the request's head parsed to the answer's end, so without the wait before its event loop got to it), p50 and p99; GC: its garbage collections over the run (perf_hooks \`gc\` entries): how many, their pauses in all and the longest.`,
       "",
-      "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | gateway CPU | gateway loop delay p99 / max ms | GC: count, ms in all, longest ms | bodies the two clients sent meanwhile: answers | p99 / alone, each round (the alone row: p99 ms) |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+      "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | gateway CPU | gateway loop delay p99 / max ms | served p50 / p99 ms | GC: count, ms in all, longest ms | bodies the two clients sent meanwhile: answers | p99 / alone, each round (the alone row: p99 ms) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
       ...(
         [
           ["alone (baseline)", "alone"],
@@ -369,7 +274,7 @@ export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines
       ).map(([name, kind]) => {
         const { run, ratio } = medianRound(kind);
         const each = kind === "alone" ? normal.rounds.map((round) => round.alone.p99) : ratiosOf(kind);
-        return `| ${name} | ${Math.round(run.requestsPerSecond)} | ${run.p50} | ${run.p99} | ${ratio.toFixed(2)} | ${run.errors + run.non2xx} | ${cpu(run)} | ${run.gateway.p99.toFixed(0)} / ${run.gateway.max.toFixed(0)} | ${run.gateway.gc.count}, ${run.gateway.gc.ms.toFixed(0)}, ${run.gateway.gc.maxMs.toFixed(1)} | ${sent(run)} | ${each.map((value) => value.toFixed(2)).join(", ")} |`;
+        return `| ${name} | ${Math.round(run.requestsPerSecond)} | ${run.p50} | ${run.p99} | ${ratio.toFixed(2)} | ${run.errors + run.non2xx} | ${cpu(run)} | ${run.gateway.p99.toFixed(0)} / ${run.gateway.max.toFixed(0)} | ${run.gateway.served.p50.toFixed(2)} / ${run.gateway.served.p99.toFixed(2)} | ${run.gateway.gc.count}, ${run.gateway.gc.ms.toFixed(0)}, ${run.gateway.gc.maxMs.toFixed(1)} | ${sent(run)} | ${each.map((value) => value.toFixed(2)).join(", ")} |`;
       }),
       "",
       `Targets (issue #23): the worst accepted body's delay at most ${DELAY_TARGET_MS} ms — measured ${worstDelay.toFixed(0)} ms, ${worst.name} (${worstDelay <= DELAY_TARGET_MS ? "met" : "not met"}); ` +

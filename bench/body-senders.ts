@@ -1,4 +1,5 @@
-import { parentPort, workerData } from "node:worker_threads";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { request } from "undici";
 
 /** What the two heavy clients sent: bodies in all, and how many each answer took ("200", "429", "413", "reset"). */
@@ -8,15 +9,23 @@ export interface SentBodies {
 }
 
 /**
- * The body-limits benchmark's heavy clients, on a thread of their own so
- * that their sending does not hold up the normal client's event loop: two
- * connections PUT the given bodies in turn, back to back, until told to
- * stop — the next as soon as the last is answered, whatever the answer
- * (a 429's Retry-After is not waited for: an adversary would not).
+ * The body-limits benchmark's heavy clients, a process of their own that
+ * bench/body-limits-bench.ts starts at the lowest priority (nice 19) on the
+ * load generator's core: the normal client, at normal priority, gets that
+ * core whenever it wants it, so what the normal client measures is the
+ * gateway, not the senders' own sending (a loopback send of a 6.8 MB body is
+ * the sender's kernel time on the sender's core). Two connections PUT the
+ * bodies in the given files in turn, back to back, until told to stop (any
+ * IPC message) — the next as soon as the last is answered, whatever the
+ * answer (a 429's Retry-After is not waited for: an adversary would not).
+ * Environment: SENDERS_URL, SENDERS_AUTHORIZATION, SENDERS_BODIES (a
+ * directory: each file in it one body). Answers SentBodies over IPC.
  */
-const { url, authorization, bodies } = workerData as { url: string; authorization: string; bodies: string[] };
+const url = process.env.SENDERS_URL!;
+const authorization = process.env.SENDERS_AUTHORIZATION!;
+const bodies = readdirSync(process.env.SENDERS_BODIES!).map((file) => readFileSync(path.join(process.env.SENDERS_BODIES!, file)));
 let running = true;
-parentPort!.once("message", () => (running = false));
+process.once("message", () => (running = false));
 const answers: Record<string, number> = {};
 
 const client = async (offset: number): Promise<number> => {
@@ -36,4 +45,5 @@ const client = async (offset: number): Promise<number> => {
   return sent;
 };
 
-void Promise.all([client(0), client(1)]).then(([a, b]) => parentPort!.postMessage({ sent: a + b, answers } satisfies SentBodies));
+process.send!("ready");
+void Promise.all([client(0), client(1)]).then(([a, b]) => process.send!({ sent: a + b, answers } satisfies SentBodies, () => process.exit(0)));
