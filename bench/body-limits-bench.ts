@@ -19,6 +19,12 @@ const ROUNDS = 3;
 /** the normal client's rounds (alone, then beside each kind of sender), each of three times the bench's seconds, at most 30 s: a p99 of 10 s is the 10th slowest of 1,000 requests, at the mercy of a stall or two (over eleven runs of 10 s rounds on a quiet machine, a round's p99 alone was anywhere from 1.6 to 6.4 ms), of 30 s the 30th of 3,000 */
 const NORMAL_ROUNDS = 3;
 const normalSeconds = (seconds: number): number => Math.min(seconds * 3, 30);
+/**
+ * The senders' niceness: ten steps below the bench's own (at most 19), where the scheduler gives the normal
+ * client about nine tenths of a core they both want (weights 1024 and 110 at nice 0 and 10). Relative, so that a
+ * bench run at a higher priority beside other work (`nice -n -10`) keeps its senders above that work.
+ */
+const SENDERS_NICENESS = Math.min(19, os.getPriority() + 10);
 /** each body PUT this many times before anything is measured: the first few of a process run V8's unoptimized code */
 const WARM_UP_ROUNDS = 3;
 
@@ -181,8 +187,8 @@ const measure = async (gateway: Client, shape: Shape, accept: boolean): Promise<
 
 /**
  * `run` while two clients (bench/body-senders.ts) PUT `shape` back to back: four fresh bodies, built beforehand,
- * in turn. The senders are a process of their own at the lowest priority (nice 19), on this process's core (the
- * load generator's: forked, it inherits the affinity), so that their sending takes that core only when the
+ * in turn. The senders are a process of their own at a lower priority (SENDERS_NICENESS), on this process's core
+ * (the load generator's: forked, it inherits the affinity), so that their sending takes that core only when the
  * normal client does not want it.
  */
 const whileSending = async (gateway: Client, shape: Shape, run: () => Promise<NormalRun>): Promise<NormalRun> => {
@@ -197,7 +203,7 @@ const whileSending = async (gateway: Client, shape: Shape, run: () => Promise<No
       senders.once("message", () => resolve());
       senders.once("exit", (code) => reject(new Error(`the senders exited with ${code}`)));
     });
-    os.setPriority(senders.pid!, 19);
+    os.setPriority(senders.pid!, SENDERS_NICENESS);
     await ready;
     const sent = new Promise<SentBodies>((resolve, reject) => {
       senders.once("message", (message) => resolve(message as SentBodies));
@@ -260,7 +266,7 @@ export const bodyLimitsTable = (result: BodyLimitsBench): { title: string; lines
         (r) => `| ${r.name} | ${mb(r.bytes)} | ${r.status} | ${ms(r.putMs)} | ${ms(r.putDelayMs)} | ${ms(r.putCpuMs)} | ${ms(r.getMs)} | ${ms(r.getDelayMs)} | ${ms(r.getCpuMs)} |`,
       ),
       "",
-      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, ${normal.rounds.length} rounds, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner; a process of their own at nice 19 on the load generator's core, so that their sending does not take the normal client's CPU) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight.replace(" (below the heavy thresholds)", "")}), then the D3 body (with its Content-Length); each round alone first, then beside each kind of sender. Each row is its median round (by p99 / alone, the alone row by p99), its ratio that round's p99 over that round's p99 alone; every round's ratio in the last column. Gateway CPU: its CPU time during the run (user + system) as a share of one core; loop delay: its event loop's delay over the run (perf_hooks), p99 and max; served: the gateway's own time on each normal GET (node's diagnostics channels, from the request's head parsed to the answer's end, so without the wait before its event loop got to it), p50 and p99; GC: its garbage collections over the run (perf_hooks \`gc\` entries): how many, their pauses in all and the longest.`,
+      `A normal client: GET of a small Token, ${NORMAL_RATE} a second evenly paced over 10 connections (bench/paced-load.ts), ${normal.seconds} s each, ${normal.rounds.length} rounds, on a second gateway process with the limits above (its lane pausing as configured), warmed up by the bodies below the heavy thresholds; alone, then while two clients (one partner; a process of their own ${SENDERS_NICENESS - os.getPriority()} steps of niceness below the bench's, on the load generator's core, so that their sending does not take the normal client's CPU) PUT back to back, each the next as soon as the last is answered (a 429's Retry-After not waited for): the costliest accepted body above by the gateway's CPU time (${normal.worst}), the costliest below the heavy thresholds (${normal.worstLight.replace(" (below the heavy thresholds)", "")}), then the D3 body (with its Content-Length); each round alone first, then beside each kind of sender. Each row is its median round (by p99 / alone, the alone row by p99), its ratio that round's p99 over that round's p99 alone; every round's ratio in the last column. Gateway CPU: its CPU time during the run (user + system) as a share of one core; loop delay: its event loop's delay over the run (perf_hooks), p99 and max; served: the gateway's own time on each normal GET (node's diagnostics channels, from the request's head parsed to the answer's end, so without the wait before its event loop got to it), p50 and p99; GC: its garbage collections over the run (perf_hooks \`gc\` entries): how many, their pauses in all and the longest.`,
       "",
       "| normal client | requests/s | p50 ms | p99 ms | p99 / alone | errors | gateway CPU | gateway loop delay p99 / max ms | served p50 / p99 ms | GC: count, ms in all, longest ms | bodies the two clients sent meanwhile: answers | p99 / alone, each round (the alone row: p99 ms) |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",

@@ -10,7 +10,7 @@ export interface SentBodies {
 
 /**
  * The body-limits benchmark's heavy clients, a process of their own that
- * bench/body-limits-bench.ts starts at the lowest priority (nice 19) on the
+ * bench/body-limits-bench.ts starts at a lower priority (ten steps of niceness below its own) on the
  * load generator's core: the normal client, at normal priority, gets that
  * core whenever it wants it, so what the normal client measures is the
  * gateway, not the senders' own sending (a loopback send of a 6.8 MB body is
