@@ -7,7 +7,7 @@ import type { ResponseCache } from "../cache/response-cache";
 import type { ServedModule } from "../modules/served-modules";
 import { readRoutingHeaders } from "../http/routing-headers";
 import { flatQuery, pageHeaders, parsePageRequest, parseQuery, type Query } from "../http/pagination";
-import { type PageRequest } from "../contract/page";
+import { pageLength, type PageRequest } from "../contract/page";
 import { earlierIds, requestIdsOf } from "../http/request-ids";
 import { requestStep, routeOfPath, servedInScope } from "../http/request-scope";
 import { Status } from "../protocol/status";
@@ -28,8 +28,17 @@ interface Target {
    * (its identity object, renewed with the registration generation) and
    * request: the same for every request of a partner's crawl.
    */
-  headerSets: WeakMap<OcpiReply, WeakMap<PartnerIdentity, Map<string, string[]>>>;
+  headerSets: WeakMap<OcpiReply, HeaderSets>;
+  /**
+   * The same for pages read anew (not cached), per partner and request and the page's total and length,
+   * which are all the headers take from such a reply (one without headers of its own): the same while
+   * the list does not change.
+   */
+  pageHeaderSets: HeaderSets;
 }
+
+/** Header sets per partner, under the key of the request (and of the page, for pages read anew). */
+type HeaderSets = WeakMap<PartnerIdentity, Map<string, string[]>>;
 
 /** A query string's parse and the page it asks for under one page limit. */
 interface ParsedQuery {
@@ -56,6 +65,10 @@ interface Asked {
   started: bigint;
 }
 
+/** What a header set depends on besides the partner and the reply: the request's query and routing, and the party addressed. */
+const headerKey = (queryText: string, routing: Addressed["routing"], party: PartyConfig): string =>
+  `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`;
+
 /** Koa's request handler. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -64,7 +77,7 @@ const ANSWERED: Promise<void> = Promise.resolve();
 const EMPTY_PAGE: PageRequest = { offset: 0, limit: 0 };
 /** Distinct query strings whose parse is kept; past this the parses start over (a client inventing query strings). */
 const MAX_QUERIES = 256;
-/** Header sets kept per reply and partner; past this they are built per request (a client inventing query strings). */
+/** Header sets kept per reply (or for pages read anew) and partner; past this they start over. */
 const MAX_HEADER_SETS = 32;
 
 /**
@@ -103,7 +116,7 @@ export class CachedGets {
   add(path: string, served: ServedModule, version: VersionNumber, route: RouteSpec): void {
     // the first route registered for a path is the one the router runs
     if (route.method !== "GET" || !route.cache || path.includes(":") || this.targets.has(path)) return;
-    this.targets.set(path, { served, version, route, labels: routeOfPath(path, this.modules), headerSets: new WeakMap() });
+    this.targets.set(path, { served, version, route, labels: routeOfPath(path, this.modules), headerSets: new WeakMap(), pageHeaderSets: new WeakMap() });
   }
 
   /** Answers `req` when it is a cached GET that checks out, else hands it to `next` (Koa); settles when either has. */
@@ -212,9 +225,15 @@ export class CachedGets {
     const reply = await k.cache.serve(route, ocpiRequestOf(rc, admitted.scope, { params: {}, query: flatQuery(query), body: undefined, page, owner: undefined, parties: undefined }));
     if ((reply.httpStatus ?? 200) !== 200) return false;
     const tx = (name: string) => k.lossy.context(partner.id, name, version, {}, partner.record.roles[0]);
-    const rendered = await answerBody(reply, route, version, tx, partner.record.roles[0], k.cache.memo(reply));
+    const memo = k.cache.memo(reply);
+    const rendered = await answerBody(reply, route, version, tx, partner.record.roles[0], memo);
     const body = Buffer.isBuffer(rendered) ? rendered : Buffer.from(JSON.stringify(rendered));
-    this.send(res, reply, body, this.headerBuilder(target, reply, admitted, routing, party, page, query, path)(), path, scope, started);
+    const build = this.headerBuilder(target, reply, admitted, routing, party, page, query, path);
+    const headers =
+      reply.page && !reply.headers && !memo
+        ? this.headersOf(target.pageHeaderSets, partner, `${headerKey(queryText, routing, party)}\n${reply.page.total}\n${pageLength(reply.page)}`, build)
+        : build();
+    this.send(res, reply, body, headers, path, scope, started);
     return true;
   }
 
@@ -229,8 +248,9 @@ export class CachedGets {
     if (!rendered?.data || rendered.drops.length > 0) return false;
     const body = envelopeBytes(rendered as Rendered & { data: Buffer }, reply.statusCode ?? Status.SUCCESS);
     const { query, page } = parsed;
-    const key = `${queryText}\n${routing.from ? partyKey(routing.from) : ""}\n${partyKey(party)}`;
-    const headers = this.headersOf(target, reply, partner, key, this.headerBuilder(target, reply, admitted, routing, party, page, query, path));
+    let sets = target.headerSets.get(reply);
+    if (!sets) target.headerSets.set(reply, (sets = new WeakMap()));
+    const headers = this.headersOf(sets, partner, headerKey(queryText, routing, party), this.headerBuilder(target, reply, admitted, routing, party, page, query, path));
     this.send(res, reply, body, headers, path, scope, started);
     k.cache.peekServed(target.served.plugin.module);
     return true;
@@ -255,16 +275,16 @@ export class CachedGets {
     recordRequest(this.k.log, scope, { method: "GET", path, httpStatus: 200, statusCode }, started, this.observe);
   }
 
-  /** The header set `key` (the request's query and routing) of a reply for a partner, built once by `build`. */
-  private headersOf(target: Target, reply: OcpiReply, partner: PartnerIdentity, key: string, build: () => string[]): string[] {
-    let byPartner = target.headerSets.get(reply);
-    if (!byPartner) target.headerSets.set(reply, (byPartner = new WeakMap()));
-    let sets = byPartner.get(partner);
-    if (!sets) byPartner.set(partner, (sets = new Map()));
-    let headers = sets.get(key);
+  /** The header set `key` of `sets` for a partner, built once by `build`. */
+  private headersOf(sets: HeaderSets, partner: PartnerIdentity, key: string, build: () => string[]): string[] {
+    let ofPartner = sets.get(partner);
+    if (!ofPartner) sets.set(partner, (ofPartner = new Map()));
+    let headers = ofPartner.get(key);
     if (!headers) {
       headers = build();
-      if (sets.size < MAX_HEADER_SETS) sets.set(key, headers);
+      // past the bound they start over (a client inventing query strings, a list whose total keeps changing)
+      if (ofPartner.size >= MAX_HEADER_SETS) ofPartner.clear();
+      ofPartner.set(key, headers);
     }
     return headers;
   }

@@ -104,6 +104,18 @@ describe.each(["SQLite", "Redis"] as const)("lists not cached (%s)", (kind) => {
     expect(res.body.data.every((l: { charging_when_closed: boolean }) => l.charging_when_closed === false)).toBe(true);
   });
 
+  it("give a page's headers for the list as it is now: X-Total-Count and the Link follow a write", async () => {
+    const page = async () => (await list(h, "2.3.0", "locations", "?offset=2&limit=2")).headers;
+    const before = await page();
+    expect([before["x-total-count"], before.link]).toEqual(["4", undefined]);
+    expect((await page())["x-total-count"]).toBe("4");
+    const added = location(5);
+    await h.gateway.store.put(PUBLISHED, added.id, added, Date.parse(added.last_updated));
+    const after = await page();
+    expect(after["x-total-count"]).toBe("5");
+    expect(after.link).toMatch(/[?&]offset=4&limit=2>; rel="next"$/);
+  });
+
   it("keep a published Location whose text holds \"publish\":false elsewhere than its flag", async () => {
     const nested = { ...location(5), publish: true, evses: [{ ...location(5).evses[0], publish: false }] };
     await h.gateway.store.put(PUBLISHED, "LOC5", nested, Date.parse(nested.last_updated));
@@ -138,7 +150,7 @@ describe("holdsUnpublished", () => {
 describe("holdsInternal", () => {
   const NAMES = [`"${LOCATION_211}":`, `"${OWN_LOCATION}":`];
   it("is exactly whether the text holds a session's internal member's name", () => {
-    const pieces = ['"', "ocpi", "211", "_own", "_location", '":', "o", "x", ",", ...NAMES];
+    const pieces = ['"', "ocpi", "oc", "pi", "p", "211", "_own", "_location", '":', "o", "x", ",", ...NAMES];
     let seed = 26;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const text of ["", ...NAMES, `"${LOCATION_211}"`, `ocpi${NAMES[1]}`, `x${NAMES[0]}y`])
