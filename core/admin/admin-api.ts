@@ -22,7 +22,7 @@ export const mountAdminRoutes = (router: Router, config: GatewayConfig, routes: 
       const reply = await route.handle({
         params: ctx.params as Record<string, string>,
         query: flatQuery(ctx.query),
-        body: requestBody(ctx.request as { rawBody?: string; body?: unknown }),
+        body: requestBody(ctx.request as { body?: unknown }),
         requestId: ctx.state.requestId,
       });
       ctx.status = reply.httpStatus ?? 200;

@@ -67,7 +67,7 @@ export const mountRoute = (served: ServedModule, version: VersionNumber, route: 
     const tx = (name: string) => k.lossy.context(partner.id, name, version, params, pathOwner ?? partner.record.roles[0]);
     const page = route.paginated ? parsePageRequest(ctx.query, profile.maxPageLimit) : EMPTY_PAGE;
     const sender = pathOwner ?? partner.record.roles[0];
-    const body = route.body ? await readBody(ctx, route, rc, tx, k.reader, sender) : requestBody(ctx.request as { rawBody?: string; body?: unknown });
+    const body = route.body ? await readBody(ctx, route, rc, tx, k.reader, sender) : requestBody(ctx.request as { body?: unknown });
 
     // Addressed to none of the module's several parties: a GET All answers for all of them (README "Several parties on one gateway").
     const parties = routing.to || served.parties.length < 2 ? undefined : served.parties;
@@ -152,7 +152,7 @@ const readBody = async (
   sender: PartyRef | undefined,
 ): Promise<unknown> => {
   const spec = route.body!;
-  const raw = requestBody(ctx.request as { rawBody?: string; body?: unknown });
+  const raw = requestBody(ctx.request as { body?: unknown });
   if (raw === undefined) {
     if (spec.optional) return undefined;
     throw invalid(`Request body with a ${spec.type.name} is required`);

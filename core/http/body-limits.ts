@@ -84,6 +84,18 @@ const PROTO_HASH = PROTO.reduce((hash, byte) => Math.imul(hash ^ byte, FNV_PRIME
 const MAX_LAYOUT_ID = 2 ** 20;
 
 /**
+ * An array at depth 1 or 2 of a body (JsonScanner with `recordArrays`), by byte offsets: its `[`, its closing
+ * bracket (-1 while open), and per element where it begins and the members and elements counted before it
+ * (pairs, flat), and the count when it closed. Offsets fall on ASCII bytes, never inside a UTF-8 sequence.
+ */
+export interface ArraySpan {
+  open: number;
+  close: number;
+  elements: number[];
+  membersAtClose: number;
+}
+
+/**
  * Reads JSON text as it arrives, chunk by chunk, and refuses it the moment it
  * passes a limit: one pass over the bytes, no value built, so a body that
  * would take seconds to parse and store (hundreds of thousands of members in
@@ -122,8 +134,17 @@ export class JsonScanner {
   suspectKey = false;
   /** some object has a member whose value is the literal null (what core/model/without-nulls.ts looks for) */
   nullMember = false;
+  /** bytes fed before the current chunk */
+  private position = 0;
+  /** with `recordArrays`: the arrays at depth 1 and 2 (the body itself, its members' values), where their elements begin */
+  readonly arrays: ArraySpan[] = [];
+  private readonly openArrays: (ArraySpan | undefined)[] = [undefined, undefined, undefined];
 
-  constructor(private readonly limits: BodyLimits) {}
+  /** `recordArrays`: keep `arrays`, for a body parsed in pieces (core/http/pieced-parse.ts) */
+  constructor(
+    private readonly limits: BodyLimits,
+    private readonly recordArrays = false,
+  ) {}
 
   /** members and array elements so far */
   get members(): number {
@@ -184,6 +205,7 @@ export class JsonScanner {
           expecting = false;
           if (objects[depth] === 1 && ++counts[depth] > perObject)
             throw refused(`Request body has an object with more than ${perObject} members (server.inbound.max_object_members)`);
+          if (depth <= 2 && objects[depth] === 0 && this.openArrays[depth] !== undefined) this.openArrays[depth]!.elements.push(this.position + i, total);
           if (++total > perBody) throw refused(`Request body has more than ${perBody} members and array elements in all (server.inbound.max_body_members)`);
           key = objects[depth] === 1;
         }
@@ -200,11 +222,22 @@ export class JsonScanner {
             counts[depth] = 0;
             objects[depth] = c === OPEN_BRACE ? 1 : 0;
             this.layoutAt[depth] = 0;
+            if (depth <= 2 && c === OPEN_BRACKET && this.recordArrays) {
+              const span: ArraySpan = { open: this.position + i, close: -1, elements: [], membersAtClose: 0 };
+              this.arrays.push(span);
+              this.openArrays[depth] = span;
+            }
             expecting = true;
             length = 0;
             break;
           case CLOSE_BRACE:
           case CLOSE_BRACKET:
+            if (depth <= 2 && this.openArrays[depth] !== undefined) {
+              const span = this.openArrays[depth]!;
+              span.close = this.position + i;
+              span.membersAtClose = total;
+              this.openArrays[depth] = undefined;
+            }
             if (depth > 0) depth--;
             expecting = false;
             length = 0;
@@ -224,6 +257,7 @@ export class JsonScanner {
       }
     } finally {
       Object.assign(this, { depth, total, inString, escaped, expecting, key, length, keyHash });
+      this.position += bytes.length;
     }
   }
 

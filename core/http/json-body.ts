@@ -4,6 +4,7 @@ import { OcpiError } from "../contract/errors";
 import { Status } from "../protocol/status";
 import { knownNullFree } from "../model/without-nulls";
 import { JsonScanner, hasProtoMember, protoMember, readRawBody, type BodyLimits } from "./body-limits";
+import { parseInParts } from "./pieced-parse";
 import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS, clientKeyOf, weightyTurnsOf } from "./weighty-turns";
 
 export { MAX_JSON_DEPTH } from "./body-limits";
@@ -15,9 +16,7 @@ const notJson = (): OcpiError => new OcpiError(Status.INVALID_PARAMETERS, "Reque
 
 /** A request body as readJsonBody read it. */
 export interface JsonBody {
-  /** its text ("" when there was none) */
-  raw: string;
-  /** the parsed object or array (undefined when there was none) */
+  /** the parsed object or array (undefined when there was none, or only whitespace) */
   body: unknown;
   /**
    * For a weighty body (core/http/weighty-turns.ts), the turn of its next piece: whoever goes on with the
@@ -29,52 +28,52 @@ export interface JsonBody {
 
 /**
  * A request body read under the body limits (core/http/body-limits.ts) and
- * parsed as JSON whatever its Content-Type (many partners omit it): `raw` its
- * text ("" when there was none), `body` the parsed object or array (undefined
- * when there was none). Over a limit it is refused while it arrives (HTTP 413,
- * or 400 nested too deep, both 2001); malformed JSON or a top-level scalar is
- * HTTP 400 + 2001, the parser's own message not echoed because it quotes the
- * body, which may hold a token.
+ * parsed as JSON whatever its Content-Type (many partners omit it): `body`
+ * the parsed object or array (undefined when there was none). Over a limit it
+ * is refused while it arrives (HTTP 413, or 400 nested too deep, both 2001);
+ * malformed JSON or a top-level scalar is HTTP 400 + 2001, the parser's own
+ * message not echoed because it quotes the body, which may hold a token.
  */
 export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<JsonBody> => {
-  const scanner = new JsonScanner(limits);
+  const scanner = new JsonScanner(limits, true);
   const bytes = await readRawBody(req, res, limits, scanner);
-  // a weighty body is parsed, then checked and encoded, each piece on a turn of its own (core/http/weighty-turns.ts)
+  // a weighty body is parsed (in parts: core/http/pieced-parse.ts), then checked and encoded, each piece on a turn of its own (core/http/weighty-turns.ts)
   const turns = bytes.length >= WEIGHTY_BODY_BYTES || scanner.members >= WEIGHTY_BODY_MEMBERS ? weightyTurnsOf(limits) : undefined;
   const client = turns ? clientKeyOf(req) : "";
   if (turns) {
     turns.weighty(res);
     await turns.turn(client);
   }
-  let raw = bytes.toString("utf8");
-  if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
-  const start = raw.search(/\S/);
-  if (start < 0) return { raw, body: undefined, nextPiece: undefined };
-  if (raw[start] !== "{" && raw[start] !== "[") throw notJson();
   let body: unknown;
   try {
-    body = JSON.parse(raw);
+    body = turns ? await parseInParts(bytes, scanner.arrays, () => turns.turn(client)) : undefined;
+    if (body === undefined) {
+      let raw = bytes.toString("utf8");
+      if (raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
+      const start = raw.search(/\S/);
+      if (start < 0) return { body: undefined, nextPiece: undefined };
+      if (raw[start] !== "{" && raw[start] !== "[") throw notJson();
+      body = JSON.parse(raw);
+    }
   } catch {
     throw notJson();
   }
   // a key that may be "__proto__" (written so, or escaped: "\u005f_proto__"): the parsed body tells
   if (scanner.suspectKey && hasProtoMember(body)) throw protoMember();
   if (!scanner.nullMember) knownNullFree(body as object);
-  if (!turns) return { raw, body, nextPiece: undefined };
+  if (!turns) return { body, nextPiece: undefined };
   await turns.turn(client);
-  return { raw, body, nextPiece: () => turns.turn(client) };
+  return { body, nextPiece: () => turns.turn(client) };
 };
 
 /**
  * Reads every POST/PUT/PATCH body as JSON (readJsonBody) into
- * `ctx.request.rawBody` and `ctx.request.body`; read it with requestBody.
+ * `ctx.request.body`; read it with requestBody.
  */
 export const jsonBody = (limits: BodyLimits): Middleware => async (ctx, next) => {
   if (!METHODS_WITH_BODY.has(ctx.method)) return next();
-  const { raw, body, nextPiece } = await readJsonBody(ctx.req, ctx.res, limits);
-  const request = ctx.request as { rawBody?: string; body?: unknown };
-  request.rawBody = raw;
-  request.body = body;
+  const { body, nextPiece } = await readJsonBody(ctx.req, ctx.res, limits);
+  (ctx.request as { body?: unknown }).body = body;
   // ctx.state.nextWeightyPiece: JsonBody.nextPiece, for the route that validates and stores the body
   ctx.state.nextWeightyPiece = nextPiece;
   // ctx.state.bodyMediaType: the Content-Type a request with a body was
@@ -87,6 +86,5 @@ export const jsonBody = (limits: BodyLimits): Middleware => async (ctx, next) =>
 
 const mediaTypeOf = (contentType: string): string | undefined => contentType.split(";")[0].trim().toLowerCase() || undefined;
 
-/** The parsed body, or undefined when the request had none. */
-export const requestBody = (request: { rawBody?: string; body?: unknown }): unknown =>
-  request.rawBody === undefined || request.rawBody.trim() === "" ? undefined : request.body;
+/** The parsed body, or undefined when the request had none (or only whitespace). */
+export const requestBody = (request: { body?: unknown }): unknown => request.body;

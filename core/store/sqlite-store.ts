@@ -5,7 +5,7 @@ import { OUTAGE_CODES, frontPageSql, inChunks, insertRows, openSqliteDatabase, s
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteIndexedRecords } from "./sqlite-indexed-records";
-import { encode, parseStored } from "./stored-value";
+import { encode, encodeInParts, parseStored } from "./stored-value";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -86,7 +86,8 @@ export class SqliteStore implements Store {
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
-    const json = encode(value);
+    const encoded = encodeInParts(value);
+    const json = typeof encoded === "string" ? encoded : await encoded;
     const insert = "INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
     const result = await this.group.written(() => this.stmt(insert).run(collection, key, sortKey ?? 0, json));
     return result.changes === 1;
@@ -94,7 +95,9 @@ export class SqliteStore implements Store {
 
   /** `put` in a transaction of its own that first looks up whether the key is held (its sort key, not its value). */
   async replace<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
-    const json = encode(value);
+    // a weighty body's large arrays in parts (core/model/parted-arrays.ts), any other value at once
+    const encoded = encodeInParts(value);
+    const json = typeof encoded === "string" ? encoded : await encoded;
     return this.group.written(() => this.transaction("IMMEDIATE", (): boolean => {
       const stored = this.stmt("SELECT sort_key FROM entries WHERE collection = ? AND key = ?").get(collection, key) as { sort_key: number } | undefined;
       if (stored === undefined) this.write(collection, key, json, sortKey);

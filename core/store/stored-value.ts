@@ -1,9 +1,23 @@
+import { stringifyInParts } from "../model/parted-arrays";
+
+const notJson = (): TypeError => new TypeError("store values must be JSON-serialisable");
+
 /** A value as the store keeps it: its JSON text (a TypeError for a value JSON cannot hold). */
 export function encode(value: unknown): string {
   const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError("store values must be JSON-serialisable");
+  if (json === undefined) throw notJson();
   return json;
 }
+
+/**
+ * encode, where a store can wait: a value holding the large arrays of a weighty request body is written a
+ * part of them at a time, on turns of its own (core/model/parted-arrays.ts); any other at once.
+ */
+export const encodeInParts = (value: unknown): string | Promise<string> => {
+  const json = stringifyInParts(value);
+  if (json === undefined) throw notJson();
+  return json;
+};
 
 /**
  * From this many characters on, a stored value is weighty (as a request body of 64 KiB is:

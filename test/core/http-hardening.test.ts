@@ -310,7 +310,7 @@ describe("the body's media type", () => {
     const app = new Koa();
     app.use(jsonBody({ ...DEFAULT_INBOUND, max_body_bytes: 1024 }));
     app.use((ctx) => {
-      ctx.body = { parsed: requestBody(ctx.request as { rawBody?: string; body?: unknown }), recorded: "bodyMediaType" in ctx.state, bodyMediaType: ctx.state.bodyMediaType ?? null };
+      ctx.body = { parsed: requestBody(ctx.request as { body?: unknown }), recorded: "bodyMediaType" in ctx.state, bodyMediaType: ctx.state.bodyMediaType ?? null };
     });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -13,11 +13,11 @@ export interface PartnerGateway {
 }
 
 /**
- * A gateway (CPO NL/GWY, tokens on the local adapter unless `modules` says otherwise) with one partner,
+ * A gateway (CPO NL/GWY, tokens on the local adapter unless `modules` says otherwise; SQLite unless `store`) with one partner,
  * "partner", registered in 2.3.0 as eMSP DE/EMS, listening on a free loopback port.
  */
 export const partnerGateway = async (
-  options: { inbound?: InboundServerConfig; modules?: GatewayConfigOptions["modules"]; logger?: Logger } = {},
+  options: { inbound?: InboundServerConfig; modules?: GatewayConfigOptions["modules"]; store?: GatewayConfigOptions["store"]; logger?: Logger } = {},
 ): Promise<PartnerGateway> => {
   const [port] = await freePorts(1);
   const gateway = await Gateway.create(
@@ -26,6 +26,7 @@ export const partnerGateway = async (
       party: [{ country_code: "NL", party_id: "GWY", role: "CPO" }],
       ...(options.inbound ? { server: { inbound: options.inbound } } : {}),
       modules: options.modules ?? { tokens: { adapter: "local" } },
+      ...(options.store ? { store: options.store } : {}),
       partners: [{ id: "partner" }],
     }),
     options.logger ? { logger: options.logger } : undefined,
