@@ -16,7 +16,7 @@ export interface SentBodies {
  * gateway, not the senders' own sending (a loopback send of a 6.8 MB body is
  * the sender's kernel time on the sender's core). Two connections PUT the
  * bodies in the given files in turn, back to back, until told to stop (any
- * IPC message) — the next as soon as the last is answered, whatever the
+ * IPC message, or at once when the bench is gone) — the next as soon as the last is answered, whatever the
  * answer (a 429's Retry-After is not waited for: an adversary would not).
  * Environment: SENDERS_URL, SENDERS_AUTHORIZATION, SENDERS_BODIES (a
  * directory: each file in it one body). Answers SentBodies over IPC.
@@ -26,6 +26,8 @@ const authorization = process.env.SENDERS_AUTHORIZATION!;
 const bodies = readdirSync(process.env.SENDERS_BODIES!).map((file) => readFileSync(path.join(process.env.SENDERS_BODIES!, file)));
 let running = true;
 process.once("message", () => (running = false));
+// the bench gone (its IPC channel closed: it ended or was killed): stop at once, never sending on for nobody
+process.once("disconnect", () => process.exit(0));
 const answers: Record<string, number> = {};
 
 const client = async (offset: number): Promise<number> => {
