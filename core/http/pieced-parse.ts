@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { markInParts } from "../model/parted-arrays";
 import type { ArraySpan } from "./body-limits";
+import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS } from "./weighty-turns";
 
 /**
  * A weighty body's arrays near its root (the body itself when it is an array, else its members' values) are
  * parsed this much at a time at most, each part on a turn of its own: as much as a body that is no weighty
- * body is parsed in one go (core/http/weighty-turns.ts WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS).
+ * body is parsed in one go.
  */
-export const PIECE_BYTES = 64 * 1024;
-export const PIECE_MEMBERS = 2_000;
+export const PIECE_BYTES = WEIGHTY_BODY_BYTES;
+export const PIECE_MEMBERS = WEIGHTY_BODY_MEMBERS;
 
 /** stands in the rest of the body for a split array until its elements are in: per process, so that no body can hold it */
 const SENTINEL = `\u0000${randomBytes(12).toString("hex")}:`;
