@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { markInParts } from "../model/parted-arrays";
+import { markInParts, sentinel, sentinelIndex } from "../model/parted-arrays";
 import type { ArraySpan } from "./body-limits";
 import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS } from "./weighty-turns";
 
@@ -10,9 +9,6 @@ import { WEIGHTY_BODY_BYTES, WEIGHTY_BODY_MEMBERS } from "./weighty-turns";
  */
 export const PIECE_BYTES = WEIGHTY_BODY_BYTES;
 export const PIECE_MEMBERS = WEIGHTY_BODY_MEMBERS;
-
-/** stands in the rest of the body for a split array until its elements are in: per process, so that no body can hold it */
-const SENTINEL = `\u0000${randomBytes(12).toString("hex")}:`;
 
 /**
  * The JSON text `bytes`, parsed in parts (issue #23: one JSON.parse of a 100 KB body of 10,000 members held
@@ -30,7 +26,7 @@ export const parseInParts = async (bytes: Buffer, arrays: ArraySpan[], nextPart:
   let outer = "";
   let from = bomLength(bytes);
   split.forEach((span, i) => {
-    outer += `${bytes.toString("utf8", from, span.open)}"\\u0000${SENTINEL.slice(1)}${i}"`;
+    outer += bytes.toString("utf8", from, span.open) + JSON.stringify(sentinel(i));
     from = span.close + 1;
   });
   outer += bytes.toString("utf8", from);
@@ -123,12 +119,11 @@ const parseGroup = (bytes: Buffer, start: number, end: number): unknown[] => {
 
 /** the parsed rest with each sentinel replaced by its array's elements; a sentinel a later duplicate key replaced stays replaced */
 const placed = (rest: unknown, values: unknown[][]): unknown => {
-  const indexOf = (value: unknown): number => (typeof value === "string" && value.startsWith(SENTINEL) ? Number(value.slice(SENTINEL.length)) : -1);
-  const root = indexOf(rest);
+  const root = sentinelIndex(rest);
   if (root >= 0) return values[root];
   if (rest === null || typeof rest !== "object" || Array.isArray(rest)) throw new SyntaxError("body split where it was not an object's member");
   for (const key of Object.keys(rest)) {
-    const i = indexOf((rest as Record<string, unknown>)[key]);
+    const i = sentinelIndex((rest as Record<string, unknown>)[key]);
     // defined, not assigned: a member named "__proto__" stays a member (refused later), never the prototype
     if (i >= 0) Object.defineProperty(rest, key, { value: values[i], writable: true, enumerable: true, configurable: true });
   }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 
 /**
  * The large arrays of a weighty request body, parsed in parts (core/http/pieced-parse.ts), are written in
- * parts too: where a store encodes a value that holds one (core/store/stored-value.ts encodeInParts), the
+ * parts too: where a store encodes a value that holds one (core/store/stored-value.ts afterEncoding), the
  * rest of the value is stringified with a sentinel in its place and its elements a part at a time, each part
  * after the first on a turn of its own (the request's weighty turns), then put in place. Issue #23: the
  * store's JSON.stringify of a 100 KB Token of 10,000 members held the event loop about 0.6 ms in one piece.
@@ -16,8 +16,14 @@ interface Parts {
 }
 
 const partsOf = new WeakMap<object, Parts>();
-/** stands in the rest of the value for an array written in parts: per process, so that no value can hold it */
+/**
+ * The i-th sentinel: what stands for an array cut out of a body while it is parsed in parts
+ * (core/http/pieced-parse.ts) or written in parts (here); per process, so that no body or value can hold one.
+ */
 const SENTINEL = `\u0000${randomBytes(12).toString("hex")}#`;
+export const sentinel = (i: number): string => `${SENTINEL}${i}`;
+/** which sentinel `value` is, or -1 when it is none */
+export const sentinelIndex = (value: unknown): number => (typeof value === "string" && value.startsWith(SENTINEL) ? Number(value.slice(SENTINEL.length)) : -1);
 /** the arrays met by the stringify under way in stringifyInParts; undefined outside it */
 let met: unknown[][] | undefined;
 
@@ -25,7 +31,7 @@ let met: unknown[][] | undefined;
 function sentinelInParts(this: unknown[]): unknown {
   if (met === undefined) return this;
   met.push(this);
-  return `${SENTINEL}${met.length - 1}`;
+  return sentinel(met.length - 1);
 }
 
 /** `array` was parsed in parts ending at `ends`; encoded in parts, it awaits `nextPart` before each but the first. */
@@ -63,7 +69,7 @@ const inParts = async (rest: string, arrays: unknown[][]): Promise<string> => {
       written += (from > 0 ? "," : "") + part.slice(1, -1);
       from = end;
     }
-    const quoted = JSON.stringify(`${SENTINEL}${i}`);
+    const quoted = JSON.stringify(sentinel(i));
     const at = text.indexOf(quoted);
     text = text.slice(0, at) + written + "]" + text.slice(at + quoted.length);
   }

@@ -8,7 +8,7 @@ import type { OneRedisScript, SharedReads } from "../contract/store";
 import { RANGE_LUA, WRITE_SCRIPTS, type WriteScript } from "./redis-scripts";
 import { RedisIndexedRecords } from "./redis-indexed-records";
 import { removeEarlierReleasesKeys } from "./redis-earlier-releases";
-import { encode, encodeInParts, parseStored } from "./stored-value";
+import { afterEncoding, encode, parseStored } from "./stored-value";
 
 export interface RedisStoreOptions {
   target: RedisTarget;
@@ -171,14 +171,11 @@ export class RedisStore implements Store {
 
   async replace<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
     // a weighty body's large arrays in parts (core/model/parted-arrays.ts), any other value at once
-    const encoded = encodeInParts(value);
-    return (await this.write("storeReplace", ...this.keys(collection), key, typeof encoded === "string" ? encoded : await encoded, sortKeyArg(sortKey))) === 0;
+    return (await afterEncoding(value, (json) => this.write("storeReplace", ...this.keys(collection), key, json, sortKeyArg(sortKey)))) === 0;
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
-    const encoded = encodeInParts(value);
-    const wrote = await this.write("storePutIfAbsent", ...this.keys(collection), key, typeof encoded === "string" ? encoded : await encoded, sortKeyArg(sortKey));
-    return wrote === 1;
+    return (await afterEncoding(value, (json) => this.write("storePutIfAbsent", ...this.keys(collection), key, json, sortKeyArg(sortKey)))) === 1;
   }
 
   /**

@@ -5,7 +5,7 @@ import { OUTAGE_CODES, frontPageSql, inChunks, insertRows, openSqliteDatabase, s
 import { GroupCommit } from "./sqlite-group-commit";
 import { SqliteChangeMarks } from "./sqlite-change-marks";
 import { SqliteIndexedRecords } from "./sqlite-indexed-records";
-import { encode, encodeInParts, parseStored } from "./stored-value";
+import { afterEncoding, encode, parseStored } from "./stored-value";
 
 export interface SqliteStoreOptions {
   /** how long a write waits for another connection's lock before failing with StoreUnavailableError; default 1000 */
@@ -86,24 +86,20 @@ export class SqliteStore implements Store {
   }
 
   async putIfAbsent<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
-    const encoded = encodeInParts(value);
-    const json = typeof encoded === "string" ? encoded : await encoded;
     const insert = "INSERT INTO entries (collection, key, sort_key, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
-    const result = await this.group.written(() => this.stmt(insert).run(collection, key, sortKey ?? 0, json));
+    const result = await afterEncoding(value, (json) => this.group.written(() => this.stmt(insert).run(collection, key, sortKey ?? 0, json)));
     return result.changes === 1;
   }
 
   /** `put` in a transaction of its own that first looks up whether the key is held (its sort key, not its value). */
   async replace<T>(collection: string, key: string, value: T, sortKey?: number): Promise<boolean> {
     // a weighty body's large arrays in parts (core/model/parted-arrays.ts), any other value at once
-    const encoded = encodeInParts(value);
-    const json = typeof encoded === "string" ? encoded : await encoded;
-    return this.group.written(() => this.transaction("IMMEDIATE", (): boolean => {
+    return afterEncoding(value, (json) => this.group.written(() => this.transaction("IMMEDIATE", (): boolean => {
       const stored = this.stmt("SELECT sort_key FROM entries WHERE collection = ? AND key = ?").get(collection, key) as { sort_key: number } | undefined;
       if (stored === undefined) this.write(collection, key, json, sortKey);
       else this.rewrite(collection, key, json, sortKey === stored.sort_key ? undefined : sortKey);
       return stored !== undefined;
-    }));
+    })));
   }
 
   async update<T>(collection: string, key: string, change: (current: T | undefined) => UpdateDecision<T>): Promise<T | undefined> {

@@ -10,13 +10,14 @@ export function encode(value: unknown): string {
 }
 
 /**
- * encode, where a store can wait: a value holding the large arrays of a weighty request body is written a
- * part of them at a time, on turns of its own (core/model/parted-arrays.ts); any other at once.
+ * `write` with the value's JSON text, where a store can wait for it: a value holding the large arrays of a
+ * weighty request body is encoded a part of them at a time, on turns of its own (core/model/parted-arrays.ts);
+ * any other at once, and written in the same turn (no await between, so writes keep their order).
  */
-export const encodeInParts = (value: unknown): string | Promise<string> => {
+export const afterEncoding = <T>(value: unknown, write: (json: string) => T): T | Promise<T> => {
   const json = stringifyInParts(value);
   if (json === undefined) throw notJson();
-  return json;
+  return typeof json === "string" ? write(json) : json.then(write);
 };
 
 /**
